@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Import direction (STYLE.md): ml/... and tsne never import the web side; tsne never imports ml.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+mod=$(go list -m)
+bad=$(go list -deps ./ml/... ./tsne/... | grep -E "labstack/echo|a-h/templ|go-echarts|^$mod/(server|views|static)(/|\$)" || true)
+if [ -n "$bad" ]; then
+  echo "ml/ or tsne/ imports the web side:" >&2
+  echo "$bad" >&2
+  exit 1
+fi
+bad=$(go list -deps ./tsne/... | grep -E "^$mod/ml(/|\$)" || true)
+if [ -n "$bad" ]; then
+  echo "tsne imports ml:" >&2
+  echo "$bad" >&2
+  exit 1
+fi
+echo "imports ok"

@@ -1,0 +1,62 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"flag"
+	"strings"
+	"testing"
+)
+
+func TestRunUsage(t *testing.T) {
+	tests := []struct {
+		name     string
+		args     []string
+		wantCode int
+		wantOut  string // substring of stdout
+		wantErr  string // substring of stderr
+	}{
+		{"no args", nil, 2, "", "usage: taglens"},
+		{"unknown", []string{"nosuch"}, 2, "", `unknown subcommand "nosuch"`},
+		{"help", []string{"help"}, 0, "usage: taglens", ""},
+		{"version", []string{"version"}, 0, "taglens ", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tt.args, &stdout, &stderr)
+			if got := exitCode(err, &stderr); got != tt.wantCode {
+				t.Errorf("exit code: got %d, want %d (err %v)", got, tt.wantCode, err)
+			}
+			if !strings.Contains(stdout.String(), tt.wantOut) {
+				t.Errorf("stdout: got %q, want it to contain %q", stdout.String(), tt.wantOut)
+			}
+			if !strings.Contains(stderr.String(), tt.wantErr) {
+				t.Errorf("stderr: got %q, want it to contain %q", stderr.String(), tt.wantErr)
+			}
+		})
+	}
+}
+
+func TestParseFlags(t *testing.T) {
+	var stderr bytes.Buffer
+	fs := newFlagSet("x", "[flags]", &stderr)
+	fs.Int("k", 10, "k")
+	if err := parseFlags(fs, []string{"-nosuch"}); exitCode(err, &stderr) != 2 {
+		t.Errorf("bad flag: got %v, want a usage error", err)
+	}
+	fs = newFlagSet("x", "[flags]", &stderr)
+	if err := parseFlags(fs, []string{"-h"}); err != flag.ErrHelp {
+		t.Errorf("-h: got %v, want flag.ErrHelp", err)
+	}
+	fs = newFlagSet("x", "[flags]", &stderr)
+	if err := parseFlags(fs, []string{"stray"}); exitCode(err, &stderr) != 2 {
+		t.Errorf("stray argument: got %v, want a usage error", err)
+	}
+	fs = newFlagSet("x", "[flags]", &stderr)
+	fs.String("corpus", "", "corpus")
+	_ = parseFlags(fs, nil)
+	if err := requireFlags(fs, "corpus"); exitCode(err, &stderr) != 2 {
+		t.Errorf("missing required flag: got %v, want a usage error", err)
+	}
+}

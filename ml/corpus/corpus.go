@@ -1,0 +1,140 @@
+package corpus
+
+import (
+	"fmt"
+	"sort"
+)
+
+// A Document is one tagged item (a song, an image): an identifier and a set of tags.
+// Tags are trimmed, non-empty and unique within the document; their order is the
+// order of first appearance in the source.
+type Document struct {
+	ID   string
+	Tags []string
+}
+
+// A Corpus is a named collection of documents in the order they were read.
+type Corpus struct {
+	Name   string
+	Format Format // the format it was parsed from
+	Docs   []Document
+}
+
+// Format names an accepted corpus file format.
+type Format string
+
+// A Vocabulary maps terms to dense indices 0..Len()-1 and back.
+// The zero value is an empty vocabulary ready to use.
+type Vocabulary struct {
+	terms []string
+	index map[string]int
+}
+
+// NewVocabulary returns the vocabulary of the given documents, with terms indexed
+// in sorted (byte-wise) order so that it does not depend on document order.
+func NewVocabulary(docs []Document) *Vocabulary {
+	seen := make(map[string]struct{})
+	for _, d := range docs {
+		for _, t := range d.Tags {
+			seen[t] = struct{}{}
+		}
+	}
+	terms := make([]string, 0, len(seen))
+	for t := range seen {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	return VocabularyOf(terms)
+}
+
+// VocabularyOf returns a vocabulary with the given terms in the given order.
+// It panics if a term is repeated.
+func VocabularyOf(terms []string) *Vocabulary {
+	v := &Vocabulary{terms: append([]string(nil), terms...), index: make(map[string]int, len(terms))}
+	for i, t := range v.terms {
+		if _, dup := v.index[t]; dup {
+			panic(fmt.Sprintf("corpus: duplicate term %q in vocabulary", t))
+		}
+		v.index[t] = i
+	}
+	return v
+}
+
+// Len returns the number of terms.
+func (v *Vocabulary) Len() int { return len(v.terms) }
+
+// Term returns the term with index i. It panics if i is out of range.
+func (v *Vocabulary) Term(i int) string { return v.terms[i] }
+
+// Terms returns the terms in index order. The caller must not modify it.
+func (v *Vocabulary) Terms() []string { return v.terms }
+
+// ID returns the index of term t and whether t is in the vocabulary.
+func (v *Vocabulary) ID(t string) (int, bool) {
+	i, ok := v.index[t]
+	return i, ok
+}
+
+// Encode returns the indices of d's in-vocabulary tags, in d's order, and its
+// out-of-vocabulary tags.
+func (v *Vocabulary) Encode(d Document) (ids []int, oov []string) {
+	for _, t := range d.Tags {
+		if i, ok := v.index[t]; ok {
+			ids = append(ids, i)
+		} else {
+			oov = append(oov, t)
+		}
+	}
+	return ids, oov
+}
+
+// EncodeAll encodes every document; documents are kept in order even when they
+// have no in-vocabulary tag (their row is then empty).
+func (v *Vocabulary) EncodeAll(docs []Document) [][]int {
+	out := make([][]int, len(docs))
+	for i, d := range docs {
+		out[i], _ = v.Encode(d)
+	}
+	return out
+}
+
+// Subset names a part of a split.
+type Subset string
+
+// The subsets of a split (../shared/data split.tsv files use these names).
+const (
+	Train Subset = "train"
+	Valid Subset = "valid"
+	Test  Subset = "test"
+	OOV   Subset = "oov" // documents holding a reserved (simulated out-of-vocabulary) tag
+)
+
+// A Split assigns documents, by index into Corpus.Docs, to subsets. Each list is in
+// increasing document order.
+type Split struct {
+	Train, Valid, Test, OOV []int
+}
+
+// Of returns the document indices of subset s. It panics on an unknown subset.
+func (s *Split) Of(sub Subset) []int {
+	switch sub {
+	case Train:
+		return s.Train
+	case Valid:
+		return s.Valid
+	case Test:
+		return s.Test
+	case OOV:
+		return s.OOV
+	}
+	panic(fmt.Sprintf("corpus: unknown subset %q", sub))
+}
+
+// Select returns the documents of c at the given indices.
+func (c *Corpus) Select(idx []int) []Document {
+	out := make([]Document, len(idx))
+	for i, j := range idx {
+		out[i] = c.Docs[j]
+	}
+	return out
+}

@@ -1,0 +1,47 @@
+package eval
+
+import "math/rand/v2"
+
+// A Model ranks vocabulary terms by their distance to a query concept. Every model
+// that taglens evaluates (the paper's CE and Siamese-CE and the eight baselines)
+// implements it, so that both priming protocols treat all models alike.
+//
+// Terms are indices into the training vocabulary of the model (0..V-1).
+type Model interface {
+	// Name is the model's report name: "random", "lsa", "pca", "infotheo",
+	// "skipgram", "lda", "plsa", "crbm", "ce", "siamese-ce".
+	Name() string
+
+	// Contextual reports whether the distance depends on the document context
+	// (paper §6.2.5: only such models are evaluated with the priming protocol).
+	Contextual() bool
+
+	// VocabSize returns V, the number of terms the model ranks.
+	VocabSize() int
+
+	// Distances fills dst, of length len(queries)*V, with the contextualized
+	// distance e(q, τ_j | ctx) of Eq. 8 from each query term q = queries[i] to every
+	// vocabulary term j: dst[i*V+j]. ctx is the document that forms the local
+	// context (in-vocabulary terms only); queries are usually terms of ctx.
+	// Non-contextual models ignore ctx. Smaller means more related.
+	//
+	// rng is the only source of randomness a stochastic model may use (Random,
+	// CRBM, Gibbs fold-in of a context); eval derives it from the trial seed and
+	// the document, so results do not depend on scheduling. Distances must be safe
+	// for concurrent use by several goroutines, each with its own rng and dst.
+	Distances(ctx, queries []int, rng *rand.Rand, dst []float64)
+}
+
+// An OOVModel places an out-of-vocabulary term in context (paper §4.4) and ranks
+// vocabulary terms against it. Names: "ce-feature", "siamese-ce-feature",
+// "ce-avg", "siamese-ce-avg".
+type OOVModel interface {
+	Name() string
+	VocabSize() int
+
+	// OOVDistances fills dst (length V) with the distance from the OOV term in
+	// context ctx (the document's in-vocabulary terms) to every vocabulary term.
+	// It returns an error if the model cannot represent term (e.g. the
+	// feature-based method for a term seen in no document it was given).
+	OOVDistances(term string, ctx []int, rng *rand.Rand, dst []float64) error
+}

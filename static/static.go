@@ -1,0 +1,11 @@
+// Package static holds the browser assets served from the binary: the vendored
+// ECharts and htmx (see vendor/fetch.sh for versions and checksums) and taglens's
+// own CSS and JavaScript. Nothing is ever loaded from another host.
+package static
+
+import "embed"
+
+// FS is the embedded asset tree; paths are relative to this folder ("vendor/echarts.min.js").
+//
+//go:embed vendor/*.js vendor/*.LICENSE
+var FS embed.FS
