@@ -1,0 +1,438 @@
+package features
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/lapack/lapack64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Defaults of PCAOptions.
+const (
+	DefaultRandomizedDim = 200  // output dimension of the randomized PCA
+	DefaultOversample    = 10   // Halko et al. (2011) §4.2: p = 5..10 extra columns
+	DefaultPowerIters    = 4    // subspace iterations; long-tailed tag spectra decay slowly
+	DefaultRelTol        = 1e-9 // σ_i ≤ RelTol·σ_1 counts as negligible variance
+)
+
+// PCAOptions tunes the PCA fits. The zero value means the defaults.
+type PCAOptions struct {
+	// Dim caps the number of principal components kept. Zero means: every
+	// component with non-negligible variance for the exact PCA, and
+	// DefaultRandomizedDim for the randomized PCA.
+	Dim int
+
+	// RelTol drops components whose singular value is at most RelTol times the
+	// largest one (zero or numerically zero variance). Zero means DefaultRelTol.
+	RelTol float64
+
+	// Randomized selects the randomized truncated SVD of Halko, Martinsson &
+	// Tropp (2011, Algorithm 4.4 with the SVD of §5.1) instead of the exact SVD.
+	Randomized bool
+
+	// Oversample is the number of extra random directions p of the randomized
+	// SVD (default DefaultOversample).
+	Oversample int
+
+	// PowerIters is the number q of subspace (power) iterations of the
+	// randomized SVD (zero means DefaultPowerIters, negative means none).
+	PowerIters int
+
+	// Seed seeds the Gaussian test matrix of the randomized SVD.
+	Seed uint64
+}
+
+func (o *PCAOptions) relTol() float64 {
+	if o == nil || o.RelTol == 0 {
+		return DefaultRelTol
+	}
+	return o.RelTol
+}
+
+// Projection is a fitted PCA decorrelation followed by a linear scaling of every
+// component to [−1, +1] (paper §5.2), fitted on training observations only and
+// applied identically to new data:
+//
+//	z = (x − Mean)ᵀ·W            (scores; W's columns are unit principal directions)
+//	s_k = 2·(z_k − Lo_k)/(Hi_k − Lo_k) − 1
+//
+// where Lo_k and Hi_k are the minimum and maximum score of component k over the
+// training observations, so training data map into [−1, +1] exactly (the
+// extremes reach ±1) and new data may fall slightly outside (no clipping: the
+// map stays linear). A Projection is immutable after fitting and safe for
+// concurrent use. Its exported fields are its serialized form (see also
+// MarshalBinary).
+type Projection struct {
+	In, Out int
+
+	// Mean holds the In training means of the input features.
+	Mean []float64
+	// W is the In×Out matrix of principal directions, row-major (W[i*Out+k]).
+	// Each direction's sign is fixed so that its largest-magnitude entry is
+	// positive (deterministic across runs and paths).
+	W []float64
+	// Variance holds the training variance of each kept component (σ_k²/(n−1)),
+	// in decreasing order.
+	Variance []float64
+	// TotalVariance is the summed variance of all In input features (trace of
+	// the covariance), so Σ Variance / TotalVariance is the fraction kept.
+	TotalVariance float64
+	// Lo and Hi are the per-component score minimum and maximum on training data.
+	Lo, Hi []float64
+	// MeanW = Meanᵀ·W, cached for sparse inputs.
+	MeanW []float64
+	// Randomized records which path fitted the projection.
+	Randomized bool
+}
+
+// ErrNoVariance is returned when the training observations have no
+// non-negligible variance (e.g. fewer than two distinct observations).
+var ErrNoVariance = errors.New("features: training data has no variance to decorrelate")
+
+// FitPCA fits a Projection to the rows of x (rows = observations, columns =
+// features) with the exact thin SVD of the centred matrix, or the randomized
+// SVD when opt.Randomized. opt may be nil. It returns ErrNoVariance when x has
+// no variance and panics if x has no rows or columns.
+func FitPCA(x mat.Matrix, opt *PCAOptions) (*Projection, error) {
+	r, c := x.Dims()
+	mean := make([]float64, c)
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			mean[j] += x.At(i, j)
+		}
+	}
+	for j := range mean {
+		mean[j] /= float64(r)
+	}
+	xc := mat.NewDense(r, c, nil)
+	var total float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			v := x.At(i, j) - mean[j]
+			xc.Set(i, j, v)
+			total += v * v
+		}
+	}
+	if opt != nil && opt.Randomized {
+		return fitRandomized(denseOp{xc}, mean, total, r, opt)
+	}
+	return fitExact(xc, mean, total, opt)
+}
+
+// FitPCASparse fits a Projection to the rows of the sparse matrix a (rows =
+// observations): exactly (densifying a; only for small a) or, when
+// opt.Randomized, with the randomized SVD of the implicitly centred operator,
+// never forming a dense r×c matrix.
+func FitPCASparse(a *Sparse, opt *PCAOptions) (*Projection, error) {
+	if a.R == 0 || a.C == 0 {
+		panic("features: FitPCASparse of an empty matrix")
+	}
+	mean := ColMeans(a)
+	// ||X||_F² = ||A||_F² − r·||μ||² for X = A − 1μᵀ.
+	var total float64
+	for _, v := range a.Val {
+		total += v * v
+	}
+	for _, m := range mean {
+		total -= float64(a.R) * m * m
+	}
+	total = max(total, 0)
+	if opt != nil && opt.Randomized {
+		return fitRandomized(Centered{A: a, Mean: mean}, mean, total, a.R, opt)
+	}
+	xc := a.Dense()
+	for i := 0; i < a.R; i++ {
+		row := xc.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+		}
+	}
+	return fitExact(xc, mean, total, opt)
+}
+
+// fitExact computes the thin SVD X = UΣVᵀ of the centred data xc (r×c); the
+// principal directions are V's columns, the scores UΣ = X·V.
+func fitExact(xc *mat.Dense, mean []float64, sumSq float64, opt *PCAOptions) (*Projection, error) {
+	r, c := xc.Dims()
+	var svd mat.SVD
+	if !svd.Factorize(xc, mat.SVDThin) {
+		return nil, errors.New("features: PCA: SVD did not converge")
+	}
+	s := svd.Values(nil)
+	var v mat.Dense
+	svd.VTo(&v)
+	k := keep(s, opt, len(s))
+	if k == 0 {
+		return nil, ErrNoVariance
+	}
+	w := make([]float64, c*k)
+	for i := 0; i < c; i++ {
+		for j := 0; j < k; j++ {
+			w[i*k+j] = v.At(i, j)
+		}
+	}
+	return finish(denseOp{xc}, mean, sumSq, r, s[:k], w, c, k, false)
+}
+
+// keep returns how many leading singular values to keep.
+func keep(s []float64, opt *PCAOptions, limit int) int {
+	if len(s) == 0 || s[0] <= 0 || math.IsNaN(s[0]) {
+		return 0
+	}
+	tol := opt.relTol() * s[0]
+	k := 0
+	for k < len(s) && k < limit && s[k] > tol {
+		k++
+	}
+	if opt != nil && opt.Dim > 0 && k > opt.Dim {
+		k = opt.Dim
+	}
+	return k
+}
+
+// finish fixes signs, computes training scores X·W (via op, r rows) for the
+// scaling range, and assembles the Projection.
+func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []float64, c, k int, randomized bool) (*Projection, error) {
+	for j := 0; j < k; j++ {
+		best, arg := -1.0, 0
+		for i := 0; i < c; i++ {
+			if a := math.Abs(w[i*k+j]); a > best {
+				best, arg = a, i
+			}
+		}
+		if w[arg*k+j] < 0 {
+			for i := 0; i < c; i++ {
+				w[i*k+j] = -w[i*k+j]
+			}
+		}
+	}
+	p := &Projection{In: c, Out: k, Mean: mean, W: w, Randomized: randomized}
+	denom := float64(max(r-1, 1))
+	p.TotalVariance = sumSq / denom
+	p.Variance = make([]float64, k)
+	for j := range p.Variance {
+		p.Variance[j] = s[j] * s[j] / denom
+	}
+	p.MeanW = make([]float64, k)
+	for i := 0; i < c; i++ {
+		if m := mean[i]; m != 0 {
+			for j := 0; j < k; j++ {
+				p.MeanW[j] += m * w[i*k+j]
+			}
+		}
+	}
+	scores := mat.NewDense(r, k, nil)
+	op.MulTo(scores, false, mat.NewDense(c, k, w))
+	p.Lo = make([]float64, k)
+	p.Hi = make([]float64, k)
+	for j := 0; j < k; j++ {
+		p.Lo[j], p.Hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	for i := 0; i < r; i++ {
+		row := scores.RawRowView(i)
+		for j, z := range row {
+			p.Lo[j] = min(p.Lo[j], z)
+			p.Hi[j] = max(p.Hi[j], z)
+		}
+	}
+	return p, nil
+}
+
+// fitRandomized runs the randomized SVD of the centred operator and assembles
+// the Projection.
+func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOptions) (*Projection, error) {
+	_, c := x.Dims()
+	d := opt.Dim
+	if d <= 0 {
+		d = DefaultRandomizedDim
+	}
+	d = min(d, r, c)
+	q := opt.PowerIters
+	if q == 0 {
+		q = DefaultPowerIters
+	}
+	_, s, v := RandomizedSVD(x, d, opt.Oversample, q, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)))
+	k := keep(s, opt, d)
+	if k == 0 {
+		return nil, ErrNoVariance
+	}
+	w := make([]float64, c*k)
+	for i := 0; i < c; i++ {
+		for j := 0; j < k; j++ {
+			w[i*k+j] = v.At(i, j)
+		}
+	}
+	return finish(x, mean, sumSq, r, s[:k], w, c, k, true)
+}
+
+// denseOp adapts a dense matrix to Operator.
+type denseOp struct{ m *mat.Dense }
+
+func (o denseOp) Dims() (int, int) { return o.m.Dims() }
+func (o denseOp) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
+	if trans {
+		dst.Mul(o.m.T(), x)
+	} else {
+		dst.Mul(o.m, x)
+	}
+}
+
+// RandomizedSVD returns an approximate rank-k truncated SVD A ≈ U·diag(s)·Vᵀ of
+// the r×c operator a, by randomized subspace iteration (Halko, Martinsson &
+// Tropp 2011, Algorithm 4.4, then the direct SVD of §5.1): with l = k + p random
+// Gaussian directions Ω (c×l), Q = orth(A·Ω), refined q times by
+// Q = orth(A·orth(Aᵀ·Q)); then B = QᵀA (l×c) is factored exactly, B = ŨΣVᵀ, and
+// U = Q·Ũ. Shapes: U r×k, s k (decreasing), V c×k; l is capped at min(r, c).
+// Cost: (2q+2) products of a with an l-column block plus O((r+c)·l²).
+// p ≤ 0 means DefaultOversample; q < 0 means no subspace iteration.
+// It panics if k < 1 or k > min(r, c).
+func RandomizedSVD(a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []float64, v *mat.Dense) {
+	r, c := a.Dims()
+	if k < 1 || k > min(r, c) {
+		panic(fmt.Sprintf("features: RandomizedSVD rank %d outside [1, %d]", k, min(r, c)))
+	}
+	if p <= 0 {
+		p = DefaultOversample
+	}
+	q = max(q, 0)
+	l := min(k+p, r, c)
+	omega := mat.NewDense(c, l, nil)
+	od := omega.RawMatrix().Data
+	for i := range od {
+		od[i] = rng.NormFloat64()
+	}
+	y := mat.NewDense(r, l, nil)
+	z := mat.NewDense(c, l, nil)
+	a.MulTo(y, false, omega)
+	orthonormalize(y)
+	for it := 0; it < q; it++ {
+		a.MulTo(z, true, y)
+		orthonormalize(z)
+		a.MulTo(y, false, z)
+		orthonormalize(y)
+	}
+	// Bᵀ = AᵀQ (c×l); Bᵀ = Ũ' Σ Ṽ'ᵀ gives B = Ṽ' Σ Ũ'ᵀ, so V = Ũ' and U = Q·Ṽ'.
+	a.MulTo(z, true, y)
+	var svd mat.SVD
+	if !svd.Factorize(z, mat.SVDThin) {
+		panic("features: RandomizedSVD: SVD of the small factor did not converge")
+	}
+	sv := svd.Values(nil)
+	var ub, vb mat.Dense
+	svd.UTo(&ub)
+	svd.VTo(&vb)
+	v = mat.NewDense(c, k, nil)
+	v.Copy(ub.Slice(0, c, 0, k))
+	u = mat.NewDense(r, k, nil)
+	u.Mul(y, vb.Slice(0, l, 0, k))
+	return u, sv[:k], v
+}
+
+// orthonormalize replaces the columns of y (m×n, m ≥ n) by an orthonormal basis
+// of their span, via Householder QR (LAPACK dgeqrf + dorgqr), keeping the thin Q.
+func orthonormalize(y *mat.Dense) {
+	raw := y.RawMatrix()
+	g := blas64.General{Rows: raw.Rows, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data}
+	tau := make([]float64, min(g.Rows, g.Cols))
+	work := make([]float64, 1)
+	lapack64.Geqrf(g, tau, work, -1)
+	lw := int(work[0])
+	lapack64.Orgqr(g, tau, work, -1)
+	lw = max(lw, int(work[0]), 1)
+	work = make([]float64, lw)
+	lapack64.Geqrf(g, tau, work, lw)
+	lapack64.Orgqr(g, tau, work, lw)
+}
+
+// ScoresTo sets dst (length Out) to the unscaled PCA scores (x − Mean)ᵀ·W of a
+// dense input x (length In). It panics on a length mismatch.
+func (p *Projection) ScoresTo(dst, x []float64) {
+	if len(x) != p.In || len(dst) != p.Out {
+		panic(fmt.Sprintf("features: Projection %d→%d given x %d, dst %d", p.In, p.Out, len(x), len(dst)))
+	}
+	copy(dst, p.MeanW)
+	for j := range dst {
+		dst[j] = -dst[j]
+	}
+	for i, xi := range x {
+		if xi == 0 {
+			continue
+		}
+		wi := p.W[i*p.Out : (i+1)*p.Out]
+		for j := range dst {
+			dst[j] += xi * wi[j]
+		}
+	}
+}
+
+// SparseScoresTo is ScoresTo for a sparse input given by its nonzero entries
+// x[ind[k]] = val[k]. It panics on an index outside [0, In) or a length mismatch.
+func (p *Projection) SparseScoresTo(dst []float64, ind []int, val []float64) {
+	if len(dst) != p.Out || len(ind) != len(val) {
+		panic("features: SparseScoresTo length mismatch")
+	}
+	for j := range dst {
+		dst[j] = -p.MeanW[j]
+	}
+	for k, i := range ind {
+		xi := val[k]
+		wi := p.W[i*p.Out : (i+1)*p.Out]
+		for j := range dst {
+			dst[j] += xi * wi[j]
+		}
+	}
+}
+
+// Scale maps scores z (length Out) in place to the scaled features
+// 2·(z − Lo)/(Hi − Lo) − 1 (0 for a component with Hi = Lo).
+func (p *Projection) Scale(z []float64) {
+	for j := range z {
+		if w := p.Hi[j] - p.Lo[j]; w > 0 {
+			z[j] = 2*(z[j]-p.Lo[j])/w - 1
+		} else {
+			z[j] = 0
+		}
+	}
+}
+
+// TransformTo sets dst (length Out) to the decorrelated, scaled features of the
+// dense input x (length In): Scale(ScoresTo(x)).
+func (p *Projection) TransformTo(dst, x []float64) {
+	p.ScoresTo(dst, x)
+	p.Scale(dst)
+}
+
+// SparseTransformTo is TransformTo for a sparse input.
+func (p *Projection) SparseTransformTo(dst []float64, ind []int, val []float64) {
+	p.SparseScoresTo(dst, ind, val)
+	p.Scale(dst)
+}
+
+// TransformRowsTo transforms every row of x (n×In) into the rows of dst (n×Out).
+func (p *Projection) TransformRowsTo(dst, x *mat.Dense) {
+	n, c := x.Dims()
+	dn, dc := dst.Dims()
+	if c != p.In || dn != n || dc != p.Out {
+		panic(fmt.Sprintf("features: TransformRowsTo: x %d×%d, dst %d×%d, projection %d→%d", n, c, dn, dc, p.In, p.Out))
+	}
+	for i := 0; i < n; i++ {
+		p.TransformTo(dst.RawRowView(i), x.RawRowView(i))
+	}
+}
+
+// Explained returns the fraction of the training variance kept, Σ Variance /
+// TotalVariance (1 when TotalVariance is 0).
+func (p *Projection) Explained() float64 {
+	if p.TotalVariance <= 0 {
+		return 1
+	}
+	var s float64
+	for _, v := range p.Variance {
+		s += v
+	}
+	return s / p.TotalVariance
+}

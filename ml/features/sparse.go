@@ -1,0 +1,284 @@
+package features
+
+import (
+	"fmt"
+	"slices"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// An Operator is a linear map known only through its products with dense blocks,
+// so that a large sparse matrix (or a product of sparse matrices) never has to be
+// formed densely. The randomized SVD works on Operators.
+type Operator interface {
+	// Dims returns the shape r×c of the operator A.
+	Dims() (r, c int)
+	// MulTo sets dst = A·x (trans false; x is c×k, dst is r×k) or dst = Aᵀ·x
+	// (trans true; x is r×k, dst is c×k). dst must have the right shape and must
+	// not alias x. It panics on a shape mismatch.
+	MulTo(dst *mat.Dense, trans bool, x *mat.Dense)
+}
+
+// Sparse is a sparse matrix in compressed sparse row (CSR) form: the nonzeros of
+// row i are Val[Ptr[i]:Ptr[i+1]] at columns Ind[Ptr[i]:Ptr[i+1]], columns sorted
+// increasingly within a row. The fields are exported so that callers can
+// serialize or walk the matrix; a Sparse must not be modified once built.
+type Sparse struct {
+	R, C int
+	Ptr  []int
+	Ind  []int
+	Val  []float64
+}
+
+// Dims returns the shape of m.
+func (m *Sparse) Dims() (r, c int) { return m.R, m.C }
+
+// NNZ returns the number of stored entries.
+func (m *Sparse) NNZ() int { return len(m.Ind) }
+
+// Row returns the column indices and values of row i (views into m).
+func (m *Sparse) Row(i int) (ind []int, val []float64) {
+	a, b := m.Ptr[i], m.Ptr[i+1]
+	return m.Ind[a:b], m.Val[a:b]
+}
+
+// At returns m[i][j] by binary search within row i.
+func (m *Sparse) At(i, j int) float64 {
+	ind, val := m.Row(i)
+	if k, ok := slices.BinarySearch(ind, j); ok {
+		return val[k]
+	}
+	return 0
+}
+
+// MulTo implements Operator. It costs O(NNZ·k).
+func (m *Sparse) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
+	xr, k := x.Dims()
+	dr, dc := dst.Dims()
+	in, out := m.C, m.R
+	if trans {
+		in, out = m.R, m.C
+	}
+	if xr != in || dr != out || dc != k {
+		panic(fmt.Sprintf("features: Sparse.MulTo shape mismatch: A %d×%d trans=%v, x %d×%d, dst %d×%d", m.R, m.C, trans, xr, k, dr, dc))
+	}
+	dst.Zero()
+	xd, dd := x.RawMatrix(), dst.RawMatrix()
+	for i := 0; i < m.R; i++ {
+		ind, val := m.Row(i)
+		if !trans {
+			di := dd.Data[i*dd.Stride : i*dd.Stride+k]
+			for p, j := range ind {
+				v := val[p]
+				xj := xd.Data[j*xd.Stride : j*xd.Stride+k]
+				for c := range di {
+					di[c] += v * xj[c]
+				}
+			}
+		} else {
+			xi := xd.Data[i*xd.Stride : i*xd.Stride+k]
+			for p, j := range ind {
+				v := val[p]
+				dj := dd.Data[j*dd.Stride : j*dd.Stride+k]
+				for c := range dj {
+					dj[c] += v * xi[c]
+				}
+			}
+		}
+	}
+}
+
+// Dense returns m as a dense matrix (for small matrices and tests).
+// It panics if m has no rows or no columns (gonum has no empty Dense).
+func (m *Sparse) Dense() *mat.Dense {
+	d := mat.NewDense(m.R, m.C, nil)
+	for i := 0; i < m.R; i++ {
+		ind, val := m.Row(i)
+		for p, j := range ind {
+			d.Set(i, j, val[p])
+		}
+	}
+	return d
+}
+
+// DocTerm returns the |docs|×v document-term matrix Υ whose row d holds weight[τ]
+// at every distinct term τ of docs[d] (weight nil means binary 1). With
+// weight = idf this is the tf-idf matrix of paper §3.1 (tf is binary). It panics
+// if a term is outside [0, v).
+func DocTerm(docs [][]int, v int, weight []float64) *Sparse {
+	m := &Sparse{R: len(docs), C: v, Ptr: make([]int, len(docs)+1)}
+	for d, doc := range docs {
+		b := BoW(doc)
+		for _, t := range b {
+			if t < 0 || t >= v {
+				panic(fmt.Sprintf("features: term %d outside vocabulary of %d", t, v))
+			}
+			m.Ind = append(m.Ind, t)
+			if weight == nil {
+				m.Val = append(m.Val, 1)
+			} else {
+				m.Val = append(m.Val, weight[t])
+			}
+		}
+		m.Ptr[d+1] = len(m.Ind)
+	}
+	return m
+}
+
+// Cooccurrence returns the symmetric v×v matrix of document co-occurrence counts
+// C_ij = |{δ ∈ docs : τ_i ∈ δ and τ_j ∈ δ}| (the diagonal holds df), scaled as
+// T_ij = w_i·w_j·C_ij when w is not nil. With w = idf, T is the aggregation matrix
+// of Eq. 2: T_ij = <u(τ_i), u(τ_j)>, because tf is binary and so
+// u(τ_i)·u(τ_j) = Σ_δ idf_i·idf_j·[τ_i∈δ][τ_j∈δ].
+// It costs O(Σ_δ |δ|² log) time and O(nnz) memory; no dense matrix is formed.
+// Repeated terms within a document count once. It panics if a term is outside [0, v).
+func Cooccurrence(docs [][]int, v int, w []float64) *Sparse {
+	return GramSparse(DocTerm(docs, v, w))
+}
+
+// Transpose returns mᵀ in CSR form (columns sorted within rows).
+func (m *Sparse) Transpose() *Sparse {
+	t := &Sparse{R: m.C, C: m.R, Ptr: make([]int, m.C+1), Ind: make([]int, len(m.Ind)), Val: make([]float64, len(m.Val))}
+	for _, j := range m.Ind {
+		t.Ptr[j+1]++
+	}
+	for j := 0; j < m.C; j++ {
+		t.Ptr[j+1] += t.Ptr[j]
+	}
+	next := slices.Clone(t.Ptr[:m.C])
+	for i := 0; i < m.R; i++ {
+		ind, val := m.Row(i)
+		for p, j := range ind {
+			t.Ind[next[j]] = i
+			t.Val[next[j]] = val[p]
+			next[j]++
+		}
+	}
+	return t
+}
+
+// GramSparse returns AᵀA (c×c, symmetric) as a sparse matrix, accumulating for
+// every column i the products over the rows holding i. It costs
+// O(Σ_rows nnz(row)²) time plus a sort per output row, and O(nnz(AᵀA)) memory.
+func GramSparse(a *Sparse) *Sparse {
+	at := a.Transpose()
+	g := &Sparse{R: a.C, C: a.C, Ptr: make([]int, a.C+1)}
+	acc := make([]float64, a.C)
+	mark := make([]bool, a.C)
+	var touched []int
+	for i := 0; i < a.C; i++ {
+		touched = touched[:0]
+		rows, vi := at.Row(i)
+		for p, d := range rows {
+			ind, val := a.Row(d)
+			for q, j := range ind {
+				if !mark[j] {
+					mark[j] = true
+					touched = append(touched, j)
+				}
+				acc[j] += vi[p] * val[q]
+			}
+		}
+		slices.Sort(touched)
+		for _, j := range touched {
+			g.Ind = append(g.Ind, j)
+			g.Val = append(g.Val, acc[j])
+			acc[j], mark[j] = 0, false
+		}
+		g.Ptr[i+1] = len(g.Ind)
+	}
+	return g
+}
+
+// Gram is the operator AᵀA of a sparse matrix A (r×c), applied as Aᵀ(A·x)
+// without forming AᵀA. With A = the tf-idf document-term matrix, AᵀA is the
+// aggregation matrix T of Eq. 2.
+type Gram struct {
+	A *Sparse
+}
+
+// Dims returns c×c.
+func (g Gram) Dims() (r, c int) { return g.A.C, g.A.C }
+
+// MulTo implements Operator (AᵀA is symmetric, so trans is irrelevant).
+func (g Gram) MulTo(dst *mat.Dense, _ bool, x *mat.Dense) {
+	_, k := x.Dims()
+	tmp := mat.NewDense(max(g.A.R, 1), k, nil)
+	if g.A.R == 0 {
+		dst.Zero()
+		return
+	}
+	g.A.MulTo(tmp, false, x)
+	g.A.MulTo(dst, true, tmp)
+}
+
+// Centered is the column-centred operator X = A − 1·μᵀ, where μ_j is the mean of
+// column j of A over its r rows (rows = observations). PCA of the rows of A is
+// the SVD of X. Mean must have length c; use ColMeans to compute it.
+type Centered struct {
+	A    Operator
+	Mean []float64
+}
+
+// Dims returns the shape of A.
+func (o Centered) Dims() (r, c int) { return o.A.Dims() }
+
+// MulTo implements Operator: X·x = A·x − 1·(μᵀx); Xᵀ·y = Aᵀ·y − μ·(1ᵀy).
+func (o Centered) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
+	o.A.MulTo(dst, trans, x)
+	xr, k := x.Dims()
+	dr, _ := dst.Dims()
+	if !trans {
+		// row vector μᵀx (1×k), subtracted from every row of dst.
+		mx := make([]float64, k)
+		for i := 0; i < xr; i++ {
+			mi := o.Mean[i]
+			if mi == 0 {
+				continue
+			}
+			for c := 0; c < k; c++ {
+				mx[c] += mi * x.At(i, c)
+			}
+		}
+		for i := 0; i < dr; i++ {
+			row := dst.RawRowView(i)
+			for c := range row {
+				row[c] -= mx[c]
+			}
+		}
+		return
+	}
+	// column sums 1ᵀy (1×k); dst[j] -= μ_j·s.
+	s := make([]float64, k)
+	for i := 0; i < xr; i++ {
+		row := x.RawRowView(i)
+		for c := range row {
+			s[c] += row[c]
+		}
+	}
+	for j := 0; j < dr; j++ {
+		mj := o.Mean[j]
+		if mj == 0 {
+			continue
+		}
+		row := dst.RawRowView(j)
+		for c := range row {
+			row[c] -= mj * s[c]
+		}
+	}
+}
+
+// ColMeans returns the column means of a sparse matrix (rows = observations).
+func ColMeans(a *Sparse) []float64 {
+	mu := make([]float64, a.C)
+	if a.R == 0 {
+		return mu
+	}
+	for p, j := range a.Ind {
+		mu[j] += a.Val[p]
+	}
+	for j := range mu {
+		mu[j] /= float64(a.R)
+	}
+	return mu
+}

@@ -1,0 +1,195 @@
+package features
+
+import (
+	"errors"
+	"fmt"
+	"slices"
+)
+
+// PCAMethod chooses how the term features are decorrelated.
+type PCAMethod int
+
+const (
+	// Auto uses Exact when the vocabulary has at most ExactMaxTerms terms and
+	// Randomized otherwise.
+	Auto PCAMethod = iota
+	// Exact is the full thin SVD of the dense |Γ|×|Γ| centred aggregation matrix,
+	// keeping every component with non-negligible variance (unless Dim caps it).
+	Exact
+	// Randomized is the randomized truncated SVD of the sparse aggregation
+	// matrix, implicitly centred; no dense |Γ|×|Γ| matrix is formed.
+	Randomized
+)
+
+// DefaultExactMaxTerms is the largest vocabulary for which Auto picks the exact
+// PCA. Above it the dense |Γ|×|Γ| matrix (8·|Γ|² bytes) and its O(|Γ|³) SVD stop
+// being cheap on a small machine; the randomized path then keeps the input width
+// at PCAOptions.Dim (default DefaultRandomizedDim) however large |Γ| grows.
+const DefaultExactMaxTerms = 1000
+
+// TermOptions tunes FitTerms. The zero value means the defaults.
+type TermOptions struct {
+	// Method selects the PCA path (default Auto).
+	Method PCAMethod
+	// ExactMaxTerms is Auto's threshold on |Γ| (default DefaultExactMaxTerms).
+	ExactMaxTerms int
+	// PCA tunes the decorrelation; its Randomized field is set from Method.
+	PCA PCAOptions
+}
+
+// TermFeatures holds the fitted term representation of paper §3.1 and §5.2:
+// the training idf, and the PCA + (−1, +1) scaling of the term features
+// t(τ) = {T(τ, τ_i)}_{i=1}^{|Γ|} (Eq. 2), with every in-vocabulary term's scaled
+// features precomputed. It is immutable after fitting and safe for concurrent
+// use. Its exported fields are its serialized form (see also MarshalBinary).
+//
+// PCA observations. The PCA is fitted with the |Γ| vocabulary terms' rows t(τ)
+// as observations, each term once. t(τ) is a property of the term alone (it
+// does not depend on the document), so the distinct values the term part of the
+// network input can take on training data are exactly these |Γ| rows; fitting
+// on the training examples instead would repeat each row once per occurrence
+// (plus uniformly drawn negatives), letting a handful of frequent tags decide
+// the principal directions and squeezing the rare, descriptive terms that the
+// paper deliberately keeps and up-weights with idf (§3.1).
+type TermFeatures struct {
+	// V is |Γ|, NumDocs is |Δ| (training documents).
+	V, NumDocs int
+	// DF and IDF are the training document frequencies and idf (§3.1).
+	DF  []int
+	IDF []float64
+	// Proj decorrelates and scales t(τ) (In = V).
+	Proj *Projection
+	// Scaled is the V×Proj.Out row-major matrix of the scaled features of every
+	// vocabulary term: row τ = Proj.Transform(t(τ)).
+	Scaled []float64
+}
+
+// TermMatrix returns the training idf (§3.1) and the sparse symmetric
+// aggregation matrix T of Eq. 2, T_ij = <u(τ_i), u(τ_j)> = idf_i·idf_j·C_ij with
+// C_ij the number of training documents holding both terms (row i of T is
+// t(τ_i)). It costs O(Σ_δ |δ|²). It panics if a term is outside [0, v) or
+// train is empty.
+func TermMatrix(train [][]int, v int) (df []int, idf []float64, t *Sparse) {
+	df = DocFreq(train, v)
+	idf = IDF(len(train), df)
+	return df, idf, Cooccurrence(train, v, idf)
+}
+
+// FitTerms fits the term features on the encoded training documents (term
+// indices in [0, v)). opt may be nil. It returns an error for fewer than two
+// documents, an empty vocabulary, or term features without variance (e.g.
+// every term in every document); it panics if a term is outside [0, v).
+func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
+	if len(train) < 2 {
+		return nil, fmt.Errorf("features: fit terms: %d training documents, need at least 2", len(train))
+	}
+	if v < 1 {
+		return nil, errors.New("features: fit terms: empty vocabulary")
+	}
+	var o TermOptions
+	if opt != nil {
+		o = *opt
+	}
+	if o.ExactMaxTerms <= 0 {
+		o.ExactMaxTerms = DefaultExactMaxTerms
+	}
+	switch o.Method {
+	case Auto:
+		o.PCA.Randomized = v > o.ExactMaxTerms
+	case Exact:
+		o.PCA.Randomized = false
+	case Randomized:
+		o.PCA.Randomized = true
+	default:
+		panic(fmt.Sprintf("features: unknown PCAMethod %d", o.Method))
+	}
+	df, idf, t := TermMatrix(train, v)
+	proj, err := FitPCASparse(t, &o.PCA)
+	if err != nil {
+		return nil, fmt.Errorf("features: fit terms: %w", err)
+	}
+	f := &TermFeatures{V: v, NumDocs: len(train), DF: df, IDF: idf, Proj: proj}
+	f.Scaled = make([]float64, v*proj.Out)
+	for i := 0; i < v; i++ {
+		ind, val := t.Row(i)
+		proj.SparseTransformTo(f.Scaled[i*proj.Out:(i+1)*proj.Out], ind, val)
+	}
+	return f, nil
+}
+
+// Dim returns the width of the scaled term features.
+func (f *TermFeatures) Dim() int { return f.Proj.Out }
+
+// Row returns the scaled features of vocabulary term τ (a view into Scaled;
+// the caller must not modify it). It panics if τ is outside [0, V).
+func (f *TermFeatures) Row(tau int) []float64 {
+	d := f.Proj.Out
+	return f.Scaled[tau*d : (tau+1)*d : (tau+1)*d]
+}
+
+// ErrOOVUnseen is returned by the OOV methods when the OOV term occurs in none
+// of the documents given.
+var ErrOOVUnseen = errors.New("features: OOV term occurs in no given document")
+
+// OOVRaw returns the unscaled term features t(τ_oov) of an out-of-vocabulary
+// term (paper §4.4, feature-based method) as a sparse vector over the
+// in-vocabulary terms. docs are the test documents that contain the OOV term,
+// each given by its in-vocabulary term indices (the OOV term itself is not in
+// them).
+//
+// Reading of §4.4: the OOV term's tf-idf is measured "the same as for
+// in-vocabulary terms with all the training documents plus all test documents
+// containing it": over |Δ| + m documents, of which it occurs in the m given
+// ones, so
+//
+//	idf(τ_oov) = log((|Δ| + m) / (1 + m)).
+//
+// The in-vocabulary terms keep the training idf fitted with the model (their
+// usage vectors are merely extended to the m new documents), so that each
+// feature still means relatedness to the same term and the features stay
+// comparable with the training t(τ). "Aggregation only against in-vocabulary
+// terms" gives, with binary tf,
+//
+//	t(τ_oov)[i] = Σ_δ tfidf(τ_oov, δ)·tfidf(τ_i, δ) = idf(τ_oov)·idf(τ_i)·|{δ in docs : τ_i ∈ δ}|
+//
+// (training documents contribute nothing, since the OOV term is in none of
+// them). It returns ErrOOVUnseen when docs is empty and panics if a term is
+// outside [0, V).
+func (f *TermFeatures) OOVRaw(docs [][]int) (ind []int, val []float64, err error) {
+	m := len(docs)
+	if m == 0 {
+		return nil, nil, ErrOOVUnseen
+	}
+	idfOOV := idfOf(f.NumDocs+m, m)
+	counts := make(map[int]int)
+	for _, doc := range docs {
+		for _, t := range BoW(doc) {
+			if t < 0 || t >= f.V {
+				panic(fmt.Sprintf("features: term %d outside vocabulary of %d", t, f.V))
+			}
+			counts[t]++
+		}
+	}
+	ind = make([]int, 0, len(counts))
+	for t := range counts {
+		ind = append(ind, t)
+	}
+	slices.Sort(ind)
+	val = make([]float64, len(ind))
+	for k, t := range ind {
+		val[k] = idfOOV * f.IDF[t] * float64(counts[t])
+	}
+	return ind, val, nil
+}
+
+// OOVTo sets dst (length Dim()) to the scaled features of an OOV term: OOVRaw
+// followed by the training PCA and scaling. It returns ErrOOVUnseen when docs
+// is empty.
+func (f *TermFeatures) OOVTo(dst []float64, docs [][]int) error {
+	ind, val, err := f.OOVRaw(docs)
+	if err != nil {
+		return err
+	}
+	f.Proj.SparseTransformTo(dst, ind, val)
+	return nil
+}
