@@ -1,0 +1,240 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ForwardTo computes z_1..z_upTo for the batch x (rows = examples, Sizes[0] columns)
+// into ws: z_h = tanh(z_{h-1} W_hᵀ + b_h) row-wise. upTo = H gives the prediction ŷ,
+// upTo = H-1 the concept embedding CE (§4.3). x must not change until Backward is
+// done with it. It panics on a shape mismatch or upTo outside [1, H].
+func (m *MLP) ForwardTo(ws *Workspace, x *mat.Dense, upTo int) {
+	H := m.Layers()
+	if upTo < 1 || upTo > H {
+		panic(fmt.Sprintf("nn: ForwardTo layer %d outside [1,%d]", upTo, H))
+	}
+	m.forwardHidden(ws, x, upTo)
+	ws.cols = nil
+	ws.upTo = upTo
+}
+
+func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
+	m.check()
+	ws.check(m)
+	r, c := x.Dims()
+	if c != m.Sizes[0] {
+		panic(fmt.Sprintf("nn: input has %d columns, want %d", c, m.Sizes[0]))
+	}
+	ws.grow(r)
+	ws.batch = r
+	ws.x = x.RawMatrix()
+	l := m.Layout()
+	in, ld := ws.x.Data, ws.x.Stride
+	for h := 1; h <= upTo; h++ {
+		if h == m.Layers() {
+			break
+		}
+		out := ws.z[h]
+		n, k := m.Sizes[h], m.Sizes[h-1]
+		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false)
+		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
+		in, ld = out, n
+	}
+	if upTo == m.Layers() {
+		h := upTo
+		n, k := m.Sizes[h], m.Sizes[h-1]
+		out := ws.z[h]
+		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false)
+		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
+	}
+}
+
+// biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n.
+func biasTanh(z []float64, n int, b []float64) {
+	for i := 0; i+n <= len(z); i += n {
+		row := z[i : i+n]
+		for j, v := range row {
+			row[j] = math.Tanh(v + b[j])
+		}
+	}
+}
+
+// ForwardCols computes the hidden layers z_1..z_{H-1} for the batch x and the output
+// layer restricted to the output units cols (distinct indices in [0, Sizes[H])):
+// Out(H) is then batch×len(cols) with column c = tanh(z_{H-1} W_H[cols[c],:]ᵀ +
+// b_H[cols[c]]). Its cost in the output layer is proportional to len(cols), not
+// Sizes[H]. Backward after ForwardCols takes grads[H] of shape batch×len(cols) and
+// touches only the rows cols of W_H and entries cols of b_H. cols must not change
+// until Backward is done.
+func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
+	H := m.Layers()
+	if H < 2 {
+		panic("nn: ForwardCols needs at least one hidden layer")
+	}
+	m.forwardHidden(ws, x, H-1)
+	nOut := m.Sizes[H]
+	k := m.Sizes[H-1]
+	nc := len(cols)
+	if cap(ws.wsub) < nc*k {
+		ws.wsub = make([]float64, nc*k)
+		ws.dwsub = make([]float64, nc*k)
+		ws.bsub = make([]float64, nc)
+	}
+	ws.wsub, ws.dwsub, ws.bsub = ws.wsub[:nc*k], ws.dwsub[:nc*k], ws.bsub[:nc]
+	l := m.Layout()
+	W := m.Params[l.W[H]:l.B[H]]
+	b := m.Params[l.B[H] : l.B[H]+nOut]
+	for c, j := range cols {
+		if j < 0 || j >= nOut {
+			panic(fmt.Sprintf("nn: output column %d outside [0,%d)", j, nOut))
+		}
+		copy(ws.wsub[c*k:(c+1)*k], W[j*k:(j+1)*k])
+		ws.bsub[c] = b[j]
+	}
+	r := ws.batch
+	if cap(ws.zsub) < ws.cap*nc {
+		ws.zsub = make([]float64, ws.cap*nc)
+	}
+	ws.zsub = ws.zsub[:ws.cap*nc]
+	ws.cols = cols
+	if cols == nil {
+		ws.cols = []int{}
+	}
+	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false)
+	biasTanh(ws.zsub[:r*nc], nc, ws.bsub)
+	ws.upTo = H
+}
+
+// Backward back-propagates through the layers computed by the last forward pass and
+// adds ∂L/∂θ to dParams (same layout as Params; it is accumulated into, not
+// overwritten). grads[h], for h = 1..upTo, is ∂L/∂z_h (batch×Sizes[h], the
+// gradient with respect to the layer's tanh OUTPUT) or nil when the loss does not act
+// on layer h directly; len(grads) may be smaller than upTo+1 (missing entries are
+// nil). This lets a loss act on the output layer (Eq. 5: grads[H]) and on the CE
+// layer (Eq. 6: grads[H-1]) in one pass. grads are not modified. The gradient with
+// respect to the input x is not computed.
+//
+// With δ_h = ∂L/∂a_h, a_h = z_{h-1}W_hᵀ + b_h (Appendix A.2-A.3, Eq. A.2-A.4):
+//
+//	δ_h = (grads[h] + δ_{h+1} W_{h+1}) ⊙ (1 - z_h²)
+//	∂L/∂W_h = δ_hᵀ z_{h-1},   ∂L/∂b_h = Σ_rows δ_h.
+//
+// It panics on a shape mismatch.
+func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
+	ws.check(m)
+	l := m.Layout()
+	if len(dParams) != l.N {
+		panic(fmt.Sprintf("nn: gradient vector has length %d, want %d", len(dParams), l.N))
+	}
+	top := ws.upTo
+	if top == 0 {
+		panic("nn: Backward before a forward pass")
+	}
+	r := ws.batch
+	H := m.Layers()
+	have := false // whether ws.g[h] holds a propagated gradient
+	for h := top; h >= 1; h-- {
+		n, k := ws.width(h), m.Sizes[h-1]
+		z := ws.out(h)[:r*n]
+		d := ws.delta[:r*n]
+		var gin []float64
+		if h < len(grads) && grads[h] != nil {
+			gin = rawOf(grads[h], r, n, h)
+		}
+		if !have && gin == nil {
+			// Nothing reaches this layer: ∂L/∂θ_h = 0 and nothing flows below
+			// unless a lower layer has its own gradient.
+			continue
+		}
+		var gprop []float64
+		if have {
+			gprop = ws.g[h][:r*n]
+		}
+		tanhBack(d, z, gin, gprop)
+		// Parameter gradients.
+		var zin []float64
+		ldin := k
+		if h == 1 {
+			zin, ldin = ws.x.Data, ws.x.Stride
+		} else {
+			zin = ws.z[h-1]
+		}
+		if h == H && ws.restricted() {
+			gemmTN(n, k, r, d, n, zin, ldin, ws.dwsub, k, false)
+			dW := dParams[l.W[H]:l.B[H]]
+			db := dParams[l.B[H] : l.B[H]+m.Sizes[H]]
+			for c, j := range ws.cols {
+				dst := dW[j*k : (j+1)*k]
+				for p, v := range ws.dwsub[c*k : (c+1)*k] {
+					dst[p] += v
+				}
+			}
+			for i := 0; i < r; i++ {
+				for c, v := range d[i*n : (i+1)*n] {
+					db[ws.cols[c]] += v
+				}
+			}
+		} else {
+			gemmTN(n, k, r, d, n, zin, ldin, dParams[l.W[h]:l.B[h]], k, true)
+			colSumsAdd(dParams[l.B[h]:l.B[h]+n], d, n)
+		}
+		// Propagate to z_{h-1}.
+		if h == 1 {
+			break
+		}
+		W := m.Params[l.W[h]:l.B[h]]
+		if h == H && ws.restricted() {
+			W = ws.wsub
+		}
+		gemmNN(r, k, n, d, n, W, k, ws.g[h-1], k, false)
+		have = true
+	}
+}
+
+// tanhBack sets d = (gin + gprop) ⊙ (1 - z²), either gradient may be nil (not both).
+func tanhBack(d, z, gin, gprop []float64) {
+	switch {
+	case gin != nil && gprop != nil:
+		for i, v := range z {
+			d[i] = (gin[i] + gprop[i]) * (1 - v*v)
+		}
+	case gin != nil:
+		for i, v := range z {
+			d[i] = gin[i] * (1 - v*v)
+		}
+	default:
+		for i, v := range z {
+			d[i] = gprop[i] * (1 - v*v)
+		}
+	}
+}
+
+// colSumsAdd adds the column sums of the row-major matrix d (width n) to dst.
+func colSumsAdd(dst, d []float64, n int) {
+	for i := 0; i+n <= len(d); i += n {
+		for j, v := range d[i : i+n] {
+			dst[j] += v
+		}
+	}
+}
+
+// rawOf returns the contiguous row-major data of g, which must be r×n; a strided view
+// is copied into a fresh slice (callers should pass contiguous matrices).
+func rawOf(g *mat.Dense, r, n, h int) []float64 {
+	gr, gc := g.Dims()
+	if gr != r || gc != n {
+		panic(fmt.Sprintf("nn: gradient for layer %d is %d×%d, want %d×%d", h, gr, gc, r, n))
+	}
+	raw := g.RawMatrix()
+	if raw.Stride == n {
+		return raw.Data[:r*n]
+	}
+	out := make([]float64, r*n)
+	for i := 0; i < r; i++ {
+		copy(out[i*n:(i+1)*n], raw.Data[i*raw.Stride:i*raw.Stride+n])
+	}
+	return out
+}

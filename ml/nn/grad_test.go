@@ -1,0 +1,229 @@
+package nn
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// numGrad returns the central finite-difference gradient of f at p (p is restored).
+func numGrad(p []float64, f func() float64) []float64 {
+	const h = 1e-6
+	g := make([]float64, len(p))
+	for i := range p {
+		old := p[i]
+		p[i] = old + h
+		fp := f()
+		p[i] = old - h
+		fm := f()
+		p[i] = old
+		g[i] = (fp - fm) / (2 * h)
+	}
+	return g
+}
+
+// checkGrad compares an analytic gradient with a finite-difference one with a mixed
+// absolute/relative tolerance.
+func checkGrad(t *testing.T, name string, got, want []float64, tol float64) {
+	t.Helper()
+	if len(got) != len(want) {
+		t.Fatalf("%s: gradient length %d, want %d", name, len(got), len(want))
+	}
+	for i := range got {
+		if d := math.Abs(got[i] - want[i]); d > tol*(1+math.Abs(want[i])) {
+			t.Errorf("%s: grad[%d] = %v, finite difference %v", name, i, got[i], want[i])
+			return
+		}
+	}
+}
+
+func randDense(r, c int, scale float64, rng *rand.Rand) *mat.Dense {
+	d := make([]float64, r*c)
+	for i := range d {
+		d[i] = scale * (2*rng.Float64() - 1)
+	}
+	return mat.NewDense(r, c, d)
+}
+
+// dotAll returns Σ a∘b.
+func dotAll(a, b *mat.Dense) float64 {
+	r, c := a.Dims()
+	var s float64
+	for i := 0; i < r; i++ {
+		for j := 0; j < c; j++ {
+			s += a.At(i, j) * b.At(i, j)
+		}
+	}
+	return s
+}
+
+// TestBackwardFD checks Backward against finite differences for the linear functional
+// L = Σ_h <C_h, z_h> acting on any set of layers, which has ∂L/∂z_h = C_h.
+func TestBackwardFD(t *testing.T) {
+	sizes := []int{6, 5, 4, 3, 7}
+	H := len(sizes) - 1
+	cases := []struct {
+		name   string
+		layers []int // layers the loss acts on
+	}{
+		{"output", []int{H}},
+		{"output+CE", []int{H, H - 1}},
+		{"CE only", []int{H - 1}},
+		{"all", []int{1, 2, 3, 4}},
+		{"first", []int{1}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			m := NewMLP(sizes, rng)
+			for i := range m.Params {
+				m.Params[i] += 0.1 * rng.NormFloat64() // non-zero biases
+			}
+			const batch = 4
+			x := randDense(batch, sizes[0], 1, rng)
+			grads := make([]*mat.Dense, H+1)
+			upTo := 0
+			for _, h := range tc.layers {
+				grads[h] = randDense(batch, sizes[h], 1, rng)
+				upTo = max(upTo, h)
+			}
+			ws := NewWorkspace(sizes, 2) // grows to 4
+			loss := func() float64 {
+				m.ForwardTo(ws, x, upTo)
+				var s float64
+				for _, h := range tc.layers {
+					s += dotAll(grads[h], ws.Out(h))
+				}
+				return s
+			}
+			loss()
+			got := make([]float64, len(m.Params))
+			m.Backward(ws, grads, got)
+			want := numGrad(m.Params, loss)
+			checkGrad(t, tc.name, got, want, 1e-6)
+		})
+	}
+}
+
+// TestForwardColsFD checks the restricted output path: forward against the full
+// forward, backward against finite differences, with a hidden injection as well.
+func TestForwardColsFD(t *testing.T) {
+	sizes := []int{5, 4, 3, 9}
+	H := len(sizes) - 1
+	rng := rand.New(rand.NewPCG(3, 4))
+	m := NewMLP(sizes, rng)
+	for i := range m.Params {
+		m.Params[i] += 0.1 * rng.NormFloat64()
+	}
+	const batch = 3
+	x := randDense(batch, sizes[0], 1, rng)
+	cols := []int{7, 2, 5}
+	ws := NewWorkspace(sizes, batch)
+	full := NewWorkspace(sizes, batch)
+	m.ForwardCols(ws, x, cols)
+	m.ForwardTo(full, x, H)
+	for i := 0; i < batch; i++ {
+		for c, j := range cols {
+			if got, want := ws.Out(H).At(i, c), full.Out(H).At(i, j); math.Abs(got-want) > 1e-14 {
+				t.Fatalf("restricted output (%d,%d) = %v, want %v", i, c, got, want)
+			}
+		}
+	}
+	gOut := randDense(batch, len(cols), 1, rng)
+	gCE := randDense(batch, sizes[H-1], 1, rng)
+	loss := func() float64 {
+		m.ForwardCols(ws, x, cols)
+		return dotAll(gOut, ws.Out(H)) + dotAll(gCE, ws.Out(H-1))
+	}
+	loss()
+	got := make([]float64, len(m.Params))
+	grads := make([]*mat.Dense, H+1)
+	grads[H], grads[H-1] = gOut, gCE
+	m.Backward(ws, grads, got)
+	want := numGrad(m.Params, loss)
+	checkGrad(t, "restricted", got, want, 1e-6)
+	// Rows of W_H and entries of b_H outside cols get no gradient.
+	l := m.Layout()
+	dW := l.Weights(got, H)
+	for j := 0; j < sizes[H]; j++ {
+		if j == 7 || j == 2 || j == 5 {
+			continue
+		}
+		for p := 0; p < sizes[H-1]; p++ {
+			if dW.At(j, p) != 0 {
+				t.Fatalf("dW_H[%d,%d] = %v, want 0", j, p, dW.At(j, p))
+			}
+		}
+	}
+}
+
+func randTargets(rng *rand.Rand, K, G int) []Target {
+	ts := make([]Target, K)
+	for k := range ts {
+		n := 1 + rng.IntN(G/2)
+		perm := rng.Perm(G)[:n]
+		ts[k] = Target{Idx: perm, Complement: k%2 == 1}
+	}
+	return ts
+}
+
+func TestPredictionLossFD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const K, G = 4, 7
+	yhat := randDense(K, G, 0.9, rng)
+	ts := randTargets(rng, K, G)
+	y := mat.NewDense(K, G, nil)
+	for k, tg := range ts {
+		tg.Dense(y.RawRowView(k))
+	}
+	grad := mat.NewDense(K, G, nil)
+	loss := PredictionLoss(yhat, ts, grad)
+	gradD := mat.NewDense(K, G, nil)
+	lossD := PredictionLossDense(yhat, y, gradD)
+	if math.Abs(loss-lossD) > 1e-14 {
+		t.Errorf("sparse loss %v, dense loss %v", loss, lossD)
+	}
+	checkGrad(t, "sparse vs dense", grad.RawMatrix().Data, gradD.RawMatrix().Data, 1e-13)
+	fd := numGrad(yhat.RawMatrix().Data, func() float64 { return PredictionLoss(yhat, ts, nil) })
+	checkGrad(t, "Eq. 5", grad.RawMatrix().Data, fd, 1e-6)
+
+	// Hand value: K=1, |Γ|=2, y = (+1,-1), ŷ = (0.5, -0.5), κ = 1/2:
+	// L = -1/(2·2)·(½·2·log 1.5 + ½·2·log 1.5) = -log(1.5)/2.
+	one := PredictionLoss(mat.NewDense(1, 2, []float64{0.5, -0.5}), []Target{{Idx: []int{0}}}, nil)
+	if want := -math.Log(1.5) / 2; math.Abs(one-want) > 1e-15 {
+		t.Errorf("hand case: got %v, want %v", one, want)
+	}
+}
+
+func TestSiameseLossFD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	const N, dim = 6, 3
+	ce1 := randDense(N, dim, 1, rng)
+	ce2 := randDense(N, dim, 1, rng)
+	types := []PairType{I1, I2, I3, I1, I3, I2}
+	d := []float64{0.9, 0.2, 0.5, 0.01, 1, 0.7}
+	for _, cfg := range []SiameseConfig{{}, {Beta: 2, Rho: 0.3}} {
+		g1 := mat.NewDense(N, dim, nil)
+		g2 := mat.NewDense(N, dim, nil)
+		SiameseLoss(ce1, ce2, types, d, cfg, g1, g2)
+		f := func() float64 { return SiameseLoss(ce1, ce2, types, d, cfg, nil, nil) }
+		checkGrad(t, "Eq. 6 ce1", g1.RawMatrix().Data, numGrad(ce1.RawMatrix().Data, f), 1e-6)
+		checkGrad(t, "Eq. 6 ce2", g2.RawMatrix().Data, numGrad(ce2.RawMatrix().Data, f), 1e-6)
+	}
+	// E = 0 gives a finite zero gradient.
+	same := randDense(1, dim, 1, rng)
+	g1 := mat.NewDense(1, dim, nil)
+	g2 := mat.NewDense(1, dim, nil)
+	l := SiameseLoss(same, same, []PairType{I3}, []float64{1}, SiameseConfig{}, g1, g2)
+	// Hand value: I3 with D = 1, E = 0: (0 - √3)² = 3.
+	if math.Abs(l-3) > 1e-12 {
+		t.Errorf("E=0 loss: got %v, want 3", l)
+	}
+	for _, v := range g1.RawMatrix().Data {
+		if v != 0 || math.IsNaN(v) {
+			t.Errorf("E=0 gradient: got %v, want 0", v)
+		}
+	}
+}

@@ -1,0 +1,201 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Eps is the clamp of the prediction loss: ŷ is clamped to [-1+Eps, 1-Eps] inside the
+// logarithms and divisions of Eq. 5 so that saturated tanh outputs (|ŷ| = 1 in
+// floating point once |a| > 19) give a finite loss and gradient.
+const Eps = 1e-12
+
+// Target is the {-1,+1} target vector y_k of one example over the |Γ| output units,
+// given sparsely (§4.3.1, SPEC "Targets"). Idx holds distinct unit indices in
+// [0, |Γ|), in any order.
+//   - Complement false (positive example, y = BoW(δ)): y[j] = +1 for j in Idx and -1
+//     elsewhere.
+//   - Complement true (negative example, y = complement of BoW(δ)): y[j] = -1 for j
+//     in Idx and +1 elsewhere.
+//
+// The listed entries are the minority class in practice (a document has few terms).
+type Target struct {
+	Idx        []int
+	Complement bool
+}
+
+// Kappa returns κ_k = |{j : y_k[j] = +1}| / |Γ| for a target over nOut units (Eq. 5).
+func (t Target) Kappa(nOut int) float64 {
+	pos := len(t.Idx)
+	if t.Complement {
+		pos = nOut - len(t.Idx)
+	}
+	return float64(pos) / float64(nOut)
+}
+
+// Dense writes the dense {-1,+1} vector of t into dst (len |Γ|).
+func (t Target) Dense(dst []float64) {
+	listed, other := 1.0, -1.0
+	if t.Complement {
+		listed, other = -1, 1
+	}
+	for j := range dst {
+		dst[j] = other
+	}
+	for _, j := range t.Idx {
+		dst[j] = listed
+	}
+}
+
+// PredictionLoss returns the κ-weighted prediction loss of Eq. 5 for a batch,
+//
+//	L_P = -1/(2K|Γ|) Σ_k Σ_j [ κ_k (1+y_k[j]) log(1+ŷ_k[j]) + (1-κ_k)(1-y_k[j]) log(1-ŷ_k[j]) ],
+//
+// with K = the number of rows of yhat (the batch: the mean over the batch estimates
+// the paper's mean over the data set), |Γ| its number of columns, targets[k] the
+// target y_k and κ_k = Target.Kappa. Since y ∈ {-1,+1}, (1±y) ∈ {0, 2}: a present
+// term contributes -κ_k log(1+ŷ)/(K|Γ|), an absent one -(1-κ_k) log(1-ŷ)/(K|Γ|). ŷ
+// is clamped to [-1+Eps, 1-Eps] (Eps).
+//
+// If grad is not nil it receives ∂L_P/∂ŷ (K×|Γ|, overwritten; Eq. A.2):
+//
+//	∂L_P/∂ŷ_k[j] = -κ_k/(K|Γ|(1+ŷ))  if y_k[j] = +1,   (1-κ_k)/(K|Γ|(1-ŷ))  if y_k[j] = -1.
+//
+// It panics if len(targets) differs from the number of rows, a target index is out
+// of range or grad has the wrong shape.
+func PredictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense) float64 {
+	K, G := yhat.Dims()
+	if len(targets) != K {
+		panic(fmt.Sprintf("nn: %d targets for %d rows", len(targets), K))
+	}
+	if grad != nil {
+		if r, c := grad.Dims(); r != K || c != G {
+			panic(fmt.Sprintf("nn: gradient is %d×%d, want %d×%d", r, c, K, G))
+		}
+	}
+	inv := 1 / (float64(K) * float64(G))
+	var loss float64
+	for k := 0; k < K; k++ {
+		t := targets[k]
+		kappa := t.Kappa(G)
+		row := yhat.RawRowView(k)
+		var grow []float64
+		if grad != nil {
+			grow = grad.RawRowView(k)
+		}
+		// Weights of the "present" (y=+1) and "absent" (y=-1) cases.
+		wPos, wNeg := kappa*inv, (1-kappa)*inv
+		// Default class of the unlisted entries.
+		defPos := t.Complement
+		var sum float64 // Σ of the default class's log terms over all j
+		if defPos {
+			sum = -wPos * sumLog1p(row)
+		} else {
+			sum = -wNeg * sumLog1m(row)
+		}
+		if grow != nil {
+			if defPos {
+				for j, v := range row {
+					grow[j] = -wPos / (1 + clampY(v))
+				}
+			} else {
+				for j, v := range row {
+					grow[j] = wNeg / (1 - clampY(v))
+				}
+			}
+		}
+		for _, j := range t.Idx {
+			if j < 0 || j >= G {
+				panic(fmt.Sprintf("nn: target index %d outside [0,%d)", j, G))
+			}
+			v := clampY(row[j])
+			if defPos {
+				// listed entry is absent (y = -1)
+				sum += wPos*math.Log(1+v) - wNeg*math.Log(1-v)
+				if grow != nil {
+					grow[j] = wNeg / (1 - v)
+				}
+			} else {
+				sum += wNeg*math.Log(1-v) - wPos*math.Log(1+v)
+				if grow != nil {
+					grow[j] = -wPos / (1 + v)
+				}
+			}
+		}
+		loss += sum
+	}
+	return loss
+}
+
+func clampY(v float64) float64 {
+	if v > 1-Eps {
+		return 1 - Eps
+	}
+	if v < -1+Eps {
+		return -1 + Eps
+	}
+	return v
+}
+
+// sumLog1p returns Σ_j log(1+clamp(v_j)). The logarithm of products of 16 factors
+// each in [Eps, 2] cannot overflow or underflow (Eps^16 = 1e-192), so it takes one
+// logarithm per 16 entries.
+func sumLog1p(v []float64) float64 {
+	var s float64
+	for len(v) > 0 {
+		n := min(16, len(v))
+		p := 1.0
+		for _, x := range v[:n] {
+			p *= 1 + clampY(x)
+		}
+		s += math.Log(p)
+		v = v[n:]
+	}
+	return s
+}
+
+// sumLog1m returns Σ_j log(1-clamp(v_j)) (see sumLog1p).
+func sumLog1m(v []float64) float64 {
+	var s float64
+	for len(v) > 0 {
+		n := min(16, len(v))
+		p := 1.0
+		for _, x := range v[:n] {
+			p *= 1 - clampY(x)
+		}
+		s += math.Log(p)
+		v = v[n:]
+	}
+	return s
+}
+
+// PredictionLossDense is Eq. 5 with a dense K×|Γ| target matrix y of ±1 entries (for
+// tests and small problems); κ_k is computed from row k of y. It returns the loss and,
+// if grad is not nil, writes ∂L_P/∂ŷ into it. It is a direct transcription of Eq. 5,
+// independent of PredictionLoss.
+func PredictionLossDense(yhat, y *mat.Dense, grad *mat.Dense) float64 {
+	K, G := yhat.Dims()
+	if r, c := y.Dims(); r != K || c != G {
+		panic(fmt.Sprintf("nn: targets are %d×%d, want %d×%d", r, c, K, G))
+	}
+	var loss float64
+	for k := 0; k < K; k++ {
+		pos := 0
+		for j := 0; j < G; j++ {
+			if y.At(k, j) > 0 {
+				pos++
+			}
+		}
+		kappa := float64(pos) / float64(G)
+		for j := 0; j < G; j++ {
+			yk, v := y.At(k, j), clampY(yhat.At(k, j))
+			loss += kappa*(1+yk)*math.Log(1+v) + (1-kappa)*(1-yk)*math.Log(1-v)
+			if grad != nil {
+				grad.Set(k, j, -(kappa*(1+yk)/(1+v)-(1-kappa)*(1-yk)/(1-v))/(2*float64(K)*float64(G)))
+			}
+		}
+	}
+	return -loss / (2 * float64(K) * float64(G))
+}

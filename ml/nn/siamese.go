@@ -1,0 +1,130 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// PairType is the situation of a Siamese training pair (§4.3.3).
+type PairType uint8
+
+const (
+	// I1: both members are positive examples.
+	I1 PairType = 1 + iota
+	// I2: both members are negative examples.
+	I2
+	// I3: one member is positive, the other negative.
+	I3
+)
+
+// SiameseConfig holds the parameters of Eq. 6. Zero values mean the defaults.
+type SiameseConfig struct {
+	// Beta is the scale β of the CE space; default √dim(CE) (§5.2).
+	Beta float64
+	// Rho is the importance ρ of I2 pairs; default 0.5 (§5.2).
+	Rho float64
+}
+
+// ContextSimilarity returns D = exp(-λ/2 · KL(l1, l2)) of §4.3.3 with the symmetric
+// divergence KL(l1, l2) = Σ_c (l1[c] - l2[c]) log(l1[c]/l2[c]) of two topic
+// proportion vectors. Entries are floored at 1e-12 before the logarithm so that a
+// zero proportion gives a large finite divergence. It panics if the lengths differ.
+func ContextSimilarity(l1, l2 []float64, lambda float64) float64 {
+	if len(l1) != len(l2) {
+		panic(fmt.Sprintf("nn: context vectors of lengths %d and %d", len(l1), len(l2)))
+	}
+	var kl float64
+	for c := range l1 {
+		a, b := math.Max(l1[c], 1e-12), math.Max(l2[c], 1e-12)
+		kl += (a - b) * math.Log(a/b)
+	}
+	return math.Exp(-lambda / 2 * kl)
+}
+
+// SiameseLoss returns the Siamese distance loss of Eq. 6 averaged over the N pairs of
+// a batch (the 1/K of Appendix A.3; Eq. 6 itself writes the plain sum, a constant
+// factor absorbed by α of Eq. 7):
+//
+//	L_S = 1/N Σ_n [ I1 (E - β(1-D))² + I2 ρ (E - β(1-D))² + I3 D (E - β)² ],
+//	E = ‖ce1_n - ce2_n‖₂,
+//
+// where ce1, ce2 are N×dim(CE) (row n = CE of the pair's two members), types[n] is
+// the pair's situation and d[n] its context similarity D (ContextSimilarity, computed
+// by the caller because it depends only on the inputs). β(1-D) and D do not depend on
+// the network.
+//
+// If g1 and g2 are not nil they receive ∂L_S/∂ce1 and ∂L_S/∂ce2 (overwritten):
+//
+//	∂L_S/∂ce1_n = 1/N · 2 w (E - t) (ce1_n - ce2_n)/E = -∂L_S/∂ce2_n,
+//
+// with (w, t) = (1, β(1-D)), (ρ, β(1-D)), (D, β) for I1, I2, I3. At E = 0 the
+// direction (ce1-ce2)/E is undefined and taken as 0. These are the true gradients of
+// the shared parameters' two paths; Appendix A.3's averaging of the two subnetworks'
+// derivatives is the same up to the factor ½ absorbed by the learning rate.
+//
+// It panics on shape mismatches or an unknown pair type.
+func SiameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg SiameseConfig, g1, g2 *mat.Dense) float64 {
+	N, dim := ce1.Dims()
+	if r, c := ce2.Dims(); r != N || c != dim {
+		panic(fmt.Sprintf("nn: CE matrices %d×%d and %d×%d", N, dim, r, c))
+	}
+	if len(types) != N || len(d) != N {
+		panic(fmt.Sprintf("nn: %d pairs with %d types and %d similarities", N, len(types), len(d)))
+	}
+	if (g1 == nil) != (g2 == nil) {
+		panic("nn: SiameseLoss needs both gradients or neither")
+	}
+	if g1 != nil {
+		for _, g := range []*mat.Dense{g1, g2} {
+			if r, c := g.Dims(); r != N || c != dim {
+				panic(fmt.Sprintf("nn: gradient is %d×%d, want %d×%d", r, c, N, dim))
+			}
+		}
+	}
+	beta := cfg.Beta
+	if beta == 0 {
+		beta = math.Sqrt(float64(dim))
+	}
+	rho := cfg.Rho
+	if rho == 0 {
+		rho = 0.5
+	}
+	invN := 1 / float64(N)
+	var loss float64
+	for n := 0; n < N; n++ {
+		a, b := ce1.RawRowView(n), ce2.RawRowView(n)
+		var e2 float64
+		for i, v := range a {
+			t := v - b[i]
+			e2 += t * t
+		}
+		E := math.Sqrt(e2)
+		var w, t float64
+		switch types[n] {
+		case I1:
+			w, t = 1, beta*(1-d[n])
+		case I2:
+			w, t = rho, beta*(1-d[n])
+		case I3:
+			w, t = d[n], beta
+		default:
+			panic(fmt.Sprintf("nn: unknown pair type %d", types[n]))
+		}
+		loss += w * (E - t) * (E - t)
+		if g1 != nil {
+			ga, gb := g1.RawRowView(n), g2.RawRowView(n)
+			var s float64
+			if E > 0 {
+				s = invN * 2 * w * (E - t) / E
+			}
+			for i, v := range a {
+				q := s * (v - b[i])
+				ga[i] = q
+				gb[i] = -q
+			}
+		}
+	}
+	return loss * invN
+}

@@ -1,0 +1,108 @@
+package nn
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
+)
+
+// Workspace holds the activations and back-propagation buffers of one batch. A
+// Workspace is used by one goroutine at a time; parallel workers each own one. It
+// grows (allocating) when a batch larger than any before arrives, and otherwise
+// performs no allocation.
+type Workspace struct {
+	sizes []int
+	cap   int // rows the buffers hold
+
+	batch int  // rows of the last forward pass
+	upTo  int  // last layer computed by the last forward pass
+	x     blas64.General
+	z     [][]float64 // z[h] = z_h, batch×Sizes[h] (z[0] unused: the input is x)
+	g     [][]float64 // back-propagated ∂L/∂z_h for hidden layers
+	delta []float64   // ∂L/∂a_h of the layer being processed
+
+	// restricted output path (ForwardCols)
+	cols  []int
+	wsub  []float64 // len(cols)×Sizes[H-1]
+	bsub  []float64
+	dwsub []float64
+	zsub  []float64 // batch×len(cols)
+}
+
+// NewWorkspace returns a workspace for networks with the given sizes and batches of
+// up to maxBatch rows (larger batches make it grow).
+func NewWorkspace(sizes []int, maxBatch int) *Workspace {
+	checkSizes(sizes)
+	ws := &Workspace{sizes: append([]int(nil), sizes...)}
+	ws.grow(max(maxBatch, 1))
+	return ws
+}
+
+func (ws *Workspace) grow(rows int) {
+	if rows <= ws.cap {
+		return
+	}
+	H := len(ws.sizes) - 1
+	ws.z = make([][]float64, H+1)
+	ws.g = make([][]float64, H+1)
+	maxW := 0
+	for h := 1; h <= H; h++ {
+		ws.z[h] = make([]float64, rows*ws.sizes[h])
+		if h < H {
+			ws.g[h] = make([]float64, rows*ws.sizes[h])
+		}
+		maxW = max(maxW, ws.sizes[h])
+	}
+	ws.delta = make([]float64, rows*maxW)
+	ws.zsub = nil
+	ws.cap = rows
+}
+
+func (ws *Workspace) check(m *MLP) {
+	if len(ws.sizes) != len(m.Sizes) {
+		panic(fmt.Sprintf("nn: workspace sizes %v do not match network sizes %v", ws.sizes, m.Sizes))
+	}
+	for i, s := range m.Sizes {
+		if ws.sizes[i] != s {
+			panic(fmt.Sprintf("nn: workspace sizes %v do not match network sizes %v", ws.sizes, m.Sizes))
+		}
+	}
+}
+
+// Batch returns the number of rows of the last forward pass.
+func (ws *Workspace) Batch() int { return ws.batch }
+
+// Out returns a batch×Sizes[h] view of z_h computed by the last forward pass (h = 0
+// gives the input). After ForwardCols, Out(H) is batch×len(cols): column c holds
+// output unit cols[c]. The view is overwritten by the next forward pass. It panics
+// if layer h was not computed.
+func (ws *Workspace) Out(h int) *mat.Dense {
+	if h < 0 || h > ws.upTo {
+		panic(fmt.Sprintf("nn: layer %d not computed (last forward pass stopped at %d)", h, ws.upTo))
+	}
+	if h == 0 {
+		var d mat.Dense
+		d.SetRawMatrix(ws.x)
+		return &d
+	}
+	n := ws.width(h)
+	return mat.NewDense(ws.batch, n, ws.out(h)[:ws.batch*n])
+}
+
+func (ws *Workspace) restricted() bool { return ws.cols != nil }
+
+// width returns the number of columns stored for layer h.
+func (ws *Workspace) width(h int) int {
+	if h == len(ws.sizes)-1 && ws.restricted() {
+		return len(ws.cols)
+	}
+	return ws.sizes[h]
+}
+
+func (ws *Workspace) out(h int) []float64 {
+	if h == len(ws.sizes)-1 && ws.restricted() {
+		return ws.zsub
+	}
+	return ws.z[h]
+}
