@@ -15,8 +15,8 @@ type Workspace struct {
 	sizes []int
 	cap   int // rows the buffers hold
 
-	batch int  // rows of the last forward pass
-	upTo  int  // last layer computed by the last forward pass
+	batch int // rows of the last forward pass
+	upTo  int // last layer computed by the last forward pass
 	x     blas64.General
 	z     [][]float64 // z[h] = z_h, batch×Sizes[h] (z[0] unused: the input is x)
 	g     [][]float64 // back-propagated ∂L/∂z_h for hidden layers
