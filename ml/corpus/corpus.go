@@ -18,6 +18,11 @@ type Corpus struct {
 	Name   string
 	Format Format // the format it was parsed from
 	Docs   []Document
+
+	// Dropped counts the documents of the source that were dropped because they had
+	// no tags; Warnings names the first MaxWarnings of them with their lines.
+	Dropped  int
+	Warnings []ParseError
 }
 
 // Format names an accepted corpus file format.

@@ -3,4 +3,52 @@
 // train/valid/test/oov splits, the reservation of simulated out-of-vocabulary tags
 // (paper §5.2) and the statistics of the paper's Figures 3-4. It uses the standard
 // library only.
+//
+// # Formats
+//
+// Parse reads six formats, detected from the first 64 KiB (Detect) or named in
+// ParseOptions.Format. All are UTF-8 (a leading byte order mark is skipped), "\n"
+// or "\r\n" line ends; blank lines are skipped.
+//
+//   - tsv: "id<TAB>tag<TAB>tag…", one document per line (the format of
+//     ../shared/data/*/docs.tsv). A line with an id and no tag is an empty document.
+//   - lines: "tag,tag,…", one document per line; no quoting, so tags cannot hold a
+//     comma. The id of a document is its 1-based line number.
+//   - csv: RFC 4180 CSV with a header. The tags column is the first one named tags,
+//     tag, labels, label, terms or keywords; the id column the first one named id,
+//     doc_id, docid, doc, document, document_id, item, item_id, track_id or name,
+//     else the other column of a two-column file, else the line number. Inside the
+//     tags field, tags are separated by ParseOptions.TagSep or, when it is empty, by
+//     the first of ";", "|", "," that occurs in the field (so "a;b,c" is the two tags
+//     "a" and "b,c"; a field holding commas must be quoted, as CSV requires).
+//   - jsonl: one JSON object per line, {"id": "x" or 17, "tags": ["a", "b"]};
+//     a missing or null id is the line number; other fields are ignored.
+//   - matrix: a binary label matrix in CSV: a header of tag names, then one row per
+//     document of 0/1 cells ("1", "1.0", "true" present; "0", "0.0", "false", "?"
+//     absent). The first column holds document ids when its header is empty or an id
+//     name (as for csv), or when its first data cell is not 0/1; otherwise the id is
+//     the 1-based row number.
+//   - arff: Weka ARFF as used by mulan and MEKA, dense or sparse ("{index value,…}",
+//     omitted values being the attribute's zero: 0, or the first nominal value).
+//     The tags of a row are the names of its label attributes whose value is 1.
+//     Label attributes are ParseOptions.Labels when given (mulan keeps them in a
+//     separate XML file), else those of MEKA's "-C n" relation option (n > 0: the
+//     first n attributes, n < 0: the last -n), else every nominal attribute whose
+//     values are exactly {0,1}; numeric, date and other nominal attributes (audio or
+//     image features) are ignored. The id is a non-label string or nominal attribute
+//     with an id name, else the 1-based row number of the data section.
+//
+// Write produces each format so that Parse reads it back (see Write for what each
+// format keeps).
+//
+// # Validation
+//
+// Tags are trimmed of white space; empty tags are ignored; a tag repeated within a
+// document is kept once, at its first position. Documents without tags are dropped
+// and reported in Corpus.Dropped and Corpus.Warnings. Errors are *ParseError values
+// naming the line (and byte offset where it matters): input that is not UTF-8
+// ("line 4: not UTF-8 at byte 3021"), binary input (a NUL byte), a line longer than
+// ParseOptions.MaxLineBytes, a document with more than MaxTagsPerDoc tags, more than
+// MaxDocs documents, an empty or repeated document id, a syntax error of the format,
+// and a corpus with fewer than 2 documents.
 package corpus
