@@ -14,7 +14,7 @@ const RecallLevels = 11
 
 // Interpolation names the precision-recall interpolation used by ScoreRanks; reports
 // carry it so that a reader knows how Precision(ℓ|x) was obtained.
-const Interpolation = "interpolated: Precision(l|x) = max P@K over the K with Recall(K|x) >= l " +
+const Interpolation = "interpolated: Precision(l|x) = max P@K over the K with Recall(K|x) at least l " +
 	"(Manning et al. 2008, §8.4); AUC by the trapezoid rule over the 11 levels"
 
 // Scores holds the priming accuracy of one ranked list x (one query in the priming
