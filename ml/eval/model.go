@@ -45,3 +45,11 @@ type OOVModel interface {
 	// feature-based method for a term seen in no document it was given).
 	OOVDistances(term string, ctx []int, rng *rand.Rand, dst []float64) error
 }
+
+// A Tuned model reports how it was built or tuned — chosen hyper-parameters (k and
+// α, window, dimension, topic count), the criterion and its value, the training
+// seed. It is optional: `taglens eval` copies Tuning into the model's entry of the
+// report (ModelReport.Tuning), so values must be JSON-encodable.
+type Tuned interface {
+	Tuning() map[string]any
+}
