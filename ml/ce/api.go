@@ -1,0 +1,197 @@
+package ce
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"sort"
+	"strings"
+)
+
+// Embed returns the concept embedding CE(τ|δ) of every tag of the tag set
+// tags, each in the context δ of the set's in-vocabulary tags, with the
+// variant "ce" or "siamese-ce". Tags outside the vocabulary are listed in oov
+// and placed by the concept-based method (§4.4: the centroid of the
+// in-vocabulary tags' CE). Blank and repeated tags are ignored. It returns an
+// error when no tag is in the vocabulary or the variant is unknown.
+func (m *Model) Embed(variant string, tags []string) (vectors map[string][]float64, oov []string, err error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, nil, err
+	}
+	ids, oov := m.encodeTags(tags)
+	if len(ids) == 0 {
+		return nil, oov, errors.New("ce: embed: no tag of the set is in the model's vocabulary")
+	}
+	d := e.ceDim()
+	c := make([]float64, m.ctxProj.Out)
+	m.contextTo(c, ids)
+	ce := make([]float64, len(ids)*d)
+	e.embedTerms(ce, ids, c)
+	vectors = make(map[string][]float64, len(ids)+len(oov))
+	local := make([]int, len(ids))
+	for i, id := range ids {
+		vectors[m.vocab.Term(id)] = slices.Clone(ce[i*d : (i+1)*d])
+		local[i] = i
+	}
+	if len(oov) > 0 {
+		cen := make([]float64, d)
+		centroidTo(cen, ce, local, d)
+		for _, t := range oov {
+			vectors[t] = slices.Clone(cen)
+		}
+	}
+	return vectors, oov, nil
+}
+
+// encodeTags splits a tag set into sorted distinct in-vocabulary ids and OOV
+// tags in input order; tags are trimmed, blanks and repeats dropped.
+func (m *Model) encodeTags(tags []string) (ids []int, oov []string) {
+	seen := map[string]bool{}
+	for _, t := range tags {
+		t = strings.TrimSpace(t)
+		if t == "" || seen[t] {
+			continue
+		}
+		seen[t] = true
+		if id, ok := m.vocab.ID(t); ok {
+			ids = append(ids, id)
+		} else {
+			oov = append(oov, t)
+		}
+	}
+	slices.Sort(ids)
+	return ids, oov
+}
+
+// A Primed term is one entry of a ranked list.
+type Primed struct {
+	Term     string  `json:"term"`
+	Distance float64 `json:"distance"`
+	InDoc    bool    `json:"in_doc"`
+}
+
+// A PrimeResult is the answer to Prime (the JSON shape of SPEC's prime API).
+type PrimeResult struct {
+	OOV      []string            `json:"oov"`
+	Extended []Primed            `json:"extended"`
+	PerTerm  map[string][]Primed `json:"per_term"`
+}
+
+// Prime primes related terms for a tag set δ with the variant "ce" or
+// "siamese-ce" (paper §6.1):
+//
+//   - Extended is the extended-priming list of Eq. 9: every vocabulary term τ_j
+//     ranked by min over the set's in-vocabulary tags t̂ ≠ τ_j of
+//     ‖CE(t̂|δ) − CE(τ_j|δ)‖, the k nearest, with InDoc marking the set's tags.
+//   - PerTerm[tag] is the priming list of Eq. 8 of each tag in the context of the
+//     set (its k nearest vocabulary terms, itself included); an OOV tag is placed
+//     by the concept-based method (centroid, §4.4).
+//
+// k ≤ 0 means 10; k is capped at |Γ|. Ties are broken by term order. It returns
+// an error when no tag is in the vocabulary or the variant is unknown.
+func (m *Model) Prime(variant string, tags []string, k int) (*PrimeResult, error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, err
+	}
+	ids, oov := m.encodeTags(tags)
+	if len(ids) == 0 {
+		return nil, errors.New("ce: prime: no tag of the set is in the model's vocabulary")
+	}
+	if k <= 0 {
+		k = 10
+	}
+	v, d := e.v, e.ceDim()
+	k = min(k, v)
+	c := make([]float64, m.ctxProj.Out)
+	m.contextTo(c, ids)
+	ce := make([]float64, v*d)
+	e.embedVocab(ce, c)
+	inDoc := make([]bool, v)
+	for _, id := range ids {
+		inDoc[id] = true
+	}
+	res := &PrimeResult{OOV: oov, PerTerm: map[string][]Primed{}}
+	if res.OOV == nil {
+		res.OOV = []string{}
+	}
+	mn := make([]float64, v)
+	for j := range mn {
+		mn[j] = math.Inf(1)
+	}
+	dist := make([]float64, v)
+	rank := func(q []float64) []Primed {
+		for j := range dist {
+			dist[j] = euclid(q, ce[j*d:(j+1)*d])
+		}
+		return topK(m, dist, inDoc, k)
+	}
+	for _, id := range ids {
+		q := ce[id*d : (id+1)*d]
+		res.PerTerm[m.vocab.Term(id)] = rank(q)
+		for j := range mn {
+			if j != id {
+				mn[j] = min(mn[j], dist[j])
+			}
+		}
+	}
+	if len(oov) > 0 {
+		cen := make([]float64, d)
+		centroidTo(cen, ce, ids, d)
+		for _, t := range oov {
+			res.PerTerm[t] = rank(cen)
+		}
+	}
+	res.Extended = topK(m, mn, inDoc, k)
+	return res, nil
+}
+
+// topK returns the k terms of smallest dist (ties by index); +Inf entries are
+// left out (a one-tag set has no eligible distance for that tag in Eq. 9).
+func topK(m *Model, dist []float64, inDoc []bool, k int) []Primed {
+	idx := make([]int, 0, len(dist))
+	for j, x := range dist {
+		if !math.IsInf(x, 1) && !math.IsNaN(x) {
+			idx = append(idx, j)
+		}
+	}
+	sort.SliceStable(idx, func(a, b int) bool { return dist[idx[a]] < dist[idx[b]] })
+	idx = idx[:min(k, len(idx))]
+	out := make([]Primed, len(idx))
+	for i, j := range idx {
+		out[i] = Primed{Term: m.vocab.Term(j), Distance: dist[j], InDoc: inDoc[j]}
+	}
+	return out
+}
+
+// EmbedDocument returns CE(τ|δ) (len(δ_iv) × dim CE, row i for ids[i]) of the
+// in-vocabulary tags of one document, each in the document's context, plus the
+// concept-based CE of its OOV tags; used by export and the explorer.
+func (m *Model) EmbedDocument(variant string, tags []string) (ids []int, oov []string, ce, oovCE [][]float64, err error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, nil, nil, nil, err
+	}
+	ids, oov = m.encodeTags(tags)
+	if len(ids) == 0 {
+		return nil, oov, nil, nil, fmt.Errorf("ce: no tag of the document is in the model's vocabulary")
+	}
+	d := e.ceDim()
+	c := make([]float64, m.ctxProj.Out)
+	m.contextTo(c, ids)
+	flat := make([]float64, len(ids)*d)
+	e.embedTerms(flat, ids, c)
+	local := make([]int, len(ids))
+	for i := range ids {
+		ce = append(ce, flat[i*d:(i+1)*d:(i+1)*d])
+		local[i] = i
+	}
+	for range oov {
+		cen := make([]float64, d)
+		centroidTo(cen, flat, local, d)
+		oovCE = append(oovCE, cen)
+	}
+	return ids, oov, ce, oovCE, nil
+}

@@ -1,0 +1,236 @@
+package ce
+
+import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+)
+
+// Model file layout (all integers little-endian):
+//
+//	offset  size  field
+//	0       8     magic "TLMODEL\x00"
+//	8       4     format version (uint32, FormatVersion)
+//	12      8     payload length n (uint64)
+//	20      n     payload (the sections written by Model.encode)
+//	20+n    32    SHA-256 of the payload
+//
+// A reader checks the magic, the version, that exactly n payload bytes and the
+// 32-byte checksum follow, and that the checksum matches, before decoding anything.
+const (
+	fileMagic = "TLMODEL\x00"
+	// FormatVersion is the version of the model file format this package writes.
+	FormatVersion = 1
+	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
+)
+
+// ErrCorrupt is wrapped by every error ReadFile and Read return for a file that is
+// not a complete, intact taglens model file.
+var ErrCorrupt = errors.New("ce: corrupt or truncated model file")
+
+// encoder appends primitive values to a buffer in little-endian order.
+type encoder struct{ b []byte }
+
+func (e *encoder) u64(v uint64)  { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
+func (e *encoder) int(v int)     { e.u64(uint64(int64(v))) }
+func (e *encoder) f64(v float64) { e.u64(math.Float64bits(v)) }
+func (e *encoder) bool(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
+func (e *encoder) str(s string) { e.int(len(s)); e.b = append(e.b, s...) }
+func (e *encoder) f64s(v []float64) {
+	e.int(len(v))
+	for _, x := range v {
+		e.f64(x)
+	}
+}
+func (e *encoder) ints(v []int) {
+	e.int(len(v))
+	for _, x := range v {
+		e.int(x)
+	}
+}
+func (e *encoder) strs(v []string) {
+	e.int(len(v))
+	for _, s := range v {
+		e.str(s)
+	}
+}
+
+// decoder reads what encoder wrote. The first error sticks; later reads return
+// zero values, so callers check err once at the end.
+type decoder struct {
+	b   []byte
+	err error
+}
+
+func (d *decoder) fail(format string, args ...any) {
+	if d.err == nil {
+		d.err = fmt.Errorf("%w: %s", ErrCorrupt, fmt.Sprintf(format, args...))
+	}
+}
+
+func (d *decoder) take(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n < 0 || n > len(d.b) {
+		d.fail("need %d bytes, %d left", n, len(d.b))
+		return nil
+	}
+	p := d.b[:n]
+	d.b = d.b[n:]
+	return p
+}
+
+func (d *decoder) u64() uint64 {
+	p := d.take(8)
+	if p == nil {
+		return 0
+	}
+	return binary.LittleEndian.Uint64(p)
+}
+func (d *decoder) int() int     { return int(int64(d.u64())) }
+func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
+func (d *decoder) bool() bool   { p := d.take(1); return p != nil && p[0] == 1 }
+func (d *decoder) length(elem int) int {
+	n := d.int()
+	if d.err == nil && (n < 0 || n*elem > len(d.b)) {
+		d.fail("length %d exceeds remaining %d bytes", n, len(d.b))
+		return 0
+	}
+	return n
+}
+func (d *decoder) str() string { n := d.length(1); return string(d.take(n)) }
+func (d *decoder) f64s() []float64 {
+	n := d.length(8)
+	if d.err != nil {
+		return nil
+	}
+	v := make([]float64, n)
+	for i := range v {
+		v[i] = d.f64()
+	}
+	return v
+}
+func (d *decoder) ints() []int {
+	n := d.length(8)
+	if d.err != nil {
+		return nil
+	}
+	v := make([]int, n)
+	for i := range v {
+		v[i] = d.int()
+	}
+	return v
+}
+func (d *decoder) strs() []string {
+	n := d.length(8)
+	if d.err != nil {
+		return nil
+	}
+	v := make([]string, n)
+	for i := range v {
+		v[i] = d.str()
+	}
+	return v
+}
+
+// frame wraps a payload in the file layout: magic, version, length, payload, SHA-256.
+func frame(payload []byte) []byte {
+	out := make([]byte, 0, 20+len(payload)+sha256.Size)
+	out = append(out, fileMagic...)
+	out = binary.LittleEndian.AppendUint32(out, FormatVersion)
+	out = binary.LittleEndian.AppendUint64(out, uint64(len(payload)))
+	out = append(out, payload...)
+	sum := sha256.Sum256(payload)
+	return append(out, sum[:]...)
+}
+
+// unframe checks the layout of a whole file and returns its payload.
+func unframe(file []byte) ([]byte, error) {
+	if len(file) < 20 {
+		return nil, fmt.Errorf("%w: %d bytes is shorter than the 20-byte header", ErrCorrupt, len(file))
+	}
+	if string(file[:8]) != fileMagic {
+		return nil, fmt.Errorf("%w: not a taglens model file (bad magic)", ErrCorrupt)
+	}
+	if v := binary.LittleEndian.Uint32(file[8:12]); v != FormatVersion {
+		return nil, fmt.Errorf("ce: model file format version %d, this build reads version %d", v, FormatVersion)
+	}
+	n := binary.LittleEndian.Uint64(file[12:20])
+	if n > maxPayload {
+		return nil, fmt.Errorf("%w: payload length %d is implausible", ErrCorrupt, n)
+	}
+	if want := 20 + n + sha256.Size; uint64(len(file)) != want {
+		if uint64(len(file)) < want {
+			return nil, fmt.Errorf("%w: truncated: %d bytes, header promises %d", ErrCorrupt, len(file), want)
+		}
+		return nil, fmt.Errorf("%w: %d trailing bytes after the checksum", ErrCorrupt, uint64(len(file))-want)
+	}
+	payload := file[20 : 20+n]
+	sum := sha256.Sum256(payload)
+	if !bytes.Equal(sum[:], file[20+n:]) {
+		return nil, fmt.Errorf("%w: SHA-256 checksum mismatch", ErrCorrupt)
+	}
+	return payload, nil
+}
+
+// readAllLimited reads r to the end, refusing more than maxPayload+header bytes.
+func readAllLimited(r io.Reader) ([]byte, error) {
+	b, err := io.ReadAll(io.LimitReader(r, maxPayload+20+sha256.Size+1))
+	if err != nil {
+		return nil, err
+	}
+	return b, nil
+}
+
+// writeFileAtomic writes data to path so that path holds either its old content or
+// all of data, never a mix: it writes a temporary file in the same directory,
+// fsyncs it, renames it over path and fsyncs the directory.
+func writeFileAtomic(path string, data []byte) (err error) {
+	dir := filepath.Dir(path)
+	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	defer func() {
+		if err != nil {
+			f.Close()
+			os.Remove(tmp)
+		}
+	}()
+	if _, err = f.Write(data); err != nil {
+		return err
+	}
+	if err = f.Sync(); err != nil {
+		return err
+	}
+	if err = f.Close(); err != nil {
+		return err
+	}
+	if err = os.Chmod(tmp, 0o644); err != nil {
+		return err
+	}
+	if err = os.Rename(tmp, path); err != nil {
+		return err
+	}
+	if d, derr := os.Open(dir); derr == nil {
+		d.Sync() // best effort: not every file system supports syncing a directory
+		d.Close()
+	}
+	return nil
+}
+
+func openFile(path string) (*os.File, error) { return os.Open(path) }

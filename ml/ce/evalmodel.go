@@ -1,0 +1,181 @@
+package ce
+
+import (
+	"errors"
+	"fmt"
+	"math/rand/v2"
+
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// contextTo sets scaled (ContextDim) to the decorrelated, scaled local context
+// of the document with in-vocabulary terms doc: l(δ) = p(φ|δ) (Eq. 3) folded in
+// with the trained topics fixed, by the deterministic variational estimate
+// (topic.LDA.InferVBTo), then the training PCA and scaling (§5.2). Training
+// contexts were computed the same way, so training and test inputs agree, and
+// the context of a document does not depend on any random stream. OOV terms
+// must already be removed (§4.4: the context uses in-vocabulary terms only).
+func (m *Model) contextTo(scaled []float64, doc []int) {
+	raw := make([]float64, m.lda.NumTopics())
+	m.lda.InferVBTo(raw, doc)
+	m.ctxProj.TransformTo(scaled, raw)
+}
+
+// evalModel is CE or Siamese-CE as an eval.Model.
+type evalModel struct {
+	m    *Model
+	name string
+	e    *embedder
+}
+
+// EvalModel returns the variant ("ce" or "siamese-ce") as an eval.Model: the
+// distance is e(τ, τ_i|δ) = ‖CE(τ|δ) − CE(τ_i|δ)‖₂ in CE space (Eq. 8). It
+// panics on another variant name (check user input with ValidVariant).
+func (m *Model) EvalModel(variant string) eval.Model {
+	e, err := m.net(variant)
+	if err != nil {
+		panic(err.Error())
+	}
+	return &evalModel{m: m, name: variant, e: e}
+}
+
+// ValidVariant reports whether variant names a network of the model.
+func ValidVariant(variant string) bool { return variant == VariantCE || variant == VariantSiamese }
+
+func (x *evalModel) Name() string     { return x.name }
+func (x *evalModel) Contextual() bool { return true }
+func (x *evalModel) VocabSize() int   { return x.e.v }
+
+// Distances implements eval.Model. The context is folded in deterministically
+// (rng is not used). It computes CE(τ_j|δ) for every vocabulary term in one
+// batch and is safe for concurrent use.
+func (x *evalModel) Distances(ctx, queries []int, _ *rand.Rand, dst []float64) {
+	v, d := x.e.v, x.e.ceDim()
+	if len(dst) != len(queries)*v {
+		panic(fmt.Sprintf("ce: Distances: len(dst) = %d, want %d", len(dst), len(queries)*v))
+	}
+	c := make([]float64, x.m.ctxProj.Out)
+	x.m.contextTo(c, ctx)
+	ce := make([]float64, v*d)
+	x.e.embedVocab(ce, c)
+	for i, q := range queries {
+		a := ce[q*d : (q+1)*d]
+		row := dst[i*v : (i+1)*v]
+		for j := range row {
+			row[j] = euclid(a, ce[j*d:(j+1)*d])
+		}
+	}
+}
+
+// OOV method names (§4.4).
+const (
+	OOVFeature = "feature" // feature-based: t(τ_oov) from the documents holding it
+	OOVAvg     = "avg"     // concept-based: centroid of the in-vocabulary terms' CE
+)
+
+// oovModel is one of the four OOV models of §4.4 as an eval.OOVModel.
+type oovModel struct {
+	m       *Model
+	name    string
+	e       *embedder
+	feature bool
+	docs    map[string][][]int // OOV term → in-vocabulary terms of the documents holding it
+}
+
+// OOVEvalModel returns the OOV model name, one of "ce-feature",
+// "siamese-ce-feature", "ce-avg", "siamese-ce-avg" (§4.4, §6.2.4).
+//
+// The feature-based models need docs: the documents (in-vocabulary terms plus
+// OOV terms) in which the OOV terms occur, e.g. the evaluated test documents;
+// t(τ_oov) is built from them by features.TermFeatures.OOVTo. Their distance
+// follows the paper's stipulation: as an OOV instance is equivalent to a
+// negative example, and distance learning pushed negatives as far as possible
+// from positives, "its most related in-vocabulary term is the one furthest in
+// distance in the CE space". OOVDistances therefore returns the NEGATED
+// Euclidean distance −‖CE(x(τ_oov,δ_iv)) − CE(τ_i|δ_iv)‖, so that the usual
+// ascending ranking puts the furthest term first.
+//
+// The concept-based models ignore docs: CE(τ_oov|δ_iv) = (1/m) Σ_i CE(x(τ_i,δ_iv))
+// over the m in-vocabulary terms of the document, and the distance is the
+// plain Euclidean distance to each CE(τ_j|δ_iv).
+func (m *Model) OOVEvalModel(name string, docs []eval.OOVDoc) (eval.OOVModel, error) {
+	var variant string
+	var feature bool
+	switch name {
+	case "ce-feature", "siamese-ce-feature":
+		variant, feature = name[:len(name)-len("-feature")], true
+	case "ce-avg", "siamese-ce-avg":
+		variant = name[:len(name)-len("-avg")]
+	default:
+		return nil, fmt.Errorf("ce: unknown OOV model %q", name)
+	}
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, err
+	}
+	x := &oovModel{m: m, name: name, e: e, feature: feature}
+	if feature {
+		x.docs = make(map[string][][]int)
+		for _, d := range docs {
+			for _, t := range d.OOV {
+				x.docs[t] = append(x.docs[t], d.Terms)
+			}
+		}
+	}
+	return x, nil
+}
+
+func (x *oovModel) Name() string   { return x.name }
+func (x *oovModel) VocabSize() int { return x.e.v }
+
+// OOVDistances implements eval.OOVModel (see OOVEvalModel for the two methods).
+// It is safe for concurrent use; rng is not used.
+func (x *oovModel) OOVDistances(term string, ctx []int, _ *rand.Rand, dst []float64) error {
+	v, d := x.e.v, x.e.ceDim()
+	if len(dst) != v {
+		panic(fmt.Sprintf("ce: OOVDistances: len(dst) = %d, want %d", len(dst), v))
+	}
+	if len(ctx) == 0 {
+		return errors.New("ce: OOV term without an in-vocabulary term in its document")
+	}
+	c := make([]float64, x.m.ctxProj.Out)
+	x.m.contextTo(c, ctx)
+	ce := make([]float64, v*d)
+	x.e.embedVocab(ce, c)
+	q := make([]float64, d)
+	sign := 1.0
+	if x.feature {
+		tx := make([]float64, x.m.terms.Dim())
+		if err := x.m.terms.OOVTo(tx, x.docs[term]); err != nil {
+			return fmt.Errorf("ce: %s: %q: %w", x.name, term, err)
+		}
+		x.e.embedInput(q, tx, c)
+		sign = -1
+	} else {
+		centroidTo(q, ce, ctx, d)
+	}
+	for j := range dst {
+		dst[j] = sign * euclid(q, ce[j*d:(j+1)*d])
+	}
+	return nil
+}
+
+// centroidTo sets dst to the mean of the CE rows of the given terms (the
+// concept-based OOV embedding of §4.4).
+func centroidTo(dst, ce []float64, terms []int, d int) {
+	clear(dst)
+	for _, t := range terms {
+		for k := range dst {
+			dst[k] += ce[t*d+k]
+		}
+	}
+	inv := 1 / float64(len(terms))
+	for k := range dst {
+		dst[k] *= inv
+	}
+}
+
+var (
+	_ eval.Model    = (*evalModel)(nil)
+	_ eval.OOVModel = (*oovModel)(nil)
+)

@@ -1,0 +1,165 @@
+package ce
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"github.com/taglens/taglens/ml/nn"
+)
+
+// An example is one training instance of §4.3.1: a focused term in the local
+// context of a training document. A positive example's term belongs to the
+// document and its target is BoW(δ); a negative example's term is a random
+// vocabulary term not in δ and its target is the complement of BoW(δ).
+type example struct {
+	term int32 // vocabulary index of the focused term τ
+	doc  int32 // index into trainSet.docs (the context δ)
+	neg  bool
+}
+
+// trainSet holds the inputs of training: the encoded training documents and the
+// scaled input parts, so that x(τ,δ) = (termX[τ], ctxX[δ]) is assembled per batch.
+type trainSet struct {
+	v      int         // |Γ|
+	docs   [][]int     // in-vocabulary term ids of each training document, sorted, non-empty
+	termX  [][]float64 // |Γ| × dT: PCA-decorrelated, (-1,1)-scaled t(τ) (Eq. 2)
+	ctxX   [][]float64 // |Δ| × dC: PCA-decorrelated, (-1,1)-scaled l(δ) (Eq. 3)
+	ctxRaw [][]float64 // |Δ| × |Φ|: raw topic proportions p(φ|δ), for the KL of Eq. 6
+	multi  []int       // indices of documents with at least two terms (within-document I1 pairs)
+}
+
+func (s *trainSet) inputDim() int { return len(s.termX[0]) + len(s.ctxX[0]) }
+
+// hasTerm reports whether sorted document d contains term t.
+func hasTerm(d []int, t int) bool {
+	_, ok := slices.BinarySearch(d, t)
+	return ok
+}
+
+// negativeTerm draws a vocabulary term not in document d uniformly at random.
+// It returns -1 when d holds every term (no negative example exists).
+func negativeTerm(d []int, v int, rng *rand.Rand) int {
+	if len(d) >= v {
+		return -1
+	}
+	// Draw among the v-len(d) absent terms directly: the k-th absent term.
+	k := rng.IntN(v - len(d))
+	// d is sorted: walk it, shifting k past every present term ≤ k.
+	for _, t := range d {
+		if t <= k {
+			k++
+		} else {
+			break
+		}
+	}
+	return k
+}
+
+// epochExamples returns the examples of one stage-1 epoch in random order: every
+// positive example (τ, δ) with τ ∈ δ, and for each a negative example of the same
+// document with a freshly drawn term not in δ (§4.3.1: as many negatives as
+// positives). When limit > 0 and the list is longer, a random subset of limit
+// examples is returned.
+func (s *trainSet) epochExamples(rng *rand.Rand, limit int, buf []example) []example {
+	buf = buf[:0]
+	for di, d := range s.docs {
+		for _, t := range d {
+			buf = append(buf, example{term: int32(t), doc: int32(di)})
+			if n := negativeTerm(d, s.v, rng); n >= 0 {
+				buf = append(buf, example{term: int32(n), doc: int32(di), neg: true})
+			}
+		}
+	}
+	rng.Shuffle(len(buf), func(i, j int) { buf[i], buf[j] = buf[j], buf[i] })
+	if limit > 0 && len(buf) > limit {
+		buf = buf[:limit]
+	}
+	return buf
+}
+
+// fillInputs writes x(τ,δ) = (termX[τ], ctxX[δ]) of each example into the rows of
+// x (len(ex) × inputDim, row-major).
+func (s *trainSet) fillInputs(ex []example, x []float64) {
+	dt, dc := len(s.termX[0]), len(s.ctxX[0])
+	w := dt + dc
+	for i, e := range ex {
+		row := x[i*w : (i+1)*w]
+		copy(row[:dt], s.termX[e.term])
+		copy(row[dt:], s.ctxX[e.doc])
+	}
+}
+
+// targetsTo sets the targets of Eq. 5 for the examples: BoW(δ) (Eq. 4) for a
+// positive example, its complement for a negative one (§4.3.1), as nn.Target
+// views on the sorted document (no copy).
+func (s *trainSet) targetsTo(dst []nn.Target, ex []example) {
+	for i, e := range ex {
+		dst[i] = nn.Target{Idx: s.docs[e.doc], Complement: e.neg}
+	}
+}
+
+// A pair is one input pair of the Siamese architecture (§4.3.3).
+type pair struct {
+	a, b example
+	kind nn.PairType
+}
+
+// samplePairs fills ps with random pairs in the proportion I1 : I2 : I3 = 1 : 1 : 2
+// (§5.2): slots 4k and 4k+1 are I1 and I2, slots 4k+2 and 4k+3 are I3.
+//
+// I1: with probability withinDoc two different terms of one random document with
+// at least two terms (same context, D = 1), else two independent random positive
+// examples (the paper's random pairing). I2: two independent random negative
+// examples. I3: a random positive example and, with probability withinDocI3, a
+// negative example synthesised from the same document, else from an independent
+// random document.
+func (s *trainSet) samplePairs(rng *rand.Rand, withinDoc, withinDocI3 float64, ps []pair) {
+	for i := range ps {
+		switch i % 4 {
+		case 0:
+			if len(s.multi) > 0 && rng.Float64() < withinDoc {
+				di := s.multi[rng.IntN(len(s.multi))]
+				d := s.docs[di]
+				a := rng.IntN(len(d))
+				b := rng.IntN(len(d) - 1)
+				if b >= a {
+					b++
+				}
+				ps[i] = pair{a: example{term: int32(d[a]), doc: int32(di)}, b: example{term: int32(d[b]), doc: int32(di)}, kind: nn.I1}
+			} else {
+				ps[i] = pair{a: s.randomPositive(rng), b: s.randomPositive(rng), kind: nn.I1}
+			}
+		case 1:
+			ps[i] = pair{a: s.randomNegative(rng, -1), b: s.randomNegative(rng, -1), kind: nn.I2}
+		default:
+			p := s.randomPositive(rng)
+			nd := -1
+			if rng.Float64() < withinDocI3 {
+				nd = int(p.doc)
+			}
+			ps[i] = pair{a: p, b: s.randomNegative(rng, nd), kind: nn.I3}
+		}
+	}
+}
+
+func (s *trainSet) randomPositive(rng *rand.Rand) example {
+	di := rng.IntN(len(s.docs))
+	d := s.docs[di]
+	return example{term: int32(d[rng.IntN(len(d))]), doc: int32(di)}
+}
+
+// randomNegative returns a negative example of document di, or of a random
+// document when di < 0. Documents holding the whole vocabulary are skipped.
+func (s *trainSet) randomNegative(rng *rand.Rand, di int) example {
+	for tries := 0; ; tries++ {
+		if di < 0 || tries > 0 {
+			di = rng.IntN(len(s.docs))
+		}
+		if t := negativeTerm(s.docs[di], s.v, rng); t >= 0 {
+			return example{term: int32(t), doc: int32(di), neg: true}
+		}
+		if tries > 1000 {
+			panic("ce: every training document holds the whole vocabulary")
+		}
+	}
+}

@@ -1,0 +1,196 @@
+package ce
+
+import (
+	"fmt"
+	"math"
+	"sync"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/taglens/taglens/ml/nn"
+)
+
+// embedder computes concept embeddings CE(τ|δ) = z_{H-1}(x(τ,δ)) (§4.2) with a
+// trained subnetwork, batched over all vocabulary terms of one context.
+//
+// The first layer is affine in x = (t(τ), l(δ)):
+//
+//	W_1·x + b_1 = W_1ᵗ·t(τ) + (W_1ᶜ·l(δ) + b_1),
+//
+// where W_1ᵗ are the columns of W_1 that read the term part and W_1ᶜ those that
+// read the context part. termPre[τ] = W_1ᵗ·t(τ) is computed once per model for
+// every vocabulary term, and W_1ᶜ·l(δ) + b_1 once per document, so a document
+// costs |Γ| additions in layer 1 and one matrix product per further layer up to
+// the CE layer; the output layer is never evaluated at inference.
+type embedder struct {
+	sizes   []int // input, hidden..., output
+	layout  nn.Layout
+	params  []float64
+	dt, dc  int       // widths of the term part and the context part of x
+	v       int       // |Γ|
+	termPre []float64 // v × sizes[1], row-major
+	pool    sync.Pool // *embedWork
+}
+
+// embedWork is the per-call workspace of an embedder (one per goroutine).
+type embedWork struct {
+	ctxPre []float64
+	a, b   []float64 // ping-pong activations, rows × max hidden width
+}
+
+// newEmbedder precomputes the term part of the first layer for the scaled term
+// inputs termX (|Γ| × dt). params is the flat parameter vector in nn's layout.
+func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embedder {
+	if len(sizes) < 3 {
+		panic("ce: a subnetwork needs at least one hidden layer")
+	}
+	l := nn.NewLayout(sizes)
+	if len(params) != l.N {
+		panic(fmt.Sprintf("ce: %d parameters, layout needs %d", len(params), l.N))
+	}
+	dt := 0
+	if len(termX) > 0 {
+		dt = len(termX[0])
+	}
+	if dt+dc != sizes[0] {
+		panic(fmt.Sprintf("ce: input width %d+%d, network expects %d", dt, dc, sizes[0]))
+	}
+	e := &embedder{sizes: sizes, layout: l, params: params, dt: dt, dc: dc, v: len(termX)}
+	h1 := sizes[1]
+	e.termPre = make([]float64, e.v*h1)
+	for t, x := range termX {
+		e.termPreTo(e.termPre[t*h1:(t+1)*h1], x)
+	}
+	return e
+}
+
+// ceDim returns the dimension of the CE layer.
+func (e *embedder) ceDim() int { return e.sizes[len(e.sizes)-2] }
+
+// termPreTo fills dst (sizes[1]) with W_1ᵗ·x for a scaled term input x (dt).
+func (e *embedder) termPreTo(dst, x []float64) {
+	w := e.params[e.layout.W[1]:e.layout.B[1]]
+	in := e.sizes[0]
+	for j := range dst {
+		row := w[j*in : j*in+e.dt]
+		var s float64
+		for i, xi := range x {
+			s += row[i] * xi
+		}
+		dst[j] = s
+	}
+}
+
+// ctxPreTo fills dst (sizes[1]) with W_1ᶜ·c + b_1 for a scaled context input c (dc).
+func (e *embedder) ctxPreTo(dst, c []float64) {
+	w := e.params[e.layout.W[1]:e.layout.B[1]]
+	b := e.params[e.layout.B[1] : e.layout.B[1]+e.sizes[1]]
+	in := e.sizes[0]
+	for j := range dst {
+		row := w[j*in+e.dt : (j+1)*in]
+		s := b[j]
+		for i, ci := range c {
+			s += row[i] * ci
+		}
+		dst[j] = s
+	}
+}
+
+func (e *embedder) work(rows int) *embedWork {
+	w, _ := e.pool.Get().(*embedWork)
+	if w == nil {
+		w = &embedWork{}
+	}
+	width := 0
+	for _, s := range e.sizes[1 : len(e.sizes)-1] {
+		width = max(width, s)
+	}
+	if len(w.ctxPre) < e.sizes[1] {
+		w.ctxPre = make([]float64, e.sizes[1])
+	}
+	if n := rows * width; len(w.a) < n {
+		w.a = make([]float64, n)
+		w.b = make([]float64, n)
+	}
+	return w
+}
+
+// embedPre computes CE for rows whose first-layer pre-activations minus the
+// context part are given: row r of pre1 (rows × sizes[1]) holds W_1ᵗ·t(τ_r). It
+// writes the CE vectors (rows × ceDim) to dst. ctx is the scaled context input.
+func (e *embedder) embedPre(dst []float64, pre1 []float64, rows int, ctx []float64) {
+	w := e.work(rows)
+	defer e.pool.Put(w)
+	h1 := e.sizes[1]
+	cp := w.ctxPre[:h1]
+	e.ctxPreTo(cp, ctx)
+	a := w.a[:rows*h1]
+	for r := 0; r < rows; r++ {
+		src := pre1[r*h1 : (r+1)*h1]
+		row := a[r*h1 : (r+1)*h1]
+		for j := range row {
+			row[j] = math.Tanh(src[j] + cp[j])
+		}
+	}
+	cur, next := w.a, w.b
+	last := len(e.sizes) - 2 // CE layer index
+	for h := 2; h <= last; h++ {
+		in, out := e.sizes[h-1], e.sizes[h]
+		wt := e.params[e.layout.W[h]:e.layout.B[h]]
+		b := e.params[e.layout.B[h] : e.layout.B[h]+out]
+		z := next[:rows*out]
+		if h == last {
+			z = dst[:rows*out]
+		}
+		for r := 0; r < rows; r++ {
+			copy(z[r*out:(r+1)*out], b)
+		}
+		// Z (rows×out) += A (rows×in) · Wᵀ (in×out); W is out×in row-major.
+		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
+			blas64.General{Rows: rows, Cols: in, Stride: in, Data: cur[:rows*in]},
+			blas64.General{Rows: out, Cols: in, Stride: in, Data: wt},
+			1, blas64.General{Rows: rows, Cols: out, Stride: out, Data: z})
+		for i := range z {
+			z[i] = math.Tanh(z[i])
+		}
+		cur, next = z, cur
+	}
+	if last == 1 {
+		copy(dst[:rows*h1], a)
+	}
+}
+
+// embedVocab writes CE(τ|δ) for every vocabulary term τ (|Γ| × ceDim) to dst, for
+// the scaled context input ctx of document δ.
+func (e *embedder) embedVocab(dst []float64, ctx []float64) {
+	e.embedPre(dst, e.termPre, e.v, ctx)
+}
+
+// embedTerms writes CE(τ|δ) of the given vocabulary terms (len(terms) × ceDim).
+func (e *embedder) embedTerms(dst []float64, terms []int, ctx []float64) {
+	h1 := e.sizes[1]
+	pre := make([]float64, len(terms)*h1)
+	for i, t := range terms {
+		copy(pre[i*h1:(i+1)*h1], e.termPre[t*h1:(t+1)*h1])
+	}
+	e.embedPre(dst, pre, len(terms), ctx)
+}
+
+// embedInput writes CE of an arbitrary scaled term input x (dt) in context ctx
+// (feature-based OOV embedding, §4.4) to dst (ceDim).
+func (e *embedder) embedInput(dst []float64, x []float64, ctx []float64) {
+	pre := make([]float64, e.sizes[1])
+	e.termPreTo(pre, x)
+	e.embedPre(dst, pre, 1, ctx)
+}
+
+// euclid returns ‖a − b‖₂, the distance e(τ,τ_i|δ) in CE space (§4.3.3).
+func euclid(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		d := a[i] - b[i]
+		s += d * d
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,393 @@
+package ce
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"time"
+
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/topic"
+)
+
+// Variant names of the two trained networks.
+const (
+	VariantCE      = "ce"         // the subnetwork after stage 1 (prediction learning)
+	VariantSiamese = "siamese-ce" // the subnetwork after stage 2 (distance learning)
+)
+
+// A LogEntry is one validation evaluation during training.
+type LogEntry struct {
+	Stage   string        // "stage1", "stage2" or "pilot α=…,λ=…"
+	Epoch   int           // epochs done in the stage
+	Loss    float64       // mean training loss of the last epoch (Eq. 5 or Eq. 7)
+	ValidP2 float64       // P@2 of the priming protocol on the validation documents
+	Elapsed time.Duration // wall time since Train started (zero when Config.Reproducible)
+}
+
+// Info records how a model was trained: the resolved hyper-parameters, the data
+// and the training log. It is stored in the model file.
+type Info struct {
+	Corpus                 string
+	Docs                   int // documents in the corpus
+	TrainDocs, ValidDocs   int // documents used for training and for early stopping
+	Seed                   uint64
+	Topics                 int // |Φ|
+	TermDim, ContextDim    int // widths of the scaled input parts
+	Hidden                 []int
+	BatchSize              int
+	LearningRate           float64
+	Momentum               float64
+	Decay                  float64
+	DecayEvery             int
+	Alpha, Lambda          float64 // Eq. 7 trade-off and Eq. 6 sensitivity used
+	Rho, Beta              float64
+	WithinDoc, WithinDocI3 float64
+	Pretrained             bool    // stage 0 ran
+	Epochs1, Epochs2       int     // epochs run in stage 1 and stage 2
+	BestEpoch1, BestEpoch2 int     // epochs whose weights were kept
+	ValidP2CE              float64 // best validation P@2 of stage 1
+	ValidP2Siamese         float64 // best validation P@2 of stage 2
+	ValidP2Random          float64 // expected P@2 of random ranking on the validation documents
+	StopReason1            string
+	StopReason2            string
+	Log                    []LogEntry
+}
+
+// Model is a trained taglens model: everything needed to compute CE(τ|δ) for any
+// term in any context with the CE and Siamese-CE networks, and to embed OOV terms.
+// A Model is immutable after Train or Read and safe for concurrent use.
+type Model struct {
+	vocab   *corpus.Vocabulary
+	terms   *features.TermFeatures // idf, PCA and scaled t(τ) of every term (Eq. 2)
+	ctxProj *features.Projection   // PCA + scaling of the context l(δ) (Eq. 3)
+	lda     *topic.LDA
+	sizes   []int
+	params  map[string][]float64 // VariantCE, VariantSiamese
+	info    Info
+
+	nets map[string]*embedder
+}
+
+// Info returns the training record of m. The caller must not modify it.
+func (m *Model) Info() *Info { return &m.info }
+
+// Vocabulary returns the training vocabulary Γ; term indices of every method
+// refer to it.
+func (m *Model) Vocabulary() *corpus.Vocabulary { return m.vocab }
+
+// Topics returns the LDA model of the local context.
+func (m *Model) Topics() *topic.LDA { return m.lda }
+
+// Sizes returns the layer sizes of the subnetwork (input, hidden..., |Γ|).
+func (m *Model) Sizes() []int { return slices.Clone(m.sizes) }
+
+// Params returns a copy of the flat parameter vector of a variant (nn's layout).
+func (m *Model) Params(variant string) ([]float64, error) {
+	p, ok := m.params[variant]
+	if !ok {
+		return nil, fmt.Errorf("ce: unknown variant %q (want %q or %q)", variant, VariantCE, VariantSiamese)
+	}
+	return slices.Clone(p), nil
+}
+
+// CEDim returns the dimension of the concept embedding.
+func (m *Model) CEDim() int { return m.sizes[len(m.sizes)-2] }
+
+// init builds the derived inference state.
+func (m *Model) init() {
+	m.nets = make(map[string]*embedder, len(m.params))
+	for v, p := range m.params {
+		m.nets[v] = newEmbedder(m.sizes, p, m.termRows(), m.ctxProj.Out)
+	}
+}
+
+// termRows returns the scaled term inputs as row views.
+func (m *Model) termRows() [][]float64 {
+	rows := make([][]float64, m.terms.V)
+	for i := range rows {
+		rows[i] = m.terms.Row(i)
+	}
+	return rows
+}
+
+func (m *Model) net(variant string) (*embedder, error) {
+	e, ok := m.nets[variant]
+	if !ok {
+		return nil, fmt.Errorf("ce: unknown variant %q (want %q or %q)", variant, VariantCE, VariantSiamese)
+	}
+	return e, nil
+}
+
+// Write writes m in the model file format (see codec.go) to w.
+func (m *Model) Write(w io.Writer) error {
+	_, err := w.Write(frame(m.encode()))
+	if err != nil {
+		return fmt.Errorf("ce: write model: %w", err)
+	}
+	return nil
+}
+
+// WriteFile writes m to path atomically: a temporary file in the same directory
+// is written, synced and renamed over path.
+func (m *Model) WriteFile(path string) error {
+	if err := writeFileAtomic(path, frame(m.encode())); err != nil {
+		return fmt.Errorf("ce: write model %s: %w", path, err)
+	}
+	return nil
+}
+
+// Read reads a model written by Write. A truncated or corrupted input gives an
+// error wrapping ErrCorrupt.
+func Read(r io.Reader) (*Model, error) {
+	b, err := readAllLimited(r)
+	if err != nil {
+		return nil, fmt.Errorf("ce: read model: %w", err)
+	}
+	payload, err := unframe(b)
+	if err != nil {
+		return nil, err
+	}
+	m, err := decode(payload)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// ReadFile reads the model file at path.
+func ReadFile(path string) (*Model, error) {
+	f, err := openFile(path)
+	if err != nil {
+		return nil, fmt.Errorf("ce: read model: %w", err)
+	}
+	defer f.Close()
+	m, err := Read(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+const payloadTag = "taglens-ce"
+
+func encodeProjection(e *encoder, p *features.Projection) {
+	e.int(p.In)
+	e.int(p.Out)
+	e.f64s(p.Mean)
+	e.f64s(p.W)
+	e.f64s(p.Variance)
+	e.f64(p.TotalVariance)
+	e.f64s(p.Lo)
+	e.f64s(p.Hi)
+	e.f64s(p.MeanW)
+	e.bool(p.Randomized)
+}
+
+func decodeProjection(d *decoder) *features.Projection {
+	p := &features.Projection{In: d.int(), Out: d.int()}
+	p.Mean = d.f64s()
+	p.W = d.f64s()
+	p.Variance = d.f64s()
+	p.TotalVariance = d.f64()
+	p.Lo = d.f64s()
+	p.Hi = d.f64s()
+	p.MeanW = d.f64s()
+	p.Randomized = d.bool()
+	if d.err == nil && (p.In <= 0 || p.Out <= 0 || len(p.Mean) != p.In || len(p.W) != p.In*p.Out ||
+		len(p.Lo) != p.Out || len(p.Hi) != p.Out || len(p.MeanW) != p.Out) {
+		d.fail("inconsistent PCA projection shapes")
+	}
+	return p
+}
+
+// encode returns the payload: every section in a fixed order.
+func (m *Model) encode() []byte {
+	e := &encoder{}
+	e.str(payloadTag)
+	e.strs(m.vocab.Terms())
+	e.int(m.terms.V)
+	e.int(m.terms.NumDocs)
+	e.ints(m.terms.DF)
+	e.f64s(m.terms.IDF)
+	encodeProjection(e, m.terms.Proj)
+	e.f64s(m.terms.Scaled)
+	encodeProjection(e, m.ctxProj)
+	e.int(m.lda.K)
+	e.int(m.lda.V)
+	e.f64(m.lda.Alpha)
+	e.f64(m.lda.Beta)
+	e.f64s(m.lda.Phi)
+	e.f64s(m.lda.TopicMass)
+	e.ints(m.sizes)
+	for _, v := range []string{VariantCE, VariantSiamese} {
+		e.str(v)
+		e.f64s(m.params[v])
+	}
+	encodeInfo(e, &m.info)
+	return e.b
+}
+
+func encodeInfo(e *encoder, in *Info) {
+	e.str(in.Corpus)
+	e.int(in.Docs)
+	e.int(in.TrainDocs)
+	e.int(in.ValidDocs)
+	e.u64(in.Seed)
+	e.int(in.Topics)
+	e.int(in.TermDim)
+	e.int(in.ContextDim)
+	e.ints(in.Hidden)
+	e.int(in.BatchSize)
+	for _, f := range []float64{in.LearningRate, in.Momentum, in.Decay} {
+		e.f64(f)
+	}
+	e.int(in.DecayEvery)
+	for _, f := range []float64{in.Alpha, in.Lambda, in.Rho, in.Beta, in.WithinDoc, in.WithinDocI3} {
+		e.f64(f)
+	}
+	e.bool(in.Pretrained)
+	e.ints([]int{in.Epochs1, in.Epochs2, in.BestEpoch1, in.BestEpoch2})
+	for _, f := range []float64{in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random} {
+		e.f64(f)
+	}
+	e.str(in.StopReason1)
+	e.str(in.StopReason2)
+	e.int(len(in.Log))
+	for _, l := range in.Log {
+		e.str(l.Stage)
+		e.int(l.Epoch)
+		e.f64(l.Loss)
+		e.f64(l.ValidP2)
+		e.u64(uint64(l.Elapsed))
+	}
+}
+
+func decodeInfo(d *decoder) Info {
+	var in Info
+	in.Corpus = d.str()
+	in.Docs = d.int()
+	in.TrainDocs = d.int()
+	in.ValidDocs = d.int()
+	in.Seed = d.u64()
+	in.Topics = d.int()
+	in.TermDim = d.int()
+	in.ContextDim = d.int()
+	in.Hidden = d.ints()
+	in.BatchSize = d.int()
+	in.LearningRate, in.Momentum, in.Decay = d.f64(), d.f64(), d.f64()
+	in.DecayEvery = d.int()
+	in.Alpha, in.Lambda, in.Rho, in.Beta, in.WithinDoc, in.WithinDocI3 = d.f64(), d.f64(), d.f64(), d.f64(), d.f64(), d.f64()
+	in.Pretrained = d.bool()
+	if ep := d.ints(); d.err == nil && len(ep) == 4 {
+		in.Epochs1, in.Epochs2, in.BestEpoch1, in.BestEpoch2 = ep[0], ep[1], ep[2], ep[3]
+	} else {
+		d.fail("bad epoch record")
+	}
+	in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random = d.f64(), d.f64(), d.f64()
+	in.StopReason1 = d.str()
+	in.StopReason2 = d.str()
+	n := d.length(8 * 5)
+	for i := 0; i < n && d.err == nil; i++ {
+		in.Log = append(in.Log, LogEntry{Stage: d.str(), Epoch: d.int(), Loss: d.f64(), ValidP2: d.f64(), Elapsed: time.Duration(d.u64())})
+	}
+	return in
+}
+
+// decode parses and validates a payload.
+func decode(payload []byte) (*Model, error) {
+	d := &decoder{b: payload}
+	if tag := d.str(); d.err == nil && tag != payloadTag {
+		d.fail("unknown payload %q", tag)
+	}
+	m := &Model{params: map[string][]float64{}}
+	terms := d.strs()
+	m.terms = &features.TermFeatures{V: d.int(), NumDocs: d.int()}
+	m.terms.DF = d.ints()
+	m.terms.IDF = d.f64s()
+	m.terms.Proj = decodeProjection(d)
+	m.terms.Scaled = d.f64s()
+	m.ctxProj = decodeProjection(d)
+	k, v := d.int(), d.int()
+	alpha, beta := d.f64(), d.f64()
+	phi := d.f64s()
+	mass := d.f64s()
+	m.sizes = d.ints()
+	for _, want := range []string{VariantCE, VariantSiamese} {
+		if got := d.str(); d.err == nil && got != want {
+			d.fail("network %q where %q was expected", got, want)
+		}
+		m.params[want] = d.f64s()
+	}
+	m.info = decodeInfo(d)
+	if d.err == nil && len(d.b) != 0 {
+		d.fail("%d unread bytes at the end of the payload", len(d.b))
+	}
+	if d.err != nil {
+		return nil, d.err
+	}
+	// Consistency of the sections with each other.
+	if err := func() error {
+		if len(terms) == 0 {
+			return fmt.Errorf("empty vocabulary")
+		}
+		if !slices.IsSorted(terms) {
+			// NewVocabulary sorts; a model with another order is not ours.
+			return fmt.Errorf("vocabulary not sorted")
+		}
+		for i := 1; i < len(terms); i++ {
+			if terms[i] == terms[i-1] {
+				return fmt.Errorf("duplicate vocabulary term %q", terms[i])
+			}
+		}
+		V := len(terms)
+		tf := m.terms
+		if tf.V != V || len(tf.DF) != V || len(tf.IDF) != V || v != V || tf.NumDocs < 1 {
+			return fmt.Errorf("section sizes disagree with the vocabulary of %d terms", V)
+		}
+		if tf.Proj.In != V || len(tf.Scaled) != V*tf.Proj.Out {
+			return fmt.Errorf("term features of width %d do not fit %d terms", tf.Proj.Out, V)
+		}
+		if m.ctxProj.In != k {
+			return fmt.Errorf("context projection reads %d features, LDA has %d topics", m.ctxProj.In, k)
+		}
+		if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxProj.Out || m.sizes[len(m.sizes)-1] != V {
+			return fmt.Errorf("network sizes %v do not fit inputs %d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxProj.Out, V)
+		}
+		for _, s := range m.sizes {
+			if s <= 0 || s > 1<<20 {
+				return fmt.Errorf("network sizes %v out of range", m.sizes)
+			}
+		}
+		want := 0
+		for h := 1; h < len(m.sizes); h++ {
+			want += m.sizes[h]*m.sizes[h-1] + m.sizes[h]
+		}
+		for name, p := range m.params {
+			if len(p) != want {
+				return fmt.Errorf("network %s has %d parameters, sizes need %d", name, len(p), want)
+			}
+			for _, x := range p {
+				if math.IsNaN(x) || math.IsInf(x, 0) {
+					return fmt.Errorf("network %s has a non-finite parameter", name)
+				}
+			}
+		}
+		lda, err := topic.NewLDA(k, v, alpha, beta, phi)
+		if err != nil {
+			return err
+		}
+		if len(mass) == k {
+			copy(lda.TopicMass, mass)
+		}
+		m.lda = lda
+		return nil
+	}(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	m.vocab = corpus.VocabularyOf(terms)
+	m.init()
+	return m, nil
+}

@@ -1,0 +1,460 @@
+package ce
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync"
+	"time"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/nn"
+	"github.com/taglens/taglens/ml/topic"
+)
+
+// Progress is reported by Train after each phase step and validation.
+type Progress struct {
+	Stage          string // "features", "lda", "stage0", "stage1", "pilot", "stage2", "done"
+	Epoch, Epochs  int    // epochs done in the stage and its maximum
+	Loss           float64
+	ValidP2CE      float64 // best validation P@2 of stage 1 so far
+	ValidP2Siamese float64 // best validation P@2 of stage 2 so far
+	Fraction       float64 // estimated fraction of the whole training done, 0..1
+	ETA            time.Duration
+	Message        string
+}
+
+// ErrNaN is wrapped by the error Train returns when a loss becomes NaN or infinite.
+var ErrNaN = errors.New("ce: training diverged (loss is not finite)")
+
+// numWorkers is the number of goroutines a mini-batch is split over. Each worker
+// owns a fixed contiguous part of the batch and its own gradient buffer; the
+// gradients are reduced in worker order, so results do not depend on scheduling.
+const numWorkers = 2
+
+// trainer holds the state of one Train call.
+type trainer struct {
+	ctx      context.Context
+	cfg      Config
+	start    time.Time
+	progress func(Progress)
+	rng      *rand.Rand
+
+	set   *trainSet
+	valid [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
+	m     *Model  // under construction: vocab, terms, ctxProj, lda, sizes
+	net   *nn.MLP
+
+	ws               [numWorkers]*nn.Workspace
+	grads            [numWorkers][]float64
+	xb               [numWorkers]*mat.Dense
+	gOut             [numWorkers]*mat.Dense // ∂L/∂ŷ buffers, 2·BatchSize × |Γ|
+	gCE              [numWorkers]*mat.Dense // ∂L/∂CE buffers, 2·BatchSize × dim(CE)
+	bestCE, bestSiam float64
+	lastFrac         float64
+}
+
+// Train learns the CE and Siamese-CE models from the training documents of split
+// (paper §4.3): term features (Eq. 2), LDA context (Eq. 3) with automatic |Φ|,
+// examples (§4.3.1), stage 0 (sparse auto-encoders, A.1), stage 1 (Eq. 5) and
+// stage 2 (Eq. 6-7), each stage with early stopping on the validation P@2 of the
+// priming protocol (SPEC item 8). Validation documents are split.Valid (or, when
+// empty, Config.ValidDocs documents held out from split.Train).
+//
+// progress, if not nil, is called from the calling goroutine. Train stops with
+// ctx.Err() when ctx is cancelled and with an error wrapping ErrNaN when a loss
+// becomes non-finite.
+func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config, progress func(Progress)) (*Model, error) {
+	if c == nil || len(c.Docs) == 0 {
+		return nil, errors.New("ce: train: empty corpus")
+	}
+	t := &trainer{ctx: ctx, cfg: cfg.withDefaults(), start: time.Now(), progress: progress}
+	t.rng = rand.New(rand.NewPCG(t.cfg.Seed, 0x7a61676c656e73))
+	m, err := t.run(c, split)
+	if err != nil {
+		return nil, fmt.Errorf("ce: train: %w", err)
+	}
+	return m, nil
+}
+
+func (t *trainer) elapsed() time.Duration { return time.Since(t.start) }
+
+// overBudget reports whether the wall-time deadline has passed (never in
+// reproducible mode).
+func (t *trainer) overBudget(deadline time.Duration) bool {
+	return !t.cfg.Reproducible && t.elapsed() > deadline
+}
+
+func (t *trainer) report(p Progress) {
+	if t.progress == nil {
+		return
+	}
+	p.ValidP2CE, p.ValidP2Siamese = t.bestCE, t.bestSiam
+	if p.Fraction < t.lastFrac {
+		p.Fraction = t.lastFrac
+	}
+	t.lastFrac = p.Fraction
+	if p.Fraction > 0.02 && p.Fraction < 1 {
+		el := t.elapsed()
+		p.ETA = time.Duration(float64(el) * (1 - p.Fraction) / p.Fraction).Round(time.Second)
+		if !t.cfg.Reproducible {
+			p.ETA = min(p.ETA, max(t.cfg.Budget-el, 0))
+		}
+	}
+	t.progress(p)
+}
+
+func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
+	cfg := t.cfg
+	if len(split.Train) == 0 {
+		return nil, errors.New("no training documents in the split")
+	}
+	for _, list := range [][]int{split.Train, split.Valid} {
+		for _, i := range list {
+			if i < 0 || i >= len(c.Docs) {
+				return nil, fmt.Errorf("split refers to document %d of a corpus of %d", i, len(c.Docs))
+			}
+		}
+	}
+	trainIdx := slices.Clone(split.Train)
+	validIdx := slices.Clone(split.Valid)
+	if len(validIdx) == 0 {
+		// Hold out validation documents from training at random (§5.2 uses 300).
+		n := min(cfg.ValidDocs, len(trainIdx)/5)
+		perm := t.rng.Perm(len(trainIdx))
+		hold := make(map[int]bool, n)
+		for _, p := range perm[:n] {
+			hold[trainIdx[p]] = true
+		}
+		var keep []int
+		for _, i := range trainIdx {
+			if hold[i] {
+				validIdx = append(validIdx, i)
+			} else {
+				keep = append(keep, i)
+			}
+		}
+		trainIdx = keep
+	}
+	vocab := corpus.NewVocabulary(c.Select(trainIdx))
+	V := vocab.Len()
+	if V < 2 {
+		return nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
+	}
+	var docs [][]int
+	for _, ids := range vocab.EncodeAll(c.Select(trainIdx)) {
+		if len(ids) > 0 {
+			docs = append(docs, features.BoW(ids))
+		}
+	}
+	if len(docs) < 2 {
+		return nil, fmt.Errorf("%d non-empty training documents, need at least 2", len(docs))
+	}
+	for _, ids := range vocab.EncodeAll(c.Select(validIdx)) {
+		if b := features.BoW(ids); len(b) >= 2 {
+			t.valid = append(t.valid, b)
+		}
+	}
+	if len(t.valid) > cfg.ValidDocs {
+		perm := t.rng.Perm(len(t.valid))[:cfg.ValidDocs]
+		slices.Sort(perm)
+		sub := make([][]int, len(perm))
+		for i, p := range perm {
+			sub[i] = t.valid[p]
+		}
+		t.valid = sub
+	}
+	if len(t.valid) == 0 {
+		return nil, errors.New("no validation document with at least two in-vocabulary terms (early stopping needs some)")
+	}
+
+	// Term features t(τ), Eq. 2, with PCA and (-1,1) scaling (§5.2).
+	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V)})
+	terms, err := features.FitTerms(docs, V, nil)
+	if err != nil {
+		return nil, err
+	}
+
+	// Local context: LDA on the training documents (§3.2, Eq. 3).
+	t.report(Progress{Stage: "lda", Fraction: 0.02, Message: "fitting LDA"})
+	lda, err := topic.FitLDA(t.ctx, docs, V, topic.LDAConfig{K: cfg.Topics}, rand.New(rand.NewPCG(cfg.Seed, 1)), nil)
+	if err != nil {
+		return nil, err
+	}
+	K := lda.NumTopics()
+	raw := mat.NewDense(len(docs), K, nil)
+	for i, d := range docs {
+		lda.InferVBTo(raw.RawRowView(i), d)
+	}
+	ctxProj, err := features.FitPCA(raw, nil)
+	if err != nil {
+		return nil, fmt.Errorf("context PCA: %w", err)
+	}
+	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs))}
+	for i := range set.termX {
+		set.termX[i] = terms.Row(i)
+	}
+	for i := range docs {
+		set.ctxRaw[i] = raw.RawRowView(i)
+		set.ctxX[i] = make([]float64, ctxProj.Out)
+		ctxProj.TransformTo(set.ctxX[i], set.ctxRaw[i])
+		if len(docs[i]) >= 2 {
+			set.multi = append(set.multi, i)
+		}
+	}
+	t.set = set
+	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
+	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[string][]float64{}}
+	info := &t.m.info
+	*info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
+		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
+		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
+		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3}
+	info.ValidP2Random = randomP2(t.valid, V)
+
+	for w := range t.ws {
+		t.ws[w] = nn.NewWorkspace(sizes, 2*cfg.BatchSize)
+		t.grads[w] = make([]float64, nn.NumParams(sizes))
+		t.xb[w] = mat.NewDense(2*cfg.BatchSize, sizes[0], nil)
+		t.gOut[w] = mat.NewDense(2*cfg.BatchSize, V, nil)
+		t.gCE[w] = mat.NewDense(2*cfg.BatchSize, sizes[len(sizes)-2], nil)
+	}
+
+	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
+	if err := t.stage0(); err != nil {
+		return nil, err
+	}
+	// Stage 1: prediction learning (Eq. 5) → "CE".
+	if err := t.stage1(); err != nil {
+		return nil, err
+	}
+	t.m.params[VariantCE] = slices.Clone(t.net.Params)
+	// Stage 2: Siamese distance learning (Eq. 6-7) → "Siamese-CE".
+	if err := t.stage2(); err != nil {
+		return nil, err
+	}
+	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
+	if cfg.Reproducible {
+		for i := range info.Log {
+			info.Log[i].Elapsed = 0
+		}
+	}
+	t.m.init()
+	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
+		Message: fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random)})
+	return t.m, nil
+}
+
+// randomP2 is the expected priming P@2 of a uniformly random ranking: with the
+// query term q ∈ δ and |δ|−1 other relevant terms among V−1... every position
+// holds a relevant term with probability |δ|/V, so E[P@2] = mean over queries of
+// |δ|/V (linearity of expectation).
+func randomP2(docs [][]int, v int) float64 {
+	var s float64
+	var n int
+	for _, d := range docs {
+		s += float64(len(d)) * float64(len(d)) / float64(v)
+		n += len(d)
+	}
+	return s / float64(n)
+}
+
+// stage0 initialises the network: sparse auto-encoder pre-training on a random
+// subset of stage-1 inputs, or Glorot initialisation when disabled.
+func (t *trainer) stage0() error {
+	cfg := t.cfg
+	initRng := rand.New(rand.NewPCG(cfg.Seed, 2))
+	if cfg.PretrainIterations < 0 {
+		t.net = nn.NewMLP(t.m.sizes, initRng)
+		return nil
+	}
+	t.report(Progress{Stage: "stage0", Fraction: 0.05, Message: "sparse auto-encoder pre-training"})
+	ex := t.set.epochExamples(t.rng, cfg.PretrainExamples, nil)
+	x := mat.NewDense(len(ex), t.m.sizes[0], nil)
+	t.set.fillInputs(ex, x.RawMatrix().Data)
+	net, err := nn.Pretrain(t.ctx, x, t.m.sizes, nn.AEConfig{
+		Sparsity: cfg.Sparsity, WeightDecay: cfg.WeightDecay,
+		MaxIterations: cfg.PretrainIterations, MaxExamples: -1,
+	}, initRng)
+	if err != nil {
+		return err
+	}
+	t.net = net
+	t.m.info.Pretrained = true
+	return nil
+}
+
+// validP2 returns the priming-protocol P@2 (Eq. 8, 10) of params on the validation
+// documents.
+func (t *trainer) validP2(params []float64) (float64, error) {
+	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
+	m.nets = map[string]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
+	r, err := eval.Evaluate(t.ctx, &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}, eval.Priming, t.valid,
+		&eval.Options{Seed: t.cfg.Seed, Workers: numWorkers})
+	if err != nil {
+		return 0, err
+	}
+	return r.PAtK[1], nil
+}
+
+// early tracks the best validation score and patience (SPEC item 8).
+type early struct {
+	best      float64
+	bestEpoch int
+	params    []float64
+	bad       int
+}
+
+// observe records a validation score and reports whether the stage should stop.
+func (e *early) observe(p2 float64, epoch int, params []float64, patience int) (stop bool) {
+	if e.params == nil || p2 > e.best {
+		e.best, e.bestEpoch, e.bad = p2, epoch, 0
+		e.params = append(e.params[:0], params...)
+		return false
+	}
+	e.bad++
+	return e.bad >= patience
+}
+
+// parallelBatch runs fn(w, lo, hi) for the fixed parts [lo, hi) of n items, one
+// per worker, and waits.
+func parallelBatch(n int, fn func(w, lo, hi int)) {
+	var wg sync.WaitGroup
+	for w := 0; w < numWorkers; w++ {
+		lo, hi := w*n/numWorkers, (w+1)*n/numWorkers
+		if lo == hi {
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			fn(w, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// reduceGrads sets grads[0] to Σ_w weight[w]·grads[w] in worker order.
+func (t *trainer) reduceGrads(weight [numWorkers]float64) []float64 {
+	g := t.grads[0]
+	for i := range g {
+		s := weight[0] * g[i]
+		for w := 1; w < numWorkers; w++ {
+			s += weight[w] * t.grads[w][i]
+		}
+		g[i] = s
+	}
+	return g
+}
+
+// stage1Loss computes the prediction loss of Eq. 5 on the examples ex and adds
+// its gradient to grad, with worker w's buffers.
+func (t *trainer) stage1Loss(w int, ex []example, targets []nn.Target, grad []float64) float64 {
+	net, ws := t.net, t.ws[w]
+	n := len(ex)
+	x := t.xb[w].Slice(0, n, 0, net.Sizes[0]).(*mat.Dense)
+	t.set.fillInputs(ex, t.xb[w].RawMatrix().Data[:n*net.Sizes[0]])
+	t.set.targetsTo(targets, ex)
+	H := net.Layers()
+	net.ForwardTo(ws, x, H)
+	g := t.gOut[w].Slice(0, n, 0, net.Sizes[H]).(*mat.Dense)
+	loss := nn.PredictionLoss(ws.Out(H), targets, g)
+	grads := make([]*mat.Dense, H+1) // H+1 pointers: negligible
+	grads[H] = g
+	net.Backward(ws, grads, grad)
+	return loss
+}
+
+func (t *trainer) stage1() error {
+	cfg := t.cfg
+	set := t.set
+	prep := t.elapsed()
+	deadline := prep + (cfg.Budget-prep)/2
+	limit := cfg.EpochExamples
+	if limit == 0 {
+		limit = 120000
+	}
+	var buf []example
+	nEx := 0
+	for _, d := range set.docs {
+		nEx += 2 * len(d)
+	}
+	batches := (min(nEx, limit) + cfg.BatchSize - 1) / cfg.BatchSize
+	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
+	var targets [numWorkers][]nn.Target
+	for w := range targets {
+		targets[w] = make([]nn.Target, cfg.BatchSize)
+	}
+	st := &early{}
+	info := &t.m.info
+	info.StopReason1 = "max epochs"
+	epochs := 0
+	for epoch := 1; epoch <= cfg.MaxEpochs1; epoch++ {
+		buf = set.epochExamples(t.rng, limit, buf)
+		var sum float64
+		var cnt int
+		for b := 0; b < len(buf); b += cfg.BatchSize {
+			if b%(50*cfg.BatchSize) == 0 {
+				if err := t.ctx.Err(); err != nil {
+					return err
+				}
+			}
+			batch := buf[b:min(b+cfg.BatchSize, len(buf))]
+			var losses, weight [numWorkers]float64
+			parallelBatch(len(batch), func(w, lo, hi int) {
+				clear(t.grads[w])
+				losses[w] = t.stage1Loss(w, batch[lo:hi], targets[w][:hi-lo], t.grads[w])
+				weight[w] = float64(hi-lo) / float64(len(batch))
+			})
+			var loss float64
+			for w := range losses {
+				loss += weight[w] * losses[w]
+			}
+			if math.IsNaN(loss) || math.IsInf(loss, 0) {
+				return fmt.Errorf("stage 1, epoch %d: %w", epoch, ErrNaN)
+			}
+			opt.Step(t.net.Params, t.reduceGrads(weight))
+			sum += loss * float64(len(batch))
+			cnt += len(batch)
+		}
+		epochs = epoch
+		loss := sum / float64(cnt)
+		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 {
+			p2, err := t.validP2(t.net.Params)
+			if err != nil {
+				return err
+			}
+			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: p2, Elapsed: t.elapsed()})
+			stop := st.observe(p2, epoch, t.net.Params, cfg.Patience)
+			t.bestCE = st.best
+			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
+			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac,
+				Message: fmt.Sprintf("validation P@2 %.4f (best %.4f at epoch %d)", p2, st.best, st.bestEpoch)})
+			if stop {
+				info.StopReason1 = fmt.Sprintf("no better validation P@2 in %d evaluations", cfg.Patience)
+				break
+			}
+		}
+		if t.overBudget(deadline) {
+			info.StopReason1 = "time budget"
+			break
+		}
+	}
+	copy(t.net.Params, st.params)
+	info.Epochs1, info.BestEpoch1, info.ValidP2CE = epochs, st.bestEpoch, st.best
+	return nil
+}
+
+func (t *trainer) stageFrac(from, to time.Duration) float64 {
+	if t.cfg.Reproducible || to <= from {
+		return 0
+	}
+	return min(1, float64(t.elapsed()-from)/float64(to-from))
+}
