@@ -66,6 +66,13 @@ func (t Target) Dense(dst []float64) {
 // It panics if len(targets) differs from the number of rows, a target index is out
 // of range or grad has the wrong shape.
 func PredictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense) float64 {
+	K, _ := yhat.Dims()
+	return predictionLoss(yhat, targets, grad, K)
+}
+
+// predictionLoss is PredictionLoss normalised by totalK instead of the number of rows
+// (a part of a larger batch).
+func predictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense, totalK int) float64 {
 	K, G := yhat.Dims()
 	if len(targets) != K {
 		panic(fmt.Sprintf("nn: %d targets for %d rows", len(targets), K))
@@ -75,7 +82,7 @@ func PredictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense) float64 
 			panic(fmt.Sprintf("nn: gradient is %d×%d, want %d×%d", r, c, K, G))
 		}
 	}
-	inv := 1 / (float64(K) * float64(G))
+	inv := 1 / (float64(totalK) * float64(G))
 	var loss float64
 	for k := 0; k < K; k++ {
 		t := targets[k]

@@ -66,6 +66,13 @@ func ContextSimilarity(l1, l2 []float64, lambda float64) float64 {
 //
 // It panics on shape mismatches or an unknown pair type.
 func SiameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg SiameseConfig, g1, g2 *mat.Dense) float64 {
+	N, _ := ce1.Dims()
+	return siameseLoss(ce1, ce2, types, d, cfg, g1, g2, N, 1)
+}
+
+// siameseLoss is SiameseLoss normalised by totalN pairs, with the gradients scaled
+// by scale (α of Eq. 7).
+func siameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg SiameseConfig, g1, g2 *mat.Dense, totalN int, scale float64) float64 {
 	N, dim := ce1.Dims()
 	if r, c := ce2.Dims(); r != N || c != dim {
 		panic(fmt.Sprintf("nn: CE matrices %d×%d and %d×%d", N, dim, r, c))
@@ -91,7 +98,7 @@ func SiameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg Siamese
 	if rho == 0 {
 		rho = 0.5
 	}
-	invN := 1 / float64(N)
+	invN := 1 / float64(totalN)
 	var loss float64
 	for n := 0; n < N; n++ {
 		a, b := ce1.RawRowView(n), ce2.RawRowView(n)
@@ -117,7 +124,7 @@ func SiameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg Siamese
 			ga, gb := g1.RawRowView(n), g2.RawRowView(n)
 			var s float64
 			if E > 0 {
-				s = invN * 2 * w * (E - t) / E
+				s = scale * invN * 2 * w * (E - t) / E
 			}
 			for i, v := range a {
 				q := s * (v - b[i])

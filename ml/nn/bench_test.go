@@ -1,0 +1,82 @@
+package nn
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+var benchDims = []struct {
+	name  string
+	sizes []int
+}{
+	{"magtag", []int{155, 100, 100, 10, 136}},
+	{"dim2000", []int{2000, 100, 100, 10, 2000}},
+}
+
+func benchTargets(rng *rand.Rand, K, G int) []Target {
+	ts := make([]Target, K)
+	for k := range ts {
+		ts[k] = Target{Idx: rng.Perm(G)[:5], Complement: k%2 == 1}
+	}
+	return ts
+}
+
+// BenchmarkTrainStep times one stage-1 step: forward, Eq. 5, backward, SGD update,
+// batch 100.
+func BenchmarkTrainStep(b *testing.B) {
+	for _, d := range benchDims {
+		b.Run(d.name, func(b *testing.B) {
+			const batch = 100
+			rng := rand.New(rand.NewPCG(1, 1))
+			m := NewMLP(d.sizes, rng)
+			x := randDense(batch, d.sizes[0], 1, rng)
+			ts := benchTargets(rng, batch, d.sizes[len(d.sizes)-1])
+			tr := NewTrainer(m, batch)
+			opt := &SGD{LearningRate: 1e-4}
+			grad := make([]float64, len(m.Params))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tr.PredictionGrad(x, ts, grad)
+				opt.Step(m.Params, grad)
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
+		})
+	}
+}
+
+// BenchmarkSiameseStep times one stage-2 step on 100 pairs: both members forward,
+// Eq. 5 on both, Eq. 6, both backward, SGD update.
+func BenchmarkSiameseStep(b *testing.B) {
+	for _, d := range benchDims {
+		b.Run(d.name, func(b *testing.B) {
+			const batch = 100
+			rng := rand.New(rand.NewPCG(1, 1))
+			m := NewMLP(d.sizes, rng)
+			G := d.sizes[len(d.sizes)-1]
+			x1 := randDense(batch, d.sizes[0], 1, rng)
+			x2 := randDense(batch, d.sizes[0], 1, rng)
+			t1, t2 := benchTargets(rng, batch, G), benchTargets(rng, batch, G)
+			types := make([]PairType, batch)
+			sim := make([]float64, batch)
+			for n := range types {
+				types[n] = []PairType{I1, I2, I3, I3}[n%4]
+				sim[n] = rng.Float64()
+			}
+			tr := NewTrainer(m, batch)
+			opt := &SGD{LearningRate: 1e-4}
+			grad := make([]float64, len(m.Params))
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				tr.SiameseGrad(x1, x2, t1, t2, types, sim, SiameseConfig{}, 1000, grad)
+				opt.Step(m.Params, grad)
+			}
+			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pairs/s")
+		})
+	}
+}
+
+var _ = mat.NewDense

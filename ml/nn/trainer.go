@@ -1,0 +1,189 @@
+package nn
+
+import (
+	"fmt"
+	"sync"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// Trainer computes the mini-batch gradients of stage 1 (Eq. 5) and stage 2 (Eq. 7)
+// for a network. The batch is cut into Parts contiguous parts of (nearly) equal size
+// that are processed concurrently, each with its own workspace and gradient buffer;
+// the part gradients are then summed in part order. The result therefore depends
+// only on the inputs and Parts (not on scheduling): same inputs, same bytes.
+// A Trainer is not safe for concurrent use.
+type Trainer struct {
+	// Net is the network whose parameters are differentiated. It may be replaced
+	// between calls by a network of the same sizes.
+	Net *MLP
+
+	parts []*trainPart
+}
+
+type trainPart struct {
+	ws1, ws2 *Workspace
+	grad     []float64
+	gOut1    []float64 // ∂L/∂ŷ of member 1
+	gOut2    []float64
+	gCE1     []float64 // α ∂L_S/∂CE of member 1
+	gCE2     []float64
+	lp, ls   float64
+}
+
+// DefaultParts is the number of parts a Trainer splits a batch into: one per core of
+// the 2-core target machine. It is a constant, not runtime.NumCPU, so that results do
+// not depend on the machine.
+const DefaultParts = 2
+
+// NewTrainer returns a Trainer for m and batches of up to maxBatch rows (larger
+// batches make it grow), splitting each batch into DefaultParts parts.
+func NewTrainer(m *MLP, maxBatch int) *Trainer {
+	return NewTrainerParts(m, maxBatch, DefaultParts)
+}
+
+// NewTrainerParts is NewTrainer with an explicit number of parts (≥ 1).
+func NewTrainerParts(m *MLP, maxBatch, parts int) *Trainer {
+	if parts < 1 {
+		panic("nn: a Trainer needs at least one part")
+	}
+	m.check()
+	t := &Trainer{Net: m}
+	per := (max(maxBatch, 1) + parts - 1) / parts
+	for range parts {
+		t.parts = append(t.parts, &trainPart{
+			ws1:  NewWorkspace(m.Sizes, per),
+			ws2:  NewWorkspace(m.Sizes, per),
+			grad: make([]float64, len(m.Params)),
+		})
+	}
+	return t
+}
+
+// split returns the row range of part p of n rows.
+func (t *Trainer) split(n, p int) (int, int) {
+	P := len(t.parts)
+	return p * n / P, (p + 1) * n / P
+}
+
+// run calls f for every non-empty part concurrently and waits.
+func (t *Trainer) run(n int, f func(p *trainPart, lo, hi int)) {
+	var wg sync.WaitGroup
+	for i, p := range t.parts {
+		lo, hi := t.split(n, i)
+		if lo == hi {
+			clear(p.grad)
+			p.lp, p.ls = 0, 0
+			continue
+		}
+		if i == len(t.parts)-1 {
+			f(p, lo, hi)
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			f(p, lo, hi)
+		}()
+	}
+	wg.Wait()
+}
+
+// reduce writes Σ_p parts[p].grad (in part order) into grad.
+func (t *Trainer) reduce(grad []float64) {
+	if len(grad) != len(t.Net.Params) {
+		panic(fmt.Sprintf("nn: gradient vector has length %d, want %d", len(grad), len(t.Net.Params)))
+	}
+	copy(grad, t.parts[0].grad)
+	for _, p := range t.parts[1:] {
+		axpyUnitary(1, p.grad, grad)
+	}
+}
+
+func rowsOf(x *mat.Dense, lo, hi int) *mat.Dense {
+	_, c := x.Dims()
+	return x.Slice(lo, hi, 0, c).(*mat.Dense)
+}
+
+func grow(buf []float64, n int) []float64 {
+	if cap(buf) < n {
+		return make([]float64, n)
+	}
+	return buf[:n]
+}
+
+// PredictionGrad computes the stage-1 loss L_P of Eq. 5 over the batch (rows of x,
+// targets[k] the target of row k, normalised by the whole batch size K) and writes
+// ∂L_P/∂θ into grad (overwritten, layout of Net.Params). It returns L_P.
+func (t *Trainer) PredictionGrad(x *mat.Dense, targets []Target, grad []float64) float64 {
+	K, _ := x.Dims()
+	if len(targets) != K {
+		panic(fmt.Sprintf("nn: %d targets for %d rows", len(targets), K))
+	}
+	m := t.Net
+	H := m.Layers()
+	G := m.Sizes[H]
+	t.run(K, func(p *trainPart, lo, hi int) {
+		n := hi - lo
+		m.ForwardTo(p.ws1, rowsOf(x, lo, hi), H)
+		p.gOut1 = grow(p.gOut1, n*G)
+		g := mat.NewDense(n, G, p.gOut1)
+		p.lp = predictionLoss(p.ws1.Out(H), targets[lo:hi], g, K)
+		clear(p.grad)
+		grads := make([]*mat.Dense, H+1)
+		grads[H] = g
+		m.Backward(p.ws1, grads, p.grad)
+	})
+	t.reduce(grad)
+	var lp float64
+	for _, p := range t.parts {
+		lp += p.lp
+	}
+	return lp
+}
+
+// SiameseGrad computes the stage-2 loss of Eq. 7 on a batch of N pairs,
+//
+//	L = L_P(X¹, Y¹) + L_P(X², Y²) + α L_S(X¹, X²),
+//
+// where row n of x1 and x2 are the pair's members with targets t1[n], t2[n], types[n]
+// their situation and d[n] their context similarity D (ContextSimilarity); L_P is
+// PredictionLoss over the N members of each side and L_S is SiameseLoss. It writes
+// ∂L/∂θ (the sum of both members' paths through the tied weights) into grad and
+// returns L_P(X¹)+L_P(X²) and L_S.
+func (t *Trainer) SiameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairType, d []float64, cfg SiameseConfig, alpha float64, grad []float64) (lp, ls float64) {
+	N, _ := x1.Dims()
+	if r, _ := x2.Dims(); r != N || len(t1) != N || len(t2) != N || len(types) != N || len(d) != N {
+		panic(fmt.Sprintf("nn: SiameseGrad with %d pairs but %d second members, %d+%d targets, %d types, %d similarities", N, r, len(t1), len(t2), len(types), len(d)))
+	}
+	m := t.Net
+	H := m.Layers()
+	if H < 2 {
+		panic("nn: SiameseGrad needs at least one hidden layer")
+	}
+	G, C := m.Sizes[H], m.Sizes[H-1]
+	t.run(N, func(p *trainPart, lo, hi int) {
+		n := hi - lo
+		m.ForwardTo(p.ws1, rowsOf(x1, lo, hi), H)
+		m.ForwardTo(p.ws2, rowsOf(x2, lo, hi), H)
+		p.gOut1, p.gOut2 = grow(p.gOut1, n*G), grow(p.gOut2, n*G)
+		p.gCE1, p.gCE2 = grow(p.gCE1, n*C), grow(p.gCE2, n*C)
+		go1, go2 := mat.NewDense(n, G, p.gOut1), mat.NewDense(n, G, p.gOut2)
+		gc1, gc2 := mat.NewDense(n, C, p.gCE1), mat.NewDense(n, C, p.gCE2)
+		p.lp = predictionLoss(p.ws1.Out(H), t1[lo:hi], go1, N) +
+			predictionLoss(p.ws2.Out(H), t2[lo:hi], go2, N)
+		p.ls = siameseLoss(p.ws1.Out(H-1), p.ws2.Out(H-1), types[lo:hi], d[lo:hi], cfg, gc1, gc2, N, alpha)
+		clear(p.grad)
+		grads := make([]*mat.Dense, H+1)
+		grads[H], grads[H-1] = go1, gc1
+		m.Backward(p.ws1, grads, p.grad)
+		grads[H], grads[H-1] = go2, gc2
+		m.Backward(p.ws2, grads, p.grad)
+	})
+	t.reduce(grad)
+	for _, p := range t.parts {
+		lp += p.lp
+		ls += p.ls
+	}
+	return lp, ls
+}
