@@ -39,7 +39,7 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 		}
 		out := ws.z[h]
 		n, k := m.Sizes[h], m.Sizes[h-1]
-		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false)
+		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false, ws.tmp)
 		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
 		in, ld = out, n
 	}
@@ -47,7 +47,7 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 		h := upTo
 		n, k := m.Sizes[h], m.Sizes[h-1]
 		out := ws.z[h]
-		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false)
+		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false, ws.tmp)
 		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
 	}
 }
@@ -103,7 +103,10 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 	if cols == nil {
 		ws.cols = []int{}
 	}
-	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false)
+	if len(ws.tmp) < nc*k {
+		ws.tmp = make([]float64, nc*k)
+	}
+	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false, ws.tmp)
 	biasTanh(ws.zsub[:r*nc], nc, ws.bsub)
 	ws.upTo = H
 }
