@@ -1,0 +1,175 @@
+package baselines
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/blas"
+	"gonum.org/v1/gonum/blas/blas64"
+
+	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/ml/features"
+)
+
+// TermVectors is a non-contextual semantic space: one vector per vocabulary term,
+// compared by the cosine distance (paper §6.2.5: "the cosine metric outperformed
+// Euclidian for all models")
+//
+//	e(τ_i, τ_j) = 1 − <v_i, v_j> / (‖v_i‖·‖v_j‖),
+//
+// in [0, 2]. A term with a zero vector (no information) is at distance 1 from
+// every term, itself included. The rows are stored normalized. TermVectors is
+// immutable and safe for concurrent use.
+type TermVectors struct {
+	// V terms of dimension D; Unit is V×D row-major, every nonzero row of unit length.
+	V, D int
+	Unit []float64
+}
+
+// NewTermVectors returns the cosine space of the V×D row-major vectors vec
+// (copied). It panics if len(vec) != v·d or v, d < 1.
+func NewTermVectors(v, d int, vec []float64) *TermVectors {
+	if v < 1 || d < 1 || len(vec) != v*d {
+		panic(fmt.Sprintf("baselines: NewTermVectors: %d×%d with %d values", v, d, len(vec)))
+	}
+	u := make([]float64, len(vec))
+	copy(u, vec)
+	for i := 0; i < v; i++ {
+		row := u[i*d : (i+1)*d]
+		var s float64
+		for _, x := range row {
+			s += x * x
+		}
+		if s > 0 && !math.IsInf(s, 0) && !math.IsNaN(s) {
+			inv := 1 / math.Sqrt(s)
+			for j := range row {
+				row[j] *= inv
+			}
+		} else {
+			for j := range row {
+				row[j] = 0
+			}
+		}
+	}
+	return &TermVectors{V: v, D: d, Unit: u}
+}
+
+// Row returns the unit vector of term i (a view).
+func (t *TermVectors) Row(i int) []float64 { return t.Unit[i*t.D : (i+1)*t.D] }
+
+// CosineDistancesTo fills dst (len(queries)·V) with dst[i·V+j] = 1 − cos(q_i, τ_j).
+// It panics on a length mismatch or a query outside [0, V).
+func (t *TermVectors) CosineDistancesTo(dst []float64, queries []int) {
+	if len(dst) != len(queries)*t.V {
+		panic(fmt.Sprintf("baselines: CosineDistancesTo: len(dst) = %d, want %d", len(dst), len(queries)*t.V))
+	}
+	a := blas64.General{Rows: t.V, Cols: t.D, Stride: t.D, Data: t.Unit}
+	for i, q := range queries {
+		row := dst[i*t.V : (i+1)*t.V]
+		blas64.Gemv(blas.NoTrans, -1, a, blas64.Vector{N: t.D, Inc: 1, Data: t.Row(q)}, 0, blas64.Vector{N: t.V, Inc: 1, Data: row})
+		for j := range row {
+			row[j] += 1
+		}
+	}
+}
+
+// vectorModel adapts TermVectors to eval.Model for a non-contextual baseline.
+type vectorModel struct {
+	*TermVectors
+	name string
+}
+
+func (m vectorModel) Name() string     { return m.name }
+func (m vectorModel) Contextual() bool { return false }
+func (m vectorModel) VocabSize() int   { return m.V }
+
+// Distances implements eval.Model: cosine distances; ctx and rng are ignored.
+func (m vectorModel) Distances(_, queries []int, _ *rand.Rand, dst []float64) {
+	m.CosineDistancesTo(dst, queries)
+}
+
+// tuneP2 returns the training P@2 (eval's Result.PAtK[1]) of m under the
+// extended priming protocol (Eq. 9) on docs: the tuning criterion of §6.2.5.
+func tuneP2(ctx context.Context, m eval.Model, docs [][]int, seed uint64) (float64, error) {
+	r, err := eval.Evaluate(ctx, m, eval.Extended, docs, &eval.Options{Seed: seed})
+	if err != nil {
+		return 0, err
+	}
+	return r.PAtK[1], nil
+}
+
+// DefaultTuneDocs is the default number of training documents on which the
+// tuned baselines (InfoTheo, Skip-gram) measure training P@2.
+const DefaultTuneDocs = 2000
+
+// tuningDocs returns at most n training documents with at least two distinct
+// terms, chosen by a seeded uniform sample (in increasing index order) when
+// there are more; n ≤ 0 means DefaultTuneDocs.
+func tuningDocs(train [][]int, n int, seed uint64) [][]int {
+	if n <= 0 {
+		n = DefaultTuneDocs
+	}
+	var ok []int
+	for i, d := range train {
+		if len(features.BoW(d)) >= 2 {
+			ok = append(ok, i)
+		}
+	}
+	if len(ok) > n {
+		rng := rand.New(rand.NewPCG(seed, 0x5eed7e57))
+		perm := rng.Perm(len(ok))[:n]
+		sel := make([]bool, len(ok))
+		for _, p := range perm {
+			sel[p] = true
+		}
+		var kept []int
+		for p, i := range ok {
+			if sel[p] {
+				kept = append(kept, i)
+			}
+		}
+		ok = kept
+	}
+	out := make([][]int, len(ok))
+	for k, i := range ok {
+		out[k] = features.BoW(train[i])
+	}
+	return out
+}
+
+// checkTrain validates the encoded training documents of a global baseline.
+func checkTrain(name string, train [][]int, v int) error {
+	if v < 2 {
+		return fmt.Errorf("baselines: %s: vocabulary of %d terms, need at least 2", name, v)
+	}
+	if len(train) < 2 {
+		return fmt.Errorf("baselines: %s: %d training documents, need at least 2", name, len(train))
+	}
+	for i, d := range train {
+		for _, t := range d {
+			if t < 0 || t >= v {
+				return fmt.Errorf("baselines: %s: document %d: term %d outside vocabulary of %d", name, i, t, v)
+			}
+		}
+	}
+	return nil
+}
+
+// scoresOf returns the V×Out unscaled PCA scores of the rows of the sparse
+// matrix a (the term vectors of the PCA-reduced aggregation baselines).
+func scoresOf(p *features.Projection, a *features.Sparse) []float64 {
+	out := make([]float64, a.R*p.Out)
+	for i := 0; i < a.R; i++ {
+		ind, val := a.Row(i)
+		p.SparseScoresTo(out[i*p.Out:(i+1)*p.Out], ind, val)
+	}
+	return out
+}
+
+// pcaOpts returns the PCA options for a global baseline of dimension dim over v
+// terms: exact below features.DefaultExactMaxTerms, randomized above.
+func pcaOpts(v, dim int, seed uint64) *features.PCAOptions {
+	return &features.PCAOptions{Dim: dim, Randomized: v > features.DefaultExactMaxTerms, Seed: seed}
+}

@@ -1,0 +1,75 @@
+package baselines
+
+import (
+	"fmt"
+
+	"github.com/taglens/taglens/ml/features"
+)
+
+// GlobalOptions tunes the PCA baseline. The zero value means the defaults.
+type GlobalOptions struct {
+	// Dim is the dimension of the reduced space. Zero means LSA's dimension on
+	// the same training documents (paper §6.2.5: PCA, InfoTheo and Skip-gram share
+	// the dimension of LSA's 90 % POV); pass LSA.Dim when LSA is already fitted.
+	Dim int
+	// Seed seeds the randomized PCA (large vocabularies).
+	Seed uint64
+}
+
+// lsaDim returns dim, or LSA's dimension on train when dim ≤ 0.
+func lsaDim(train [][]int, v, dim int, seed uint64) (int, error) {
+	if dim > 0 {
+		return dim, nil
+	}
+	l, err := FitLSA(train, v, &LSAOptions{Seed: seed})
+	if err != nil {
+		return 0, err
+	}
+	return l.Dim, nil
+}
+
+// PCA is the aggregation + PCA baseline (paper §2.1 and §6.2.5) in the paper's best
+// combination: the tf-idf re-weighted document-term matrix, co-occurrence
+// aggregation into the term-to-term matrix T of Eq. 2 (T_ij = <u(τ_i), u(τ_j)>),
+// PCA of T's rows (the terms are the observations) reduced to Dim components,
+// and cosine distance between the terms' (unscaled) principal-component scores.
+// For vocabularies above features.DefaultExactMaxTerms the PCA is the randomized
+// one on the sparse T (no dense |Γ|×|Γ| matrix). PCA is non-contextual.
+type PCA struct {
+	vectorModel
+	Dim        int
+	Explained  float64 // fraction of T's row variance kept
+	Randomized bool
+}
+
+// FitPCA fits the PCA baseline on the encoded training documents. opt may be nil.
+func FitPCA(train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
+	if err := checkTrain("pca", train, v); err != nil {
+		return nil, err
+	}
+	var o GlobalOptions
+	if opt != nil {
+		o = *opt
+	}
+	dim, err := lsaDim(train, v, o.Dim, o.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: pca: %w", err)
+	}
+	_, _, t := features.TermMatrix(train, v)
+	p, err := features.FitPCASparse(t, pcaOpts(v, dim, o.Seed))
+	if err != nil {
+		return nil, fmt.Errorf("baselines: pca: %w", err)
+	}
+	return &PCA{
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, scoresOf(p, t)), name: "pca"},
+		Dim:         p.Out,
+		Explained:   p.Explained(),
+		Randomized:  p.Randomized,
+	}, nil
+}
+
+// Tuning reports the dimension (eval.Tuned).
+func (m *PCA) Tuning() map[string]any {
+	return map[string]any{"dim": m.Dim, "explained_variance": m.Explained, "randomized": m.Randomized,
+		"preprocessing": "tfidf", "aggregation": "co-occurrence", "distance": "cosine"}
+}
