@@ -1,0 +1,286 @@
+package tsne
+
+import "math"
+
+// Interpolation settings of the FFT method (Linderman et al. 2019, Sec. 3 and
+// their defaults): fftInterp Lagrange nodes per box along each axis, boxes at
+// most fftBoxWidth wide, at least fftMinBoxes boxes per axis.
+const (
+	fftInterp   = 3
+	fftBoxWidth = 1.0
+	fftMinBoxes = 50
+)
+
+// fftGrad is the FIt-SNE gradient (Linderman et al. 2019): the attractive term
+// over the sparse P as in Barnes-Hut, and the repulsive sums through the
+// squared Cauchy kernel K(y, y') = (1+‖y−y'‖²)⁻² with charges
+// q = (1, y₁, y₂, ‖y‖²):
+//
+//	φ_k(y_i) = Σ_j K(y_i, y_j) q_k(y_j)
+//	Σ_j w_ij² (y_i − y_j) = y_i φ₁ − (φ₂, φ₃)
+//	Z = Σ_i [(1+‖y_i‖²) φ₁ − 2 y_i·(φ₂, φ₃) + φ₄] − n   (since K·(1+‖y_i−y_j‖²) = w_ij)
+//
+// Each φ_k is evaluated by spreading the charges onto an equispaced grid of
+// Lagrange interpolation nodes (fftInterp per box), convolving with the kernel
+// on the grid by a zero-padded 2-D FFT (the kernel matrix between nodes is
+// block Toeplitz) and interpolating back to the points.
+type fftGrad struct {
+	P       *csr
+	n       int
+	workers int
+	plogp   float64
+	attr    []float64
+	klpart  []float64
+
+	// Grid state, resized when the embedding spreads.
+	m     int // FFT size per axis (power of two ≥ 2·nodes)
+	nodes int // interpolation nodes per axis
+	plan  *fftPlan
+	kern  []float64    // m×m real spectrum of the circulant kernel
+	a, b  []complex128 // m×m packed grids: a = q₁ + i q₂, b = q₃ + i q₄
+	colA  [][]complex128
+	colB  [][]complex128
+	box   []int32   // per point: node index of its box's first node (row·nodes + col)
+	wts   []float64 // per point: 3 x-weights then 3 y-weights
+	phi   []float64 // per point: φ₁..φ₄
+	zpart []float64
+	c0, c1 float64 // grid centre; charges use coordinates relative to it
+	h      float64 // node spacing of the current kernel spectrum
+}
+
+func newFFTGrad(P *csr, n, workers int) *fftGrad {
+	return &fftGrad{
+		P: P, n: n, workers: workers, plogp: P.plogp(),
+		attr: make([]float64, 2*n), klpart: make([]float64, numBlocks(n)),
+		box: make([]int32, n), wts: make([]float64, 2*fftInterp*n), phi: make([]float64, 4*n),
+		zpart: make([]float64, numBlocks(n)),
+	}
+}
+
+// lagrange writes the fftInterp Lagrange basis values at u ∈ [0,1] for nodes
+// at (k+½)/fftInterp.
+func lagrange(u float64, w []float64) {
+	const p = fftInterp
+	for k := 0; k < p; k++ {
+		tk := (float64(k) + 0.5) / p
+		v := 1.0
+		for m := 0; m < p; m++ {
+			if m == k {
+				continue
+			}
+			tm := (float64(m) + 0.5) / p
+			v *= (u - tm) / (tk - tm)
+		}
+		w[k] = v
+	}
+}
+
+func (f *fftGrad) resize(m int) {
+	if f.m == m {
+		return
+	}
+	f.m = m
+	f.plan = newFFTPlan(m)
+	f.kern = make([]float64, m*m)
+	f.a = make([]complex128, m*m/2)
+	f.b = make([]complex128, m*m/2)
+	f.h = 0
+	f.colA = make([][]complex128, f.workers)
+	f.colB = make([][]complex128, f.workers)
+	for w := range f.colA {
+		f.colA[w] = make([]complex128, m)
+		f.colB[w] = make([]complex128, m)
+	}
+}
+
+func (f *fftGrad) grad(y, g []float64, exag float64, wantKL bool) float64 {
+	n := f.n
+	forBlocks(n, f.workers, func(blk, lo, hi int) {
+		f.klpart[blk] = f.P.attractive(y, f.attr, lo, hi, wantKL)
+	})
+	Z := f.repulsive(y)
+	invZ := 1 / Z
+	// Coordinates relative to the grid centre keep the charges small.
+	for i := 0; i < n; i++ {
+		y0, y1 := y[2*i]-f.c0, y[2*i+1]-f.c1
+		ph := f.phi[4*i : 4*i+4]
+		r0 := y0*ph[0] - ph[1]
+		r1 := y1*ph[0] - ph[2]
+		g[2*i] = 4 * (exag*f.attr[2*i] - r0*invZ)
+		g[2*i+1] = 4 * (exag*f.attr[2*i+1] - r1*invZ)
+	}
+	if !wantKL {
+		return math.NaN()
+	}
+	return f.plogp - sumOrdered(f.klpart) + math.Log(Z)
+}
+
+// repulsive fills f.phi for every point and returns Z = Σ_{k≠l} w_kl.
+func (f *fftGrad) repulsive(y []float64) float64 {
+	const p = fftInterp
+	n := f.n
+	min0, max0 := math.Inf(1), math.Inf(-1)
+	min1, max1 := math.Inf(1), math.Inf(-1)
+	for i := 0; i < n; i++ {
+		min0, max0 = min(min0, y[2*i]), max(max0, y[2*i])
+		min1, max1 = min(min1, y[2*i+1]), max(max1, y[2*i+1])
+	}
+	spread := max(max0-min0, max1-min1)
+	want := max(fftMinBoxes, int(math.Ceil(spread/fftBoxWidth)))
+	m := 2
+	for m < 2*p*want {
+		m *= 2
+	}
+	f.resize(m)
+	nb := m / (2 * p) // boxes per axis: as many as fit, nodes ≤ m/2
+	nodes := nb * p
+	f.nodes = nodes
+	bw := spread * (1 + 1e-9) / float64(nb)
+	if bw == 0 {
+		bw = 1e-9
+	}
+	h := bw / p
+	f.c0 = min0 + float64(nb)*bw/2
+	f.c1 = min1 + float64(nb)*bw/2
+	if h != f.h {
+		f.kernelSpectrum(h)
+	}
+
+	// Spread the charges onto the nodes, in point order (deterministic).
+	a, b := f.a[:nodes*m], f.b[:nodes*m]
+	clear(a)
+	clear(b)
+	for i := 0; i < n; i++ {
+		u0 := (y[2*i] - min0) / bw
+		u1 := (y[2*i+1] - min1) / bw
+		b0 := min(int(u0), nb-1)
+		b1 := min(int(u1), nb-1)
+		wx := f.wts[2*p*i : 2*p*i+p]
+		wy := f.wts[2*p*i+p : 2*p*i+2*p]
+		lagrange(u0-float64(b0), wx)
+		lagrange(u1-float64(b1), wy)
+		base := (b1*p)*m + b0*p
+		f.box[i] = int32(base)
+		y0, y1 := y[2*i]-f.c0, y[2*i+1]-f.c1
+		qa := complex(1, y0)
+		qb := complex(y1, y0*y0+y1*y1)
+		for ky := 0; ky < p; ky++ {
+			row := base + ky*m
+			for kx := 0; kx < p; kx++ {
+				w := complex(wy[ky]*wx[kx], 0)
+				a[row+kx] += w * qa
+				b[row+kx] += w * qb
+			}
+		}
+	}
+
+	// Convolve with the kernel: rows forward, columns forward × spectrum ×
+	// inverse, rows inverse. Rows ≥ nodes are zero on input and not needed on
+	// output, so they are never stored.
+	forRange(nodes, f.workers, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			f.plan.transform(a[r*m:(r+1)*m], false)
+			f.plan.transform(b[r*m:(r+1)*m], false)
+		}
+	})
+	forRange(m, f.workers, func(w, lo, hi int) {
+		ca, cb := f.colA[w], f.colB[w]
+		for c := lo; c < hi; c++ {
+			for r := 0; r < nodes; r++ {
+				ca[r] = a[r*m+c]
+				cb[r] = b[r*m+c]
+			}
+			clear(ca[nodes:])
+			clear(cb[nodes:])
+			f.plan.transform(ca, false)
+			f.plan.transform(cb, false)
+			k := f.kern[c*m : (c+1)*m]
+			for r := range ca {
+				ca[r] *= complex(k[r], 0)
+				cb[r] *= complex(k[r], 0)
+			}
+			f.plan.transform(ca, true)
+			f.plan.transform(cb, true)
+			for r := 0; r < nodes; r++ {
+				a[r*m+c] = ca[r]
+				b[r*m+c] = cb[r]
+			}
+		}
+	})
+	forRange(nodes, f.workers, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			f.plan.transform(a[r*m:(r+1)*m], true)
+			f.plan.transform(b[r*m:(r+1)*m], true)
+		}
+	})
+
+	// Interpolate back and accumulate Z per block.
+	norm := 1 / float64(m*m)
+	forBlocks(n, f.workers, func(blk, lo, hi int) {
+		z := 0.0
+		for i := lo; i < hi; i++ {
+			wx := f.wts[2*p*i : 2*p*i+p]
+			wy := f.wts[2*p*i+p : 2*p*i+2*p]
+			base := int(f.box[i])
+			var sa, sb complex128
+			for ky := 0; ky < p; ky++ {
+				row := base + ky*m
+				var ra, rb complex128
+				for kx := 0; kx < p; kx++ {
+					w := complex(wx[kx], 0)
+					ra += w * a[row+kx]
+					rb += w * b[row+kx]
+				}
+				sa += complex(wy[ky], 0) * ra
+				sb += complex(wy[ky], 0) * rb
+			}
+			ph := f.phi[4*i : 4*i+4]
+			ph[0], ph[1] = real(sa)*norm, imag(sa)*norm
+			ph[2], ph[3] = real(sb)*norm, imag(sb)*norm
+			y0, y1 := y[2*i]-f.c0, y[2*i+1]-f.c1
+			z += (1+y0*y0+y1*y1)*ph[0] - 2*(y0*ph[1]+y1*ph[2]) + ph[3]
+		}
+		f.zpart[blk] = z
+	})
+	return sumOrdered(f.zpart) - float64(n)
+}
+
+// kernelSpectrum sets f.kern to the 2-D DFT of the circulant embedding of
+// K(Δ) = (1 + h²(a² + b²))⁻² for node offsets (a, b), a, b ∈ (−m/2, m/2],
+// stored transposed (column-major) for the column pass. The kernel is even in
+// both offsets, so its spectrum is real.
+func (f *fftGrad) kernelSpectrum(h float64) {
+	m := f.m
+	f.h = h
+	off := func(r int) float64 {
+		if r > m/2 {
+			r -= m
+		}
+		return float64(r) * h
+	}
+	buf := make([]complex128, m*m)
+	forRange(m, f.workers, func(_, lo, hi int) {
+		for r := lo; r < hi; r++ {
+			dr := off(r)
+			row := buf[r*m : (r+1)*m]
+			for c := range row {
+				dc := off(c)
+				q := 1 + dr*dr + dc*dc
+				row[c] = complex(1/(q*q), 0)
+			}
+			f.plan.transform(row, false)
+		}
+	})
+	forRange(m, f.workers, func(w, lo, hi int) {
+		col := f.colA[w]
+		for c := lo; c < hi; c++ {
+			for r := 0; r < m; r++ {
+				col[r] = buf[r*m+c]
+			}
+			f.plan.transform(col, false)
+			for r := 0; r < m; r++ {
+				f.kern[c*m+r] = real(col[r])
+			}
+		}
+	})
+}

@@ -1,0 +1,312 @@
+package tsne
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+)
+
+// Method selects how the gradient of the t-SNE objective is computed.
+type Method string
+
+const (
+	// Auto picks Exact for n < ExactMaxAuto, BarnesHut for n < FFTMinAuto and
+	// FFT otherwise.
+	Auto Method = "auto"
+	// Exact computes P from all pairs and the gradient and KL divergence exactly:
+	// O(n²) time and memory per iteration. For small inputs only.
+	Exact Method = "exact"
+	// BarnesHut uses a sparse P over the 3·perplexity nearest neighbours and a
+	// quadtree approximation of the repulsive forces (van der Maaten 2014).
+	BarnesHut Method = "bh"
+	// FFT uses the sparse P of BarnesHut and the FFT-accelerated interpolation of
+	// the repulsive forces of Linderman et al. (2019), "FIt-SNE".
+	FFT Method = "fft"
+)
+
+// Thresholds of the Auto method choice.
+const (
+	ExactMaxAuto = 600  // Auto uses Exact below this many points
+	FFTMinAuto   = 3000 // Auto uses FFT from this many points on
+)
+
+// exactMaxN bounds the Exact method: it stores dense n×n affinities.
+const exactMaxN = 15000
+
+// Options configures Embed and Transform. The zero value of every field means
+// its default.
+type Options struct {
+	// Perplexity is the effective number of neighbours of every point
+	// (default 30 for Embed, 5 for Transform). 3·Perplexity must be less than
+	// the number of points.
+	Perplexity float64
+	// Iterations is the total number of gradient-descent iterations, early
+	// exaggeration included (default 1000 for Embed, 250 for Transform).
+	Iterations int
+	// Method is the gradient method (default Auto).
+	Method Method
+	// Seed seeds the random numbers (random initialisation when PCA is
+	// degenerate, vantage-point choice in the kNN tree). Equal seeds and inputs
+	// give bit-identical embeddings whatever Workers or GOMAXPROCS is.
+	Seed uint64
+	// Theta is the Barnes-Hut accuracy: a cell of side s at distance r from a
+	// point is summarised when s/r < Theta (default 0.5).
+	Theta float64
+	// Workers is the number of goroutines (default runtime.GOMAXPROCS(0)).
+	Workers int
+	// LearningRate η multiplies ∂C/∂y / 4, the convention of openTSNE
+	// (equivalently scikit-learn's η/4 on the full gradient). Default "auto":
+	// max(n/EarlyExaggeration, 50) for Embed, 0.1 for Transform.
+	LearningRate float64
+	// EarlyExaggeration multiplies P during the first ExaggerationIters
+	// iterations (default 12; Transform never exaggerates).
+	EarlyExaggeration float64
+	// ExaggerationIters is the length of the early-exaggeration phase
+	// (default 250), run with momentum 0.5; later iterations use momentum 0.8.
+	ExaggerationIters int
+	// KLEvery is how often (in iterations) the KL divergence estimate passed to
+	// Progress is recomputed (default 50; 1 recomputes it every iteration, which
+	// costs one logarithm per non-zero of P). Embedding.KL is always computed at
+	// the end.
+	KLEvery int
+	// Init is the initial embedding, n×2, used instead of PCA when not nil
+	// (Embed only).
+	Init [][]float64
+	// Progress, when not nil, is called after every iteration with the number
+	// of iterations done (1-based), the latest KL estimate (see KLEvery) and
+	// the current embedding as a flat slice y[2i], y[2i+1] that must not be
+	// modified or retained. Returning false stops the run early; the embedding
+	// reached so far is returned.
+	Progress func(iter int, kl float64, y []float64) bool
+}
+
+// Embedding is the result of Embed.
+type Embedding struct {
+	// Y holds the embedded points, n×2, in input order.
+	Y [][]float64
+	// KL is the final Kullback-Leibler divergence KL(P‖Q): exact for the Exact
+	// method; for BarnesHut and FFT it is computed against the sparse kNN P with
+	// the method's approximation of the normalisation Z = Σ_{k≠l} (1+‖y_k−y_l‖²)⁻¹.
+	KL float64
+	// Iterations is the number of iterations run.
+	Iterations int
+	// Method is the method used (never Auto).
+	Method Method
+	// Perplexity is the perplexity used.
+	Perplexity float64
+
+	n, d int
+	x    []float64 // flat n×d copy of the input, for Transform
+	y    []float64 // flat n×2 backing of Y
+	tree *vpTree   // kNN index over x, for Transform
+}
+
+var (
+	// ErrTooFewPoints is returned for inputs with fewer than 4 points.
+	ErrTooFewPoints = errors.New("tsne: need at least 4 points")
+	// ErrPerplexity is returned when 3·perplexity is not less than the number of points.
+	ErrPerplexity = errors.New("tsne: perplexity too large for the number of points (3·perplexity must be < n)")
+)
+
+// InputError describes a malformed input row.
+type InputError struct {
+	Row int    // 0-based row index
+	Col int    // 0-based column index, or -1 for a whole-row problem
+	Msg string // what is wrong
+}
+
+func (e *InputError) Error() string {
+	if e.Col < 0 {
+		return fmt.Sprintf("tsne: row %d: %s", e.Row, e.Msg)
+	}
+	return fmt.Sprintf("tsne: row %d column %d: %s", e.Row, e.Col, e.Msg)
+}
+
+// flatten validates x (rectangular, finite, non-empty rows) and returns it as a
+// flat row-major copy with its dimensions.
+func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
+	n = len(x)
+	if n == 0 {
+		return nil, 0, 0, errors.New("tsne: no points")
+	}
+	d = wantD
+	if d <= 0 {
+		d = len(x[0])
+	}
+	if d == 0 {
+		return nil, 0, 0, &InputError{Row: 0, Col: -1, Msg: "empty row"}
+	}
+	flat = make([]float64, n*d)
+	for i, row := range x {
+		if len(row) != d {
+			return nil, 0, 0, &InputError{Row: i, Col: -1, Msg: fmt.Sprintf("has %d values, want %d", len(row), d)}
+		}
+		for j, v := range row {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return nil, 0, 0, &InputError{Row: i, Col: j, Msg: fmt.Sprintf("value %v is not finite", v)}
+			}
+		}
+		copy(flat[i*d:], row)
+	}
+	return flat, n, d, nil
+}
+
+func (o *Options) workers() int {
+	if o.Workers > 0 {
+		return o.Workers
+	}
+	return runtime.GOMAXPROCS(0)
+}
+
+func (o *Options) theta() float64 {
+	if o.Theta > 0 {
+		return o.Theta
+	}
+	return 0.5
+}
+
+func (o *Options) klEvery() int {
+	if o.KLEvery > 0 {
+		return o.KLEvery
+	}
+	return 50
+}
+
+// chooseMethod resolves Auto and validates m.
+func chooseMethod(m Method, n int) (Method, error) {
+	switch m {
+	case "", Auto:
+		switch {
+		case n < ExactMaxAuto:
+			return Exact, nil
+		case n < FFTMinAuto:
+			return BarnesHut, nil
+		default:
+			return FFT, nil
+		}
+	case Exact:
+		if n > exactMaxN {
+			return "", fmt.Errorf("tsne: exact method limited to %d points (it stores n×n affinities), got %d", exactMaxN, n)
+		}
+		return m, nil
+	case BarnesHut, FFT:
+		return m, nil
+	}
+	return "", fmt.Errorf("tsne: unknown method %q (want auto, exact, bh or fft)", m)
+}
+
+// Embed computes a two-dimensional t-SNE embedding of the rows of x
+// (n observations × d features, n ≥ 4):
+//
+//	p_{j|i} ∝ exp(−β_i‖x_i−x_j‖²), β_i by binary search so that 2^{H(P_i)} = perplexity,
+//	p_ij = (p_{j|i} + p_{i|j}) / 2n,  q_ij = (1+‖y_i−y_j‖²)⁻¹ / Σ_{k≠l}(1+‖y_k−y_l‖²)⁻¹,
+//	C = KL(P‖Q) = Σ_{i≠j} p_ij log(p_ij/q_ij),
+//	∂C/∂y_i = 4 Σ_j (p_ij − q_ij)(y_i − y_j)(1+‖y_i−y_j‖²)⁻¹
+//
+// (van der Maaten & Hinton 2008, Eq. 1, 4 and 5). The sparse methods restrict
+// p_{j|i} to the ⌊3·perplexity⌋ nearest neighbours of i (exact kNN by a
+// vantage-point tree). Optimisation: PCA initialisation scaled to standard
+// deviation 1e-4, early exaggeration, momentum 0.5 then 0.8 and per-coordinate
+// gains (+0.2 / ×0.8, floor 0.01), as in scikit-learn and openTSNE.
+//
+// Data errors (ragged or non-finite rows, too few points, perplexity too
+// large) are returned. Cancelling ctx stops the run with ctx's error.
+func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) {
+	flat, n, d, err := flatten(x, 0)
+	if err != nil {
+		return nil, err
+	}
+	if n < 4 {
+		return nil, fmt.Errorf("%w, got %d", ErrTooFewPoints, n)
+	}
+	perp := opt.Perplexity
+	if perp == 0 {
+		perp = 30
+	}
+	if !(perp > 0) || math.IsInf(perp, 0) {
+		return nil, fmt.Errorf("tsne: perplexity %v must be positive", perp)
+	}
+	if 3*perp >= float64(n) {
+		return nil, fmt.Errorf("%w: perplexity %v, %d points", ErrPerplexity, perp, n)
+	}
+	method, err := chooseMethod(opt.Method, n)
+	if err != nil {
+		return nil, err
+	}
+	if opt.Init != nil && len(opt.Init) != n {
+		return nil, fmt.Errorf("tsne: Init has %d rows, want %d", len(opt.Init), n)
+	}
+	iters := opt.Iterations
+	if iters == 0 {
+		iters = 1000
+	}
+	if iters < 0 {
+		return nil, fmt.Errorf("tsne: negative iterations %d", iters)
+	}
+	workers := opt.workers()
+	e := &Embedding{Method: method, Perplexity: perp, n: n, d: d, x: flat}
+	e.tree = newVPTree(flat, n, d, opt.Seed)
+
+	var g gradienter
+	switch method {
+	case Exact:
+		P, err := exactP(ctx, flat, n, d, perp, workers)
+		if err != nil {
+			return nil, err
+		}
+		g = &exactGrad{P: P, n: n, workers: workers}
+	default:
+		P, err := sparseP(ctx, e.tree, n, perp, workers)
+		if err != nil {
+			return nil, err
+		}
+		if method == BarnesHut {
+			g = newBHGrad(P, n, opt.theta(), workers)
+		} else {
+			g = newFFTGrad(P, n, workers)
+		}
+	}
+
+	y := make([]float64, 2*n)
+	if opt.Init != nil {
+		for i, row := range opt.Init {
+			if len(row) != 2 {
+				return nil, fmt.Errorf("tsne: Init row %d has %d values, want 2", i, len(row))
+			}
+			y[2*i], y[2*i+1] = row[0], row[1]
+		}
+	} else {
+		pcaInit(flat, n, d, y, opt.Seed)
+	}
+
+	lr := opt.LearningRate
+	ee := opt.EarlyExaggeration
+	if ee == 0 {
+		ee = 12
+	}
+	if lr == 0 {
+		lr = math.Max(float64(n)/ee, 50)
+	}
+	eeIters := opt.ExaggerationIters
+	if eeIters == 0 {
+		eeIters = 250
+	}
+	sched := schedule{
+		iters: iters, lr: lr, exaggeration: ee, exaggerationIters: eeIters,
+		momentum0: 0.5, momentum1: 0.8, klEvery: opt.klEvery(), progress: opt.Progress,
+	}
+	done, err := optimize(ctx, g, y, sched)
+	if err != nil {
+		return nil, err
+	}
+	e.Iterations = done
+	e.KL = g.grad(y, make([]float64, 2*n), 1, true)
+	e.y = y
+	e.Y = make([][]float64, n)
+	for i := range e.Y {
+		e.Y[i] = y[2*i : 2*i+2 : 2*i+2]
+	}
+	return e, nil
+}
