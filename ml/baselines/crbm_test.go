@@ -1,0 +1,149 @@
+package baselines
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sort"
+	"testing"
+)
+
+func trainPlantedCRBM(t *testing.T, cfg CRBMConfig) (*CRBM, [][]int) {
+	t.Helper()
+	docs := plantedCorpus(3)
+	m, err := TrainCRBM(context.Background(), docs, plantedV, cfg, 11, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, docs
+}
+
+// findDoc returns a training document of the given concept holding the
+// polysemous term.
+func findDoc(docs [][]int, concept int) []int {
+	for _, d := range docs {
+		if (d[0] < 5) == (concept == 0) && slices.Contains(d, polysemous) {
+			return d
+		}
+	}
+	panic("no such document")
+}
+
+func TestCRBMRanksPlanted(t *testing.T) {
+	m, docs := trainPlantedCRBM(t, CRBMConfig{})
+	ctxA, ctxB := findDoc(docs, 0), findDoc(docs, 1)
+	dst := make([]float64, plantedV)
+	// A query inside its own training document: the document's other terms
+	// (the priming ground truth) rank above the other concept's terms. (The
+	// CRBM smooths term-to-document relatedness, §6.2.5; concept-level
+	// generalisation to terms outside the document is not asserted.)
+	for _, c := range []struct {
+		name       string
+		ctx        []int
+		q          int
+		rel, unrel []int
+	}{
+		{"polysemous in A", ctxA, polysemous, without(ctxA, polysemous), conceptB},
+		{"polysemous in B", ctxB, polysemous, without(ctxB, polysemous), conceptA},
+		{"first term of A doc", ctxA, ctxA[0], without(ctxA, ctxA[0]), conceptB},
+		{"first term of B doc", ctxB, ctxB[0], without(ctxB, ctxB[0]), conceptA},
+	} {
+		m.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(4, 4)), dst)
+		if f := orderedFraction(dst, c.rel, c.unrel); f < 0.9 {
+			t.Errorf("%s: ordered fraction %v, want ≥ 0.9 (row %v)", c.name, f, dst)
+		}
+		if dst[c.q] != -1 {
+			t.Errorf("%s: clamped query activation %v, want -1", c.name, dst[c.q])
+		}
+	}
+	got, again := make([]float64, plantedV), make([]float64, plantedV)
+	m.Distances(ctxA, []int{0}, rand.New(rand.NewPCG(8, 8)), got)
+	m.Distances(ctxA, []int{0}, rand.New(rand.NewPCG(8, 8)), again)
+	if !slices.Equal(got, again) {
+		t.Errorf("same rng seed, different rows: %v vs %v", got, again)
+	}
+}
+
+func without(s []int, x int) []int {
+	var out []int
+	for _, v := range s {
+		if v != x {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func TestCRBMKnows(t *testing.T) {
+	m, docs := trainPlantedCRBM(t, CRBMConfig{Epochs: 2})
+	d := slices.Clone(docs[0])
+	slices.Reverse(d)
+	if !m.Knows(d) {
+		t.Errorf("Knows(%v) (a training document reordered) = false, want true", d)
+	}
+	if !m.Knows(append(d, d[0])) {
+		t.Errorf("Knows with a repeated term = false, want true")
+	}
+	// Terms 0 and 5 never co-occur in the planted corpus.
+	if m.Knows([]int{0, 5}) {
+		t.Errorf("Knows([0 5]) = true, want false")
+	}
+	if m.Knows(nil) {
+		t.Errorf("Knows(nil) = true, want false")
+	}
+}
+
+// TestCRBMDefaultMatchesPaper justifies the default inference: on the planted
+// model, the default chains' activations differ from the paper's 100 trials ×
+// 100 steps by no more than two runs of the paper's procedure with different
+// seeds differ (mean absolute difference over the vocabulary, with 50 % slack),
+// and both put the same terms in the top |δ| (the unrelated terms' small
+// activations are ordered by noise in both, so a full rank correlation is not
+// meaningful).
+func TestCRBMDefaultMatchesPaper(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the paper's 10⁴ Gibbs steps per query")
+	}
+	def, docs := trainPlantedCRBM(t, CRBMConfig{})
+	paper := &CRBM{v: def.v, h: def.h, cfg: def.cfg, u: def.u, d: def.d, c: def.c, cond: def.cond, index: def.index}
+	paper.cfg.Trials, paper.cfg.Steps, paper.cfg.BurnIn = 100, 100, 99
+	for _, c := range []struct {
+		ctx []int
+		q   int
+	}{{findDoc(docs, 0), polysemous}, {findDoc(docs, 1), 6}, {findDoc(docs, 0), 0}} {
+		a, b, b2 := make([]float64, plantedV), make([]float64, plantedV), make([]float64, plantedV)
+		def.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(1, 1)), a)
+		paper.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(1, 2)), b)
+		paper.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(1, 3)), b2)
+		dDef, dPaper := meanAbsDiff(a, b), meanAbsDiff(b, b2)
+		t.Logf("ctx %v q %d: |default−paper| %.4f, |paper−paper| %.4f", c.ctx, c.q, dDef, dPaper)
+		if dDef > 1.5*dPaper+0.01 {
+			t.Errorf("ctx %v q %d: default differs from the paper's estimate by %v, paper runs by %v", c.ctx, c.q, dDef, dPaper)
+		}
+		ta, tb := topSet(a, len(c.ctx)), topSet(b, len(c.ctx))
+		if !slices.Equal(ta, tb) {
+			t.Errorf("ctx %v q %d: top-%d default %v, paper %v", c.ctx, c.q, len(c.ctx), ta, tb)
+		}
+	}
+}
+
+func meanAbsDiff(a, b []float64) float64 {
+	s := 0.0
+	for i := range a {
+		s += math.Abs(a[i] - b[i])
+	}
+	return s / float64(len(a))
+}
+
+// topSet returns the indices of the n smallest entries, sorted.
+func topSet(x []float64, n int) []int {
+	idx := make([]int, len(x))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.SliceStable(idx, func(i, j int) bool { return x[idx[i]] < x[idx[j]] })
+	top := slices.Clone(idx[:n])
+	slices.Sort(top)
+	return top
+}
