@@ -1,0 +1,523 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/eval"
+)
+
+func init() {
+	register(command{name: "eval", summary: "evaluate models and baselines by semantic priming (P@K, MAP, PR, AUC)", run: runEval})
+}
+
+const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|valid|test|oov|all " +
+	"[--split PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
+	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT]"
+
+// baselineOrder is the report order of the baselines (SPEC.md model names).
+var baselineOrder = []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
+
+// evalConfig is the parsed command line of taglens eval.
+type evalConfig struct {
+	modelPaths []string
+	corpusPath string
+	splitPath  string
+	subset     string
+	protocol   eval.Protocol
+	baselines  []string
+	missing    eval.Band
+	trials     int
+	crossPath  string
+	variants   []string
+	seed       uint64
+	workers    int
+	jsonOut    string
+}
+
+// runEval implements `taglens eval`. How trials map to models:
+//   - --model takes one model file, or a comma-separated list of exactly --trials
+//     files (the same corpus and split trained with different seeds): trial i uses
+//     file i. With one file every trial uses it, and only the evaluation's own
+//     randomness and the baselines vary between trials (the report says so).
+//   - trial i has seed --seed + i: it seeds the per-document random streams of the
+//     evaluation (eval.Options.Seed) and the training of every baseline, which are
+//     retrained in each trial on the training documents of the split, encoded with
+//     the model's vocabulary.
+//
+// Settings: --subset train|valid|test|all (within-corpus), with --missing BAND the
+// incomplete local context, --subset oov the OOV setting (the split's oov documents,
+// priming protocol, OOV variants), --cross PATH another corpus: its documents whose
+// terms are all in the vocabulary (cross-corpora, --subset all) or its documents
+// with OOV terms (real OOV, --subset oov).
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	cfg, err := parseEvalFlags(args, stderr)
+	if err != nil {
+		return err
+	}
+	start := time.Now()
+	rep, err := evaluate(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(stderr)
+	if err := rep.WriteTable(stderr); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "eval took %s\n", time.Since(start).Round(time.Millisecond))
+	b, err := json.MarshalIndent(rep, "", "  ")
+	if err != nil {
+		return fmt.Errorf("eval: encode report: %w", err)
+	}
+	b = append(b, '\n')
+	if cfg.jsonOut == "" || cfg.jsonOut == "-" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return writeReportFile(cfg.jsonOut, b)
+}
+
+func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
+	fs := newFlagSet("eval", evalSynopsis, stderr)
+	var (
+		model    = fs.String("model", "", "model file(s) from taglens train: one, or one per trial, comma-separated")
+		corpusP  = fs.String("corpus", "", "the training corpus of the model")
+		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov); default: split.tsv beside the corpus")
+		subset   = fs.String("subset", "", "documents to evaluate: train, valid, test, oov or all")
+		protocol = fs.String("protocol", "extended", "priming (Eq. 8, contextual models only) or extended (Eq. 9)")
+		bl       = fs.String("baselines", "", "comma-separated baselines to train and evaluate ("+strings.Join(baselineOrder, ",")+") or all")
+		missing  = fs.String("missing", "", "incomplete local context band in percent: 10, 10-30 or 30-50")
+		trials   = fs.Int("trials", 3, "number of trials (seeds --seed, --seed+1, ...)")
+		cross    = fs.String("cross", "", "evaluate another corpus (cross-corpora with --subset all, real OOV with --subset oov)")
+		variants = fs.String("variants", "", "model variants to evaluate (default ce,siamese-ce; for oov ce-feature,siamese-ce-feature,ce-avg,siamese-ce-avg; none for baselines only)")
+		seed     = fs.Uint64("seed", 1, "seed of the first trial")
+		workers  = fs.Int("workers", 2, "goroutines evaluating documents")
+		jsonOut  = fs.String("json", "", "write the JSON report to this file instead of stdout")
+	)
+	if err := parseFlags(fs, args); err != nil {
+		return nil, err
+	}
+	if err := requireFlags(fs, "model", "corpus", "subset"); err != nil {
+		return nil, err
+	}
+	usage := func(format string, a ...any) (*evalConfig, error) {
+		msg := fmt.Sprintf(format, a...)
+		fmt.Fprintln(stderr, msg)
+		fs.Usage()
+		return nil, &usageError{msg}
+	}
+	cfg := &evalConfig{
+		modelPaths: splitList(*model),
+		corpusPath: *corpusP,
+		splitPath:  *split,
+		subset:     strings.ToLower(*subset),
+		trials:     *trials,
+		crossPath:  *cross,
+		seed:       *seed,
+		workers:    *workers,
+		jsonOut:    *jsonOut,
+	}
+	var err error
+	if cfg.protocol, err = eval.ParseProtocol(*protocol); err != nil {
+		return usage("%v", err)
+	}
+	if cfg.missing, err = eval.ParseBand(*missing); err != nil {
+		return usage("%v", err)
+	}
+	switch cfg.subset {
+	case "train", "valid", "test", "oov", "all":
+	default:
+		return usage("unknown subset %q (want train, valid, test, oov or all)", *subset)
+	}
+	if cfg.trials < 1 {
+		return usage("--trials must be at least 1")
+	}
+	if cfg.workers < 1 {
+		return usage("--workers must be at least 1")
+	}
+	if n := len(cfg.modelPaths); n != 1 && n != cfg.trials {
+		return usage("--model lists %d files: give one, or one per trial (%d)", n, cfg.trials)
+	}
+	if cfg.crossPath != "" && cfg.subset != "all" && cfg.subset != "oov" {
+		return usage("with --cross, --subset must be all (cross-corpora) or oov (real OOV)")
+	}
+	oov := cfg.subset == "oov"
+	if oov {
+		if cfg.protocol != eval.Priming && protocolSet(fs) {
+			return usage("the OOV setting uses the priming protocol only (paper §6.2.4)")
+		}
+		cfg.protocol = eval.Priming
+		if !cfg.missing.IsZero() {
+			return usage("--missing does not apply to the OOV setting")
+		}
+	}
+	switch v := strings.TrimSpace(*variants); {
+	case v == "none":
+	case v == "" && oov:
+		cfg.variants = []string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}
+	case v == "":
+		cfg.variants = []string{ce.VariantCE, ce.VariantSiamese}
+	default:
+		cfg.variants = splitList(v)
+	}
+	for _, v := range cfg.variants {
+		ok := ce.ValidVariant(v)
+		if oov {
+			ok = slices.Contains([]string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}, v)
+		}
+		if !ok {
+			return usage("unknown variant %q for subset %s", v, cfg.subset)
+		}
+	}
+	switch b := strings.TrimSpace(*bl); b {
+	case "", "none":
+	case "all":
+		cfg.baselines = slices.Clone(baselineOrder)
+	default:
+		for _, name := range splitList(b) {
+			if !slices.Contains(baselineOrder, name) {
+				return usage("unknown baseline %q (want %s or all)", name, strings.Join(baselineOrder, ","))
+			}
+			if !slices.Contains(cfg.baselines, name) {
+				cfg.baselines = append(cfg.baselines, name)
+			}
+		}
+		slices.SortFunc(cfg.baselines, func(a, b string) int {
+			return slices.Index(baselineOrder, a) - slices.Index(baselineOrder, b)
+		})
+	}
+	if oov && len(cfg.baselines) > 0 {
+		return usage("baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)")
+	}
+	if len(cfg.baselines) == 0 && len(cfg.variants) == 0 {
+		return usage("nothing to evaluate: no variant and no baseline")
+	}
+	return cfg, nil
+}
+
+// protocolSet reports whether --protocol was given on the command line.
+func protocolSet(fs *flag.FlagSet) bool {
+	set := false
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "protocol" })
+	return set
+}
+
+// splitList splits a comma-separated list, dropping blanks.
+func splitList(s string) []string {
+	var out []string
+	for _, f := range strings.Split(s, ",") {
+		if f = strings.TrimSpace(f); f != "" {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// nonContextual are the baselines the paper evaluates with the extended protocol only.
+var nonContextual = []string{"lsa", "pca", "infotheo", "skipgram"}
+
+// evalRun holds what the trials need.
+type evalRun struct {
+	cfg      *evalConfig
+	models   []*ce.Model
+	vocab    *corpus.Vocabulary
+	notes    []string
+	progress io.Writer
+}
+
+// trialData are the documents of one trial (term indices of the model vocabulary).
+type trialData struct {
+	train   [][]int       // training documents of the split (baselines)
+	docs    [][]int       // evaluated documents (not OOV setting)
+	oovDocs []eval.OOVDoc // evaluated documents (OOV setting)
+}
+
+func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Report, error) {
+	r := &evalRun{cfg: cfg, progress: stderr}
+	for _, p := range cfg.modelPaths {
+		m, err := ce.ReadFile(p)
+		if err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+		r.models = append(r.models, m)
+	}
+	r.vocab = r.models[0].Vocabulary()
+	for i, m := range r.models[1:] {
+		if !slices.Equal(m.Vocabulary().Terms(), r.vocab.Terms()) {
+			return nil, fmt.Errorf("eval: %s and %s have different vocabularies: trials must use models of the same corpus",
+				cfg.modelPaths[0], cfg.modelPaths[i+1])
+		}
+	}
+	if len(r.models) == 1 && cfg.trials > 1 && len(cfg.variants) > 0 {
+		r.note("one model file for all trials: the trials of its variants differ only by the evaluation's own randomness")
+	}
+	c, err := corpus.ReadFile(cfg.corpusPath, corpus.ParseOptions{})
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	var cross *corpus.Corpus
+	if cfg.crossPath != "" {
+		if cross, err = corpus.ReadFile(cfg.crossPath, corpus.ParseOptions{}); err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+	}
+	rep := &eval.Report{
+		Corpus: c.Name, Subset: cfg.subset, Protocol: string(cfg.protocol), Trials: cfg.trials,
+		Setting: eval.WithinCorpus, Missing: cfg.missing.String(), Interpolation: eval.Interpolation,
+	}
+	switch {
+	case cfg.subset == "oov":
+		rep.Setting = eval.OOVSetting
+	case cross != nil:
+		rep.Setting = eval.CrossCorpora
+	case !cfg.missing.IsZero():
+		rep.Setting = eval.IncompleteContext
+	}
+	if cross != nil {
+		rep.EvalCorpus = cross.Name
+	}
+
+	// The models of the report, in SPEC order: baselines, then the variants.
+	var names []string
+	for _, b := range cfg.baselines {
+		switch {
+		case cfg.protocol == eval.Priming && slices.Contains(nonContextual, b):
+			r.note(fmt.Sprintf("%s skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)", b))
+		case b == "crbm" && (cfg.subset != "train" || cross != nil):
+			r.note("crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)")
+		default:
+			names = append(names, b)
+		}
+	}
+	names = append(names, cfg.variants...)
+	if len(names) == 0 {
+		return nil, errors.New("eval: no model left to evaluate")
+	}
+	results := make([][]*eval.Result, len(names))
+	tuning := make([][]map[string]any, len(names))
+	seeds := make([]uint64, cfg.trials)
+	var data *trialData
+	for t := range seeds {
+		seeds[t] = cfg.seed + uint64(t)
+		mi := min(t, len(r.models)-1)
+		if data == nil || (cfg.splitPath == "" && mi > 0) {
+			if data, err = r.trialDocs(c, cross, r.models[mi], t); err != nil {
+				return nil, err
+			}
+		}
+		for i, name := range names {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			res, tun, err := r.evalOne(ctx, name, r.models[mi], data, t, seeds[t])
+			if err != nil {
+				return nil, err
+			}
+			results[i] = append(results[i], res)
+			tuning[i] = append(tuning[i], tun)
+		}
+	}
+	for i, name := range names {
+		mr := eval.Summarize(name, results[i], seeds)
+		if slices.ContainsFunc(tuning[i], func(x map[string]any) bool { return x != nil }) {
+			mr.Tuning = map[string]any{"per_trial": tuning[i]}
+		}
+		rep.Models = append(rep.Models, mr)
+	}
+	rep.Seeds = seeds
+	rep.Notes = r.notes
+	rep.ComputePValues()
+	return rep, nil
+}
+
+// trialDocs selects the documents of trial t, whose model is m. The split is
+// --split, or else the seeded split `taglens train` made with the model's seed
+// (seededSplit in train.go), so each model file is paired with its own training
+// documents. The OOV setting without a split file takes every document of the
+// corpus that holds a term outside the vocabulary.
+func (r *evalRun) trialDocs(c, cross *corpus.Corpus, m *ce.Model, t int) (*trialData, error) {
+	cfg := r.cfg
+	var split corpus.Split
+	if cfg.splitPath != "" {
+		var err error
+		if split, err = readSplitTSV(cfg.splitPath, c); err != nil {
+			return nil, fmt.Errorf("eval: %w", err)
+		}
+	} else {
+		split = seededSplit(len(c.Docs), m.Info().Seed)
+	}
+	d := &trialData{train: r.vocab.EncodeAll(c.Select(split.Train))}
+	if n := m.Info().TrainDocs; n > 0 && n != len(split.Train) && t == 0 {
+		r.note(fmt.Sprintf("the split has %d training documents, the model was trained on %d: is it the model's split?", len(split.Train), n))
+	}
+	src := c.Docs
+	switch {
+	case cross != nil:
+		src = cross.Docs
+	case cfg.subset == "oov" && cfg.splitPath == "" && len(split.OOV) == 0:
+	case cfg.subset != "all":
+		src = c.Select(split.Of(corpus.Subset(cfg.subset)))
+	}
+	var left int
+	label := fmt.Sprintf("trial %d/%d", t+1, cfg.trials)
+	switch {
+	case cfg.subset == "oov":
+		d.oovDocs, left = eval.WithOOV(r.vocab, src)
+		fmt.Fprintf(r.progress, "%s: %d documents with OOV terms (%d without left out)\n", label, len(d.oovDocs), left)
+	case cross != nil:
+		d.docs, left = eval.InVocabulary(r.vocab, src)
+		fmt.Fprintf(r.progress, "%s: %d documents of %s with all terms in the vocabulary (%d left out)\n", label, len(d.docs), cross.Name, left)
+	default:
+		d.docs = eval.Encode(r.vocab, src)
+		fmt.Fprintf(r.progress, "%s: %d documents in %s\n", label, len(d.docs), cfg.subset)
+	}
+	if len(d.docs) == 0 && len(d.oovDocs) == 0 {
+		return nil, fmt.Errorf("eval: no document to evaluate in %s", cfg.subset)
+	}
+	return d, nil
+}
+
+func (r *evalRun) note(s string) {
+	r.notes = append(r.notes, s)
+	fmt.Fprintf(r.progress, "note: %s\n", s)
+}
+
+// evalOne builds (or trains) model name for trial t and evaluates it.
+func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *trialData, t int, seed uint64) (*eval.Result, map[string]any, error) {
+	cfg := r.cfg
+	label := fmt.Sprintf("trial %d/%d %s", t+1, cfg.trials, name)
+	opt := &eval.Options{Seed: seed, Workers: cfg.workers, Missing: cfg.missing, Progress: progressPrinter(r.progress, label)}
+	start := time.Now()
+	var (
+		res *eval.Result
+		tun map[string]any
+		err error
+	)
+	switch {
+	case cfg.subset == "oov":
+		om, err := m.OOVEvalModel(name, d.oovDocs)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval: %w", err)
+		}
+		tun = modelTuning(cfg.modelPaths[min(t, len(cfg.modelPaths)-1)], m)
+		res, err = eval.EvaluateOOV(ctx, om, d.oovDocs, opt)
+		if err != nil {
+			return nil, nil, err
+		}
+	case ce.ValidVariant(name):
+		tun = modelTuning(cfg.modelPaths[min(t, len(cfg.modelPaths)-1)], m)
+		res, err = eval.Evaluate(ctx, m.EvalModel(name), cfg.protocol, d.docs, opt)
+	default:
+		fmt.Fprintf(r.progress, "%s: training on %d documents\n", label, len(d.train))
+		var bm eval.Model
+		bm, err = trainBaseline(ctx, name, d.train, r.vocab.Len(), m, seed)
+		if err != nil {
+			return nil, nil, fmt.Errorf("eval: %s: %w", name, err)
+		}
+		if tm, ok := bm.(eval.Tuned); ok {
+			tun = tm.Tuning()
+		}
+		if tun == nil {
+			tun = map[string]any{}
+		}
+		tun["seed"] = seed
+		fmt.Fprintf(r.progress, "%s: trained in %s\n", label, time.Since(start).Round(time.Millisecond))
+		start = time.Now()
+		res, err = eval.Evaluate(ctx, bm, cfg.protocol, d.docs, opt)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	fmt.Fprintf(r.progress, "%s: %d queries, MAP %.4f, AUC %.4f (%s)\n", label, res.Queries, res.MAP, res.AUC,
+		time.Since(start).Round(time.Millisecond))
+	return res, tun, nil
+}
+
+// modelTuning records which model file a variant came from and how it was trained.
+func modelTuning(path string, m *ce.Model) map[string]any {
+	in := m.Info()
+	return map[string]any{
+		"model_file": path, "train_seed": in.Seed, "topics": in.Topics, "ce_dim": m.CEDim(),
+		"best_epoch_ce": in.BestEpoch1, "best_epoch_siamese": in.BestEpoch2,
+		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese,
+	}
+}
+
+// trainBaseline trains baseline name on the training documents (term indices of
+// the model's vocabulary of v terms) with the trial seed. LDA and PLSA use the
+// topic count of the model's local context (paper §6.2.5).
+func trainBaseline(ctx context.Context, name string, train [][]int, v int, m *ce.Model, seed uint64) (eval.Model, error) {
+	switch name {
+	case "random":
+		return baselines.NewRandom(v), nil
+	case "lda":
+		b, err := baselines.TrainLDA(ctx, train, v, m.Topics().NumTopics(), seed, nil)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case "plsa":
+		b, err := baselines.TrainPLSA(ctx, train, v, m.Topics().NumTopics(), seed, nil)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case "crbm":
+		b, err := baselines.TrainCRBM(ctx, train, v, baselines.CRBMConfig{Hidden: m.CEDim()}, seed, nil)
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	}
+	return nil, fmt.Errorf("baseline %q is not available in this build", name)
+}
+
+// progressPrinter returns an eval progress callback that prints label and the
+// percentage of documents done at every 25 % (only for 1,000 documents or more).
+func progressPrinter(w io.Writer, label string) func(done, total int) {
+	next := 1
+	return func(done, total int) {
+		if total < 1000 || done*4 < next*total {
+			return
+		}
+		fmt.Fprintf(w, "%s: %d%% of %d documents\n", label, 25*next, total)
+		for done*4 >= next*total {
+			next++
+		}
+	}
+}
+
+// writeReportFile writes b to path through a temporary file and a rename, so a
+// reader never sees a partial report.
+func writeReportFile(path string, b []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".eval-*.json")
+	if err != nil {
+		return fmt.Errorf("eval: %w", err)
+	}
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		os.Remove(tmp.Name())
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := tmp.Close(); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("eval: %w", err)
+	}
+	if err := os.Rename(tmp.Name(), path); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("eval: %w", err)
+	}
+	return nil
+}

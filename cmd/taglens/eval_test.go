@@ -1,0 +1,222 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// evalFixture is a small planted corpus (6 concepts × 6 tags, documents of 3-5
+// tags of one concept), its split file (every 10th document valid, the next test,
+// documents holding the reserved tag "oovtag" in oov, the rest train) and a small
+// model trained on it.
+type evalFixture struct {
+	dir, corpus, split, model string
+}
+
+var (
+	fixtureOnce sync.Once
+	fixture     evalFixture
+	fixtureErr  error
+)
+
+func makeEvalFixture(t *testing.T) evalFixture {
+	t.Helper()
+	fixtureOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "taglens-eval-test")
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixture = evalFixture{dir: dir, corpus: filepath.Join(dir, "docs.tsv"),
+			split: filepath.Join(dir, "split.tsv"), model: filepath.Join(dir, "m.tlm")}
+		rng := rand.New(rand.NewPCG(5, 6))
+		var docs, split strings.Builder
+		c := &corpus.Corpus{Name: "planted"}
+		var sp corpus.Split
+		for i := 0; i < 400; i++ {
+			k := rng.IntN(6)
+			n := 3 + rng.IntN(3)
+			var tags []string
+			for _, p := range rng.Perm(6)[:n] {
+				tags = append(tags, fmt.Sprintf("c%d_t%d", k, p))
+			}
+			sub := "train"
+			switch {
+			case i%10 == 0:
+				sub = "valid"
+			case i%10 == 1:
+				sub = "test"
+			case i%10 == 2:
+				sub = "oov"
+				tags = append(tags, fmt.Sprintf("oov%d", k))
+			}
+			id := fmt.Sprintf("d%03d", i)
+			fmt.Fprintf(&docs, "%s\t%s\n", id, strings.Join(tags, "\t"))
+			fmt.Fprintf(&split, "%s\t%s\n", id, sub)
+			c.Docs = append(c.Docs, corpus.Document{ID: id, Tags: tags})
+			switch sub {
+			case "train":
+				sp.Train = append(sp.Train, i)
+			case "valid":
+				sp.Valid = append(sp.Valid, i)
+			}
+		}
+		if fixtureErr = os.WriteFile(fixture.corpus, []byte(docs.String()), 0o644); fixtureErr != nil {
+			return
+		}
+		if fixtureErr = os.WriteFile(fixture.split, []byte(split.String()), 0o644); fixtureErr != nil {
+			return
+		}
+		cfg := ce.Config{Seed: 3, Topics: 6, Hidden: []int{20, 10}, MaxEpochs1: 6, MaxEpochs2: 4,
+			PretrainIterations: -1, Reproducible: true, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1}}
+		m, err := ce.Train(context.Background(), c, sp, cfg, nil)
+		if err != nil {
+			fixtureErr = err
+			return
+		}
+		fixtureErr = m.WriteFile(fixture.model)
+	})
+	if fixtureErr != nil {
+		t.Fatal(fixtureErr)
+	}
+	return fixture
+}
+
+func runEvalArgs(t *testing.T, args ...string) (*eval.Report, []byte, string) {
+	t.Helper()
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), append([]string{"eval"}, args...), &stdout, &stderr); err != nil {
+		t.Fatalf("taglens eval %s: %v\n%s", strings.Join(args, " "), err, stderr.String())
+	}
+	var rep eval.Report
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("report: %v\n%s", err, stdout.String())
+	}
+	return &rep, stdout.Bytes(), stderr.String()
+}
+
+func modelNames(rep *eval.Report) []string {
+	var out []string
+	for _, m := range rep.Models {
+		out = append(out, m.Name)
+	}
+	return out
+}
+
+func TestEvalWithinCorpus(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	f := makeEvalFixture(t)
+	args := []string{"--model", f.model, "--corpus", f.corpus, "--split", f.split, "--subset", "test",
+		"--baselines", "random,lda", "--trials", "2", "--workers", "3"}
+	rep, out1, stderr := runEvalArgs(t, args...)
+	if got, want := strings.Join(modelNames(rep), ","), "random,lda,ce,siamese-ce"; got != want {
+		t.Errorf("models: got %s, want %s", got, want)
+	}
+	if rep.Setting != eval.WithinCorpus || rep.Protocol != "extended" || rep.Trials != 2 || rep.Subset != "test" {
+		t.Errorf("header: got %s %s %d %s", rep.Setting, rep.Protocol, rep.Trials, rep.Subset)
+	}
+	// 40 test documents, one extended list each.
+	for _, m := range rep.Models {
+		if m.Queries != 40 || len(m.PerTrial) != 2 {
+			t.Errorf("%s: got %d queries, %d trials, want 40, 2", m.Name, m.Queries, len(m.PerTrial))
+		}
+	}
+	// The planted concepts are easy: the trained model must beat random ranking.
+	if ce, rnd := rep.Models[2].MAP, rep.Models[0].MAP; ce <= rnd {
+		t.Errorf("ce MAP %v not above random %v", ce, rnd)
+	}
+	if pv, ok := rep.PValues["map"]; !ok || pv.P == nil {
+		t.Errorf("map p-value: got %+v, want one (2 trials)", pv)
+	}
+	if !strings.Contains(stderr, "MAP") {
+		t.Errorf("stderr lacks the table:\n%s", stderr)
+	}
+	// Same flags, other worker count → identical bytes.
+	args[len(args)-1] = "1"
+	if _, out2, _ := runEvalArgs(t, args...); !bytes.Equal(out1, out2) {
+		t.Error("two runs with the same seed gave different reports")
+	}
+}
+
+func TestEvalSettings(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	f := makeEvalFixture(t)
+	base := []string{"--model", f.model, "--corpus", f.corpus, "--split", f.split, "--trials", "1"}
+
+	rep, _, _ := runEvalArgs(t, append(base, "--subset", "train", "--protocol", "priming", "--missing", "30-50", "--baselines", "random")...)
+	if rep.Setting != eval.IncompleteContext || rep.Missing != "30-50" || rep.Protocol != "priming" {
+		t.Errorf("incomplete: got setting %s missing %q protocol %s", rep.Setting, rep.Missing, rep.Protocol)
+	}
+	if len(rep.Notes) == 0 || rep.PValues["map"].P != nil {
+		t.Errorf("one trial: got notes %v p %v, want a note and no p-value", rep.Notes, rep.PValues["map"].P)
+	}
+
+	rep, _, _ = runEvalArgs(t, append(base, "--subset", "oov")...)
+	if rep.Setting != eval.OOVSetting || rep.Protocol != "priming" || len(rep.Models) != 4 {
+		t.Errorf("oov: got setting %s protocol %s models %v", rep.Setting, rep.Protocol, modelNames(rep))
+	}
+	for _, m := range rep.Models {
+		if m.Queries != 40 { // 40 oov documents with one OOV tag each
+			t.Errorf("oov %s: got %d queries, want 40", m.Name, m.Queries)
+		}
+	}
+
+	// Cross-corpora: the corpus itself as the other corpus keeps only the
+	// documents without OOV tags (360 of 400).
+	rep, _, _ = runEvalArgs(t, append(base, "--subset", "all", "--cross", f.corpus, "--variants", "ce")...)
+	if rep.Setting != eval.CrossCorpora || rep.Models[0].Docs+rep.Models[0].Skipped != 360 {
+		t.Errorf("cross: got setting %s, %d+%d docs, want 360", rep.Setting, rep.Models[0].Docs, rep.Models[0].Skipped)
+	}
+
+	out := filepath.Join(t.TempDir(), "r.json")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), append([]string{"eval"}, append(base, "--subset", "valid", "--json", out)...), &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	if b, err := os.ReadFile(out); err != nil || !json.Valid(b) || stdout.Len() != 0 {
+		t.Errorf("--json file: err %v, valid %v, stdout %d bytes", err, json.Valid(b), stdout.Len())
+	}
+}
+
+func TestEvalUsage(t *testing.T) {
+	tests := [][]string{
+		{"--corpus", "c", "--subset", "test"},                 // no model
+		{"--model", "m", "--corpus", "c", "--subset", "nope"}, // bad subset
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--trials", "0"},
+		{"--model", "a,b", "--corpus", "c", "--subset", "test", "--trials", "3"}, // 2 files, 3 trials
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--protocol", "x"},
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--missing", "60-20"},
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--baselines", "nope"},
+		{"--model", "m", "--corpus", "c", "--subset", "oov", "--protocol", "extended"},
+		{"--model", "m", "--corpus", "c", "--subset", "oov", "--baselines", "random"},
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--cross", "x"},
+	}
+	for _, args := range tests {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), append([]string{"eval"}, args...), &stdout, &stderr)
+		if code := exitCode(err, &stderr); code != 2 {
+			t.Errorf("%v: got exit code %d (%v), want 2", args, code, err)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"eval", "--model", "/nonexistent", "--corpus", "c", "--subset", "test"}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 1 {
+		t.Errorf("missing model file: got exit code %d, want 1", code)
+	}
+}
