@@ -118,9 +118,11 @@ func FitPCA(x mat.Matrix, opt *PCAOptions) (*Projection, error) {
 		}
 	}
 	if opt != nil && opt.Randomized {
-		return fitRandomized(denseOp{xc}, mean, total, r, opt)
+		p, _, err := fitRandomized(denseOp{xc}, mean, total, r, opt)
+		return p, err
 	}
-	return fitExact(xc, mean, total, opt)
+	p, _, err := fitExact(xc, mean, total, opt)
+	return p, err
 }
 
 // FitPCASparse fits a Projection to the rows of the sparse matrix a (rows =
@@ -142,7 +144,8 @@ func FitPCASparse(a *Sparse, opt *PCAOptions) (*Projection, error) {
 	}
 	total = max(total, 0)
 	if opt != nil && opt.Randomized {
-		return fitRandomized(Centered{A: a, Mean: mean}, mean, total, a.R, opt)
+		p, _, err := fitRandomized(Centered{A: a, Mean: mean}, mean, total, a.R, opt)
+		return p, err
 	}
 	xc := a.Dense()
 	for i := 0; i < a.R; i++ {
@@ -151,23 +154,66 @@ func FitPCASparse(a *Sparse, opt *PCAOptions) (*Projection, error) {
 			row[j] -= mean[j]
 		}
 	}
+	p, _, err := fitExact(xc, mean, total, opt)
+	return p, err
+}
+
+// FitPCAOperator fits a Projection to the rows of an operator a (rows =
+// observations) that is available only through products, e.g. Gram{S} = SᵀS for
+// a sparse S, and also returns the training scores (r×Out, unscaled). The column
+// means are computed as Aᵀ·1/r. With opt.Randomized the randomized SVD of the
+// implicitly centred operator is used; otherwise a is densified by products
+// with the identity (small a only). TotalVariance is computed exactly on the
+// dense path and left 0 (unknown; Explained returns NaN) on the randomized one.
+func FitPCAOperator(a Operator, opt *PCAOptions) (*Projection, *mat.Dense, error) {
+	r, c := a.Dims()
+	if r == 0 || c == 0 {
+		panic("features: FitPCAOperator of an empty operator")
+	}
+	ones := mat.NewDense(r, 1, nil)
+	for i := 0; i < r; i++ {
+		ones.Set(i, 0, 1)
+	}
+	ms := mat.NewDense(c, 1, nil)
+	a.MulTo(ms, true, ones)
+	mean := make([]float64, c)
+	for j := range mean {
+		mean[j] = ms.At(j, 0) / float64(r)
+	}
+	if opt != nil && opt.Randomized {
+		return fitRandomized(Centered{A: a, Mean: mean}, mean, 0, r, opt)
+	}
+	id := mat.NewDense(c, c, nil)
+	for j := 0; j < c; j++ {
+		id.Set(j, j, 1)
+	}
+	xc := mat.NewDense(r, c, nil)
+	a.MulTo(xc, false, id)
+	var total float64
+	for i := 0; i < r; i++ {
+		row := xc.RawRowView(i)
+		for j := range row {
+			row[j] -= mean[j]
+			total += row[j] * row[j]
+		}
+	}
 	return fitExact(xc, mean, total, opt)
 }
 
 // fitExact computes the thin SVD X = UΣVᵀ of the centred data xc (r×c); the
 // principal directions are V's columns, the scores UΣ = X·V.
-func fitExact(xc *mat.Dense, mean []float64, sumSq float64, opt *PCAOptions) (*Projection, error) {
+func fitExact(xc *mat.Dense, mean []float64, sumSq float64, opt *PCAOptions) (*Projection, *mat.Dense, error) {
 	r, c := xc.Dims()
 	var svd mat.SVD
 	if !svd.Factorize(xc, mat.SVDThin) {
-		return nil, errors.New("features: PCA: SVD did not converge")
+		return nil, nil, errors.New("features: PCA: SVD did not converge")
 	}
 	s := svd.Values(nil)
 	var v mat.Dense
 	svd.VTo(&v)
 	k := keep(s, opt, len(s))
 	if k == 0 {
-		return nil, ErrNoVariance
+		return nil, nil, ErrNoVariance
 	}
 	w := make([]float64, c*k)
 	for i := 0; i < c; i++ {
@@ -196,7 +242,7 @@ func keep(s []float64, opt *PCAOptions, limit int) int {
 
 // finish fixes signs, computes training scores X·W (via op, r rows) for the
 // scaling range, and assembles the Projection.
-func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []float64, c, k int, randomized bool) (*Projection, error) {
+func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []float64, c, k int, randomized bool) (*Projection, *mat.Dense, error) {
 	for j := 0; j < k; j++ {
 		best, arg := -1.0, 0
 		for i := 0; i < c; i++ {
@@ -239,12 +285,12 @@ func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []
 			p.Hi[j] = max(p.Hi[j], z)
 		}
 	}
-	return p, nil
+	return p, scores, nil
 }
 
 // fitRandomized runs the randomized SVD of the centred operator and assembles
 // the Projection.
-func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOptions) (*Projection, error) {
+func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOptions) (*Projection, *mat.Dense, error) {
 	_, c := x.Dims()
 	d := opt.Dim
 	if d <= 0 {
@@ -258,7 +304,7 @@ func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOpt
 	_, s, v := RandomizedSVD(x, d, opt.Oversample, q, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)))
 	k := keep(s, opt, d)
 	if k == 0 {
-		return nil, ErrNoVariance
+		return nil, nil, ErrNoVariance
 	}
 	w := make([]float64, c*k)
 	for i := 0; i < c; i++ {
@@ -425,10 +471,10 @@ func (p *Projection) TransformRowsTo(dst, x *mat.Dense) {
 }
 
 // Explained returns the fraction of the training variance kept, Σ Variance /
-// TotalVariance (1 when TotalVariance is 0).
+// TotalVariance (NaN when TotalVariance is 0, i.e. unknown).
 func (p *Projection) Explained() float64 {
 	if p.TotalVariance <= 0 {
-		return 1
+		return math.NaN()
 	}
 	var s float64
 	for _, v := range p.Variance {

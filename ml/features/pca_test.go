@@ -429,3 +429,39 @@ func TestCodecRoundTrip(t *testing.T) {
 		t.Errorf("trailing byte: got %v, want ErrFormat", err)
 	}
 }
+
+// TestFitPCAOperator: PCA of the rows of the Gram operator ΥᵀΥ equals PCA of the
+// explicitly built sparse T (they are the same matrix), on both paths.
+func TestFitPCAOperator(t *testing.T) {
+	docs := plantedDocs(rand.New(rand.NewPCG(17, 18)), 120, 3, 6)
+	const v = 18
+	_, idf, tm := TermMatrix(docs, v)
+	for _, opt := range []*PCAOptions{nil, {Randomized: true, Dim: 5, Seed: 2}} {
+		want, err := FitPCASparse(tm, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, scores, err := FitPCAOperator(Gram{A: DocTerm(docs, v, idf)}, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Out != want.Out {
+			t.Fatalf("Out: got %d, want %d", got.Out, want.Out)
+		}
+		for i := range want.W {
+			if math.Abs(got.W[i]-want.W[i]) > 1e-8 {
+				t.Fatalf("randomized=%v W[%d]: got %v, want %v", opt != nil, i, got.W[i], want.W[i])
+			}
+		}
+		z := make([]float64, want.Out)
+		for i := 0; i < v; i++ {
+			ind, val := tm.Row(i)
+			want.SparseScoresTo(z, ind, val)
+			for j := range z {
+				if math.Abs(scores.At(i, j)-z[j]) > 1e-8 {
+					t.Fatalf("scores[%d][%d]: got %v, want %v", i, j, scores.At(i, j), z[j])
+				}
+			}
+		}
+	}
+}
