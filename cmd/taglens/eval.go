@@ -462,6 +462,18 @@ func trainBaseline(ctx context.Context, name string, train [][]int, v int, m *ce
 	switch name {
 	case "random":
 		return baselines.NewRandom(v), nil
+	case "lsa":
+		b, err := baselines.FitLSA(train, v, &baselines.LSAOptions{Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case "pca":
+		b, err := baselines.FitPCA(train, v, &baselines.GlobalOptions{Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
 	case "lda":
 		b, err := baselines.TrainLDA(ctx, train, v, m.Topics().NumTopics(), seed, nil)
 		if err != nil {
