@@ -1,0 +1,226 @@
+package baselines
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/taglens/taglens/ml/features"
+)
+
+// The InfoTheo grid of paper §6.2.5.
+var (
+	InfoTheoKs     = []int{1, 3, 5}
+	InfoTheoAlphas = []float64{0.1, 0.2, 0.3, 0.4, 0.5}
+)
+
+// InfoTheoOptions tunes FitInfoTheo. The zero value means the defaults.
+type InfoTheoOptions struct {
+	// Dim is the dimension of the PCA-reduced space; zero means LSA's dimension
+	// (the paper gives all global models the same dimension).
+	Dim int
+	// K and Alpha, if both set, fix the smoothing instead of the grid search.
+	K     int
+	Alpha float64
+	// TuneDocs is the number of training documents (seeded sample) on which the
+	// training P@2 of each grid point is measured (default DefaultTuneDocs).
+	TuneDocs int
+	// Seed seeds the randomized PCA, the tuning sample and the evaluation.
+	Seed uint64
+	// Progress, if not nil, is called after each grid point with its setting and
+	// training P@2.
+	Progress func(k int, alpha, p2 float64)
+}
+
+// InfoTheo is the information-theoretic smoothing baseline of Mandel et al.
+// (2011) as the paper applies it (§2.1, §6.2.5), with the paper's best pairwise
+// information, the tf-idf co-occurrence aggregation T of Eq. 2:
+//
+//  1. every term's top-k associated terms: the k terms j ≠ τ with the largest
+//     T(τ, j) > 0 (ties to the smaller index);
+//  2. each training document's binary BoW is smoothed: S(δ)[j] = 1 for j ∈ δ,
+//     and α·|{τ ∈ δ : j among τ's top-k}| for j ∉ δ (present terms stay 1);
+//  3. the smoothed matrix is tf-idf re-weighted (column j × idf_j), aggregated
+//     into the term-to-term matrix A = SᵀS (co-occurrence aggregation),
+//  4. A's rows are reduced by PCA to Dim components (the paper's "dimensionality
+//     reduced version", same dimension as the other global models), and terms
+//     are compared by cosine distance.
+//
+// With α = 0, InfoTheo reduces to the PCA baseline. k and α are chosen on the
+// grid k ∈ {1, 3, 5} × α ∈ {0.1, …, 0.5} by training P@2 under the extended
+// priming protocol (ties keep the earlier grid point). A is applied as the
+// operator Sᵀ(S·x) and the randomized PCA is used above
+// features.DefaultExactMaxTerms terms, so no dense |Γ|×|Γ| matrix is formed for
+// large vocabularies. InfoTheo is non-contextual.
+type InfoTheo struct {
+	vectorModel
+	// K and Alpha are the chosen smoothing, TrainP2 its training P@2 (0 and
+	// Grid empty when the options fixed the smoothing), Dim the reduced dimension.
+	K       int
+	Alpha   float64
+	TrainP2 float64
+	Dim     int
+	// Grid holds every evaluated setting in grid order.
+	Grid []InfoTheoPoint
+}
+
+// InfoTheoPoint is one grid point of the InfoTheo tuning.
+type InfoTheoPoint struct {
+	K       int     `json:"k"`
+	Alpha   float64 `json:"alpha"`
+	TrainP2 float64 `json:"train_p2"`
+}
+
+// FitInfoTheo fits InfoTheo on the encoded training documents, tuning k and α
+// unless fixed. opt may be nil. It stops with ctx.Err() when ctx is cancelled.
+func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions) (*InfoTheo, error) {
+	if err := checkTrain("infotheo", train, v); err != nil {
+		return nil, err
+	}
+	var o InfoTheoOptions
+	if opt != nil {
+		o = *opt
+	}
+	dim, err := lsaDim(train, v, o.Dim, o.Seed)
+	if err != nil {
+		return nil, fmt.Errorf("baselines: infotheo: %w", err)
+	}
+	_, idf, t := features.TermMatrix(train, v)
+	assoc := topAssociates(t, slices.Max(InfoTheoKs))
+	if o.K > 0 && o.Alpha > 0 {
+		m, err := fitInfoTheoAt(train, v, idf, assoc, o.K, o.Alpha, dim, o.Seed)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
+	}
+	tune := tuningDocs(train, o.TuneDocs, o.Seed)
+	var best *InfoTheo
+	var grid []InfoTheoPoint
+	for _, k := range InfoTheoKs {
+		for _, a := range InfoTheoAlphas {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+			m, err := fitInfoTheoAt(train, v, idf, assoc, k, a, dim, o.Seed)
+			if err != nil {
+				return nil, err
+			}
+			p2, err := tuneP2(ctx, m, tune, o.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("baselines: infotheo: tuning: %w", err)
+			}
+			m.TrainP2 = p2
+			grid = append(grid, InfoTheoPoint{K: k, Alpha: a, TrainP2: p2})
+			if o.Progress != nil {
+				o.Progress(k, a, p2)
+			}
+			if best == nil || p2 > best.TrainP2 {
+				best = m
+			}
+		}
+	}
+	best.Grid = grid
+	return best, nil
+}
+
+// topAssociates returns, for every term, up to k associated terms: the j ≠ i
+// with the largest T_ij > 0, in decreasing order (ties to the smaller index).
+func topAssociates(t *features.Sparse, k int) [][]int {
+	out := make([][]int, t.R)
+	var cand []int
+	for i := 0; i < t.R; i++ {
+		ind, val := t.Row(i)
+		cand = cand[:0]
+		for p, j := range ind {
+			if j != i && val[p] > 0 {
+				cand = append(cand, p)
+			}
+		}
+		slices.SortStableFunc(cand, func(a, b int) int {
+			switch {
+			case val[a] > val[b]:
+				return -1
+			case val[a] < val[b]:
+				return 1
+			}
+			return ind[a] - ind[b]
+		})
+		n := min(k, len(cand))
+		out[i] = make([]int, n)
+		for q := 0; q < n; q++ {
+			out[i][q] = ind[cand[q]]
+		}
+	}
+	return out
+}
+
+// Smooth returns the smoothed, tf-idf re-weighted document-term matrix of
+// InfoTheo (steps 2 and 3 of the type's doc): row δ holds idf_j at j ∈ δ and
+// α·c_j·idf_j at the other terms j that are among the top-k associates of c_j
+// terms of δ. assoc[τ] lists τ's associates in decreasing strength; only the
+// first k are used.
+func Smooth(train [][]int, v int, idf []float64, assoc [][]int, k int, alpha float64) *features.Sparse {
+	s := &features.Sparse{R: len(train), C: v, Ptr: make([]int, len(train)+1)}
+	acc := make([]float64, v)
+	in := make([]bool, v)
+	var touched []int
+	for d, doc := range train {
+		touched = touched[:0]
+		bow := features.BoW(doc)
+		for _, t := range bow {
+			in[t] = true
+			touched = append(touched, t)
+		}
+		for _, t := range bow {
+			for _, j := range assoc[t][:min(k, len(assoc[t]))] {
+				if in[j] {
+					continue
+				}
+				if acc[j] == 0 {
+					touched = append(touched, j)
+				}
+				acc[j] += alpha
+			}
+		}
+		slices.Sort(touched)
+		for _, j := range touched {
+			w := acc[j]
+			if in[j] {
+				w = 1
+			}
+			s.Ind = append(s.Ind, j)
+			s.Val = append(s.Val, w*idf[j])
+			acc[j], in[j] = 0, false
+		}
+		s.Ptr[d+1] = len(s.Ind)
+	}
+	return s
+}
+
+func fitInfoTheoAt(train [][]int, v int, idf []float64, assoc [][]int, k int, alpha float64, dim int, seed uint64) (*InfoTheo, error) {
+	s := Smooth(train, v, idf, assoc, k, alpha)
+	p, scores, err := features.FitPCAOperator(features.Gram{A: s}, pcaOpts(v, dim, seed))
+	if err != nil {
+		return nil, fmt.Errorf("baselines: infotheo: k=%d α=%g: %w", k, alpha, err)
+	}
+	return &InfoTheo{
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, scores.RawMatrix().Data), name: "infotheo"},
+		K:           k,
+		Alpha:       alpha,
+		Dim:         p.Out,
+	}, nil
+}
+
+// Tuning reports the chosen k, α and their training P@2 (eval.Tuned).
+func (m *InfoTheo) Tuning() map[string]any {
+	t := map[string]any{"k": m.K, "alpha": m.Alpha, "dim": m.Dim, "aggregation": "tfidf co-occurrence"}
+	if len(m.Grid) > 0 {
+		t["train_p2"] = m.TrainP2
+		t["criterion"] = "training P@2, extended priming"
+		t["grid"] = m.Grid
+	} else {
+		t["criterion"] = "fixed by options"
+	}
+	return t
+}

@@ -1,0 +1,83 @@
+package baselines
+
+import (
+	"context"
+	"math"
+	"slices"
+	"testing"
+
+	"github.com/taglens/taglens/ml/features"
+)
+
+func TestInfoTheoPlanted(t *testing.T) {
+	const per = 5
+	docs := globalPlanted(3, 200, per)
+	m, err := FitInfoTheo(context.Background(), docs, 2*per, &InfoTheoOptions{TuneDocs: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Grid) != len(InfoTheoKs)*len(InfoTheoAlphas) {
+		t.Errorf("grid: got %d points, want %d", len(m.Grid), len(InfoTheoKs)*len(InfoTheoAlphas))
+	}
+	for _, g := range m.Grid {
+		if g.TrainP2 > m.TrainP2 {
+			t.Errorf("chosen P@2 %v below grid point %+v", m.TrainP2, g)
+		}
+	}
+	checkGroupsSeparated(t, m, per)
+}
+
+// TestSmoothHand checks the associates and the smoothed matrix on five
+// documents over four terms, computed by hand in the comments.
+func TestSmoothHand(t *testing.T) {
+	docs := [][]int{{0, 1}, {0, 2}, {3}, {3}, {1}}
+	// df = [2, 2, 1, 2] → idf = log(5/3), log(5/3), log(5/2), log(5/3).
+	// T_01 = T_02 = idf_0·idf_j·1 > 0, T_12 = 0, T_03 = 0: term 0's associates
+	// are 2 (T_02 = log(5/3)·log(5/2)) then 1 (log²(5/3)); term 1's only is 0.
+	_, idf, tm := features.TermMatrix(docs, 4)
+	assoc := topAssociates(tm, 5)
+	want := [][]int{{2, 1}, {0}, {0}, {}}
+	for i := range want {
+		if !slices.Equal(assoc[i], want[i]) {
+			t.Errorf("assoc[%d]: got %v, want %v", i, assoc[i], want[i])
+		}
+	}
+	// k = 1, α = 0.3: doc {0,1}: 0's top-1 is 2 (absent) → 0.3; 1's top-1 is 0
+	// (present, stays 1). doc {1}: 1's top-1 is 0 → 0.3.
+	s := Smooth(docs, 4, idf, assoc, 1, 0.3)
+	wantRows := [][]float64{
+		{idf[0], idf[1], 0.3 * idf[2], 0},
+		{idf[0], 0, idf[2], 0},
+		{0, 0, 0, idf[3]},
+		{0, 0, 0, idf[3]},
+		{0.3 * idf[0], idf[1], 0, 0},
+	}
+	for d, row := range wantRows {
+		for j, w := range row {
+			if got := s.At(d, j); math.Abs(got-w) > 1e-15 {
+				t.Errorf("S[%d][%d]: got %v, want %v", d, j, got, w)
+			}
+		}
+	}
+}
+
+// TestInfoTheoAlphaZeroIsPCA: with no smoothing InfoTheo's aggregation is T and
+// its vectors must equal the PCA baseline's (an identity of the construction).
+func TestInfoTheoAlphaZeroIsPCA(t *testing.T) {
+	docs := globalPlanted(4, 120, 4)
+	const v, dim = 8, 3
+	_, idf, tm := features.TermMatrix(docs, v)
+	it, err := fitInfoTheoAt(docs, v, idf, topAssociates(tm, 1), 1, 0, dim, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := FitPCA(docs, v, &GlobalOptions{Dim: dim})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range p.Unit {
+		if math.Abs(p.Unit[i]-it.Unit[i]) > 1e-9 {
+			t.Fatalf("Unit[%d]: infotheo %v, pca %v", i, it.Unit[i], p.Unit[i])
+		}
+	}
+}
