@@ -29,6 +29,7 @@ type trainPart struct {
 	gCE1     []float64 // α ∂L_S/∂CE of member 1
 	gCE2     []float64
 	lp, ls   float64
+	st       stamps
 }
 
 // DefaultParts is the number of parts a Trainer splits a batch into: one per core of
@@ -116,19 +117,52 @@ func grow(buf []float64, n int) []float64 {
 // targets[k] the target of row k, normalised by the whole batch size K) and writes
 // ∂L_P/∂θ into grad (overwritten, layout of Net.Params). It returns L_P.
 func (t *Trainer) PredictionGrad(x *mat.Dense, targets []Target, grad []float64) float64 {
+	return t.predictionGrad(x, targets, nil, grad)
+}
+
+// SampledPredictionGrad is PredictionGrad with the sampled estimate of Eq. 5
+// (SampledPredictionLoss) on the output units of s (drawn by the caller with
+// s.Draw(targets, |Γ|, M, rng)): the output layer is computed and differentiated for
+// s.Cols only (MLP.ForwardCols).
+func (t *Trainer) SampledPredictionGrad(x *mat.Dense, targets []Target, s *ColumnSample, grad []float64) float64 {
+	return t.predictionGrad(x, targets, s, grad)
+}
+
+// forwardOut runs the network to the output layer, restricted to s.Cols when s is
+// not nil, and returns the output width.
+func forwardOut(m *MLP, ws *Workspace, x *mat.Dense, s *ColumnSample) int {
+	H := m.Layers()
+	if s == nil {
+		m.ForwardTo(ws, x, H)
+		return m.Sizes[H]
+	}
+	if s.NOut != m.Sizes[H] {
+		panic(fmt.Sprintf("nn: column sample over %d units for %d outputs", s.NOut, m.Sizes[H]))
+	}
+	m.ForwardCols(ws, x, s.Cols)
+	return len(s.Cols)
+}
+
+func lossOut(yhat *mat.Dense, s *ColumnSample, targets []Target, g *mat.Dense, total int, st *stamps) float64 {
+	if s == nil {
+		return predictionLoss(yhat, targets, g, total)
+	}
+	return sampledPredictionLoss(yhat, s, targets, g, total, st)
+}
+
+func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample, grad []float64) float64 {
 	K, _ := x.Dims()
 	if len(targets) != K {
 		panic(fmt.Sprintf("nn: %d targets for %d rows", len(targets), K))
 	}
 	m := t.Net
 	H := m.Layers()
-	G := m.Sizes[H]
 	t.run(K, func(p *trainPart, lo, hi int) {
 		n := hi - lo
-		m.ForwardTo(p.ws1, rowsOf(x, lo, hi), H)
+		G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s)
 		p.gOut1 = grow(p.gOut1, n*G)
 		g := mat.NewDense(n, G, p.gOut1)
-		p.lp = predictionLoss(p.ws1.Out(H), targets[lo:hi], g, K)
+		p.lp = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
 		clear(p.grad)
 		grads := make([]*mat.Dense, H+1)
 		grads[H] = g
@@ -152,6 +186,17 @@ func (t *Trainer) PredictionGrad(x *mat.Dense, targets []Target, grad []float64)
 // ∂L/∂θ (the sum of both members' paths through the tied weights) into grad and
 // returns L_P(X¹)+L_P(X²) and L_S.
 func (t *Trainer) SiameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairType, d []float64, cfg SiameseConfig, alpha float64, grad []float64) (lp, ls float64) {
+	return t.siameseGrad(x1, x2, t1, t2, types, d, cfg, alpha, nil, grad)
+}
+
+// SampledSiameseGrad is SiameseGrad with the sampled estimate of Eq. 5 for both
+// members' prediction losses, on the output units of s, which the caller draws over
+// the targets of both members (s.Draw(append(t1, t2...), |Γ|, M, rng)).
+func (t *Trainer) SampledSiameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairType, d []float64, cfg SiameseConfig, alpha float64, s *ColumnSample, grad []float64) (lp, ls float64) {
+	return t.siameseGrad(x1, x2, t1, t2, types, d, cfg, alpha, s, grad)
+}
+
+func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairType, d []float64, cfg SiameseConfig, alpha float64, s *ColumnSample, grad []float64) (lp, ls float64) {
 	N, _ := x1.Dims()
 	if r, _ := x2.Dims(); r != N || len(t1) != N || len(t2) != N || len(types) != N || len(d) != N {
 		panic(fmt.Sprintf("nn: SiameseGrad with %d pairs but %d second members, %d+%d targets, %d types, %d similarities", N, r, len(t1), len(t2), len(types), len(d)))
@@ -161,17 +206,17 @@ func (t *Trainer) SiameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 	if H < 2 {
 		panic("nn: SiameseGrad needs at least one hidden layer")
 	}
-	G, C := m.Sizes[H], m.Sizes[H-1]
+	C := m.Sizes[H-1]
 	t.run(N, func(p *trainPart, lo, hi int) {
 		n := hi - lo
-		m.ForwardTo(p.ws1, rowsOf(x1, lo, hi), H)
-		m.ForwardTo(p.ws2, rowsOf(x2, lo, hi), H)
+		G := forwardOut(m, p.ws1, rowsOf(x1, lo, hi), s)
+		forwardOut(m, p.ws2, rowsOf(x2, lo, hi), s)
 		p.gOut1, p.gOut2 = grow(p.gOut1, n*G), grow(p.gOut2, n*G)
 		p.gCE1, p.gCE2 = grow(p.gCE1, n*C), grow(p.gCE2, n*C)
 		go1, go2 := mat.NewDense(n, G, p.gOut1), mat.NewDense(n, G, p.gOut2)
 		gc1, gc2 := mat.NewDense(n, C, p.gCE1), mat.NewDense(n, C, p.gCE2)
-		p.lp = predictionLoss(p.ws1.Out(H), t1[lo:hi], go1, N) +
-			predictionLoss(p.ws2.Out(H), t2[lo:hi], go2, N)
+		p.lp = lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st) +
+			lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
 		p.ls = siameseLoss(p.ws1.Out(H-1), p.ws2.Out(H-1), types[lo:hi], d[lo:hi], cfg, gc1, gc2, N, alpha)
 		clear(p.grad)
 		grads := make([]*mat.Dense, H+1)

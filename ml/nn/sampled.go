@@ -1,0 +1,173 @@
+package nn
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// ColumnSample is the set of output units scored by the sampled prediction loss
+// (SampledPredictionLoss) for one batch: a uniform sample U of M distinct units
+// (Cols[:M]) followed by every listed target unit of the batch that is not in U
+// (Cols[M:]). Its cost is O(M + Σ_k |Idx_k|), independent of |Γ| except for a
+// position table of |Γ| int32 allocated once.
+type ColumnSample struct {
+	Cols []int
+	M    int
+	NOut int
+
+	pos []int32 // pos[j] = index of unit j in Cols, or -1
+	own stamps  // scratch of SampledPredictionLoss
+}
+
+// stamps marks the listed columns of one example at a time.
+type stamps struct {
+	stamp []uint32
+	gen   uint32
+}
+
+// Draw fills s for a batch: U = m distinct units drawn uniformly without replacement
+// from [0, nOut) with rng (Floyd's algorithm; all units when m ≥ nOut), then the
+// listed units of every target. It panics if m < 1 or a target index is out of range.
+func (s *ColumnSample) Draw(targets []Target, nOut, m int, rng *rand.Rand) {
+	if m < 1 {
+		panic("nn: ColumnSample needs m ≥ 1")
+	}
+	m = min(m, nOut)
+	if len(s.pos) != nOut {
+		s.pos = make([]int32, nOut)
+		for j := range s.pos {
+			s.pos[j] = -1
+		}
+	} else {
+		for _, j := range s.Cols {
+			s.pos[j] = -1
+		}
+	}
+	s.Cols = s.Cols[:0]
+	s.M, s.NOut = m, nOut
+	add := func(j int) {
+		if s.pos[j] < 0 {
+			s.pos[j] = int32(len(s.Cols))
+			s.Cols = append(s.Cols, j)
+		}
+	}
+	if m == nOut {
+		for j := 0; j < nOut; j++ {
+			add(j)
+		}
+	} else {
+		// Floyd: for i = nOut-m .. nOut-1 draw t in [0, i]; take t unless taken, else i.
+		for i := nOut - m; i < nOut; i++ {
+			t := rng.IntN(i + 1)
+			if s.pos[t] >= 0 {
+				t = i
+			}
+			add(t)
+		}
+	}
+	for _, tg := range targets {
+		for _, j := range tg.Idx {
+			if j < 0 || j >= nOut {
+				panic(fmt.Sprintf("nn: target index %d outside [0,%d)", j, nOut))
+			}
+			add(j)
+		}
+	}
+}
+
+// SampledPredictionLoss is an unbiased estimate of Eq. 5 whose cost per example is
+// O(|Cols|) instead of O(|Γ|) (issue 7: large vocabularies). yhat is K×len(s.Cols):
+// column c holds ŷ_k[s.Cols[c]] (MLP.ForwardCols with s.Cols). Write ℓ_k[j] for the
+// Eq. 5 term of unit j (-κ_k log(1+ŷ)/(K|Γ|) if y_k[j] = +1, -(1-κ_k) log(1-ŷ)/(K|Γ|)
+// if y_k[j] = -1; κ_k exact, from Target.Kappa). The listed units Idx_k (the minority
+// class) are all in Cols and scored exactly; the unlisted ones are estimated from the
+// uniform sample U (|U| = M, each unit included with probability M/|Γ|) by
+// Horvitz-Thompson weighting:
+//
+//	L̂ = Σ_k [ Σ_{j ∈ Idx_k} ℓ_k[j] + |Γ|/M · Σ_{j ∈ U \ Idx_k} ℓ_k[j] ],
+//
+// so E[L̂] = L_P and, since L̂ is linear in the ℓ_k[j], E[∂L̂/∂ŷ] = ∂L_P/∂ŷ (tested
+// numerically). Listed units of other examples that are in Cols but neither listed for
+// k nor in U get weight 0 for k. If grad is not nil it receives ∂L̂/∂ŷ (K×len(Cols)).
+// It uses scratch space in s: concurrent calls need distinct samples (Trainer does
+// not share it).
+func SampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, grad *mat.Dense) float64 {
+	K, _ := yhat.Dims()
+	return sampledPredictionLoss(yhat, s, targets, grad, K, &s.own)
+}
+
+func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, grad *mat.Dense, totalK int, st *stamps) float64 {
+	K, nc := yhat.Dims()
+	if nc != len(s.Cols) {
+		panic(fmt.Sprintf("nn: sampled output has %d columns, sample has %d", nc, len(s.Cols)))
+	}
+	if len(targets) != K {
+		panic(fmt.Sprintf("nn: %d targets for %d rows", len(targets), K))
+	}
+	if grad != nil {
+		if r, c := grad.Dims(); r != K || c != nc {
+			panic(fmt.Sprintf("nn: gradient is %d×%d, want %d×%d", r, c, K, nc))
+		}
+	}
+	if len(st.stamp) < nc {
+		st.stamp = make([]uint32, nc)
+		st.gen = 0
+	}
+	G := s.NOut
+	inv := 1 / (float64(totalK) * float64(G))
+	scale := float64(G) / float64(s.M)
+	var loss float64
+	for k := 0; k < K; k++ {
+		t := targets[k]
+		kappa := t.Kappa(G)
+		wPos, wNeg := kappa*inv, (1-kappa)*inv
+		st.gen++
+		if st.gen == 0 { // wrapped: reset stamps
+			clear(st.stamp)
+			st.gen = 1
+		}
+		for _, j := range t.Idx {
+			p := s.pos[j]
+			if p < 0 {
+				panic(fmt.Sprintf("nn: target unit %d not in the column sample", j))
+			}
+			st.stamp[p] = st.gen
+		}
+		row := yhat.RawRowView(k)
+		var grow []float64
+		if grad != nil {
+			grow = grad.RawRowView(k)
+		}
+		for c, v := range row {
+			listed := st.stamp[c] == st.gen
+			var w float64
+			switch {
+			case listed:
+				w = 1
+			case c < s.M:
+				w = scale
+			default:
+				if grow != nil {
+					grow[c] = 0
+				}
+				continue
+			}
+			v = clampY(v)
+			if listed != t.Complement { // y = +1
+				loss -= w * wPos * math.Log(1+v)
+				if grow != nil {
+					grow[c] = -w * wPos / (1 + v)
+				}
+			} else { // y = -1
+				loss -= w * wNeg * math.Log(1-v)
+				if grow != nil {
+					grow[c] = w * wNeg / (1 - v)
+				}
+			}
+		}
+	}
+	return loss
+}
