@@ -93,16 +93,6 @@ func TestLDABaselineRanksPlanted(t *testing.T) {
 	checkSelfZeroAndConcurrent(t, m, []int{0, 1, 2, polysemous})
 }
 
-func TestPLSABaselineRanksPlanted(t *testing.T) {
-	docs := plantedCorpus(2)
-	m, err := TrainPLSA(context.Background(), docs, plantedV, 2, 7, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	checkContextual(t, m, []int{0, 1, 2, polysemous}, []int{5, 6, 7, polysemous})
-	checkSelfZeroAndConcurrent(t, m, []int{0, 1, 2, polysemous})
-}
-
 // checkSelfZeroAndConcurrent checks that a query is at distance 0 from itself
 // and that concurrent calls with equal seeds give identical rows.
 func checkSelfZeroAndConcurrent(t *testing.T, m eval.Model, ctx []int) {
