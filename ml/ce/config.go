@@ -81,8 +81,9 @@ type Config struct {
 
 	// PretrainExamples is the size of the random subset of stage-1 inputs the
 	// sparse auto-encoders are trained on (A.1 uses batch L-BFGS on all examples;
-	// a subset keeps stage 0 inside the budget). Default 5,000.
-	// PretrainIterations bounds L-BFGS per layer. Default 60. A negative
+	// a subset keeps stage 0 inside the budget). Default 2,000.
+	// PretrainIterations bounds L-BFGS per layer. Default 30: pre-training only
+	// initialises the network, and stage 1 refines it. A negative
 	// PretrainIterations skips stage 0 (random initialisation).
 	PretrainExamples, PretrainIterations int
 
@@ -139,8 +140,8 @@ func (c Config) withDefaults() Config {
 		c.Budget = 100 * time.Second
 	}
 	setInt(&c.ValidDocs, 300)
-	setInt(&c.PretrainExamples, 5000)
-	setInt(&c.PretrainIterations, 60)
+	setInt(&c.PretrainExamples, 2000)
+	setInt(&c.PretrainIterations, 30)
 	setF(&c.Sparsity, 2)
 	setF(&c.WeightDecay, 0.02)
 	if len(c.AlphaGrid) == 0 {

@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+func init() {
+	register(command{name: "train", summary: "train the CE and Siamese-CE models on a corpus", run: runTrain})
+}
+
+const trainSynopsis = "--corpus PATH [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
+	"[--hidden 100,100,10] [--budget 100s] [--alpha A] [--lambda L] [--reproducible] [--json OUT]"
+
+// trainSummary is the --json output of taglens train.
+type trainSummary struct {
+	Model          string        `json:"model"`
+	Corpus         string        `json:"corpus"`
+	TrainDocs      int           `json:"train_docs"`
+	ValidDocs      int           `json:"valid_docs"`
+	Vocabulary     int           `json:"vocabulary"`
+	Topics         int           `json:"topics"`
+	Alpha          float64       `json:"alpha"`
+	Lambda         float64       `json:"lambda"`
+	Epochs1        int           `json:"epochs_stage1"`
+	Epochs2        int           `json:"epochs_stage2"`
+	ValidP2CE      float64       `json:"valid_p2_ce"`
+	ValidP2Siamese float64       `json:"valid_p2_siamese_ce"`
+	ValidP2Random  float64       `json:"valid_p2_random"`
+	Seconds        float64       `json:"seconds"`
+	Log            []ce.LogEntry `json:"log"`
+}
+
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("train", trainSynopsis, stderr)
+	corpusPath := fs.String("corpus", "", "corpus file (any accepted format)")
+	splitPath := fs.String("split", "", "split.tsv (doc_id<TAB>train|valid|test|oov); default: seeded 2:1 split")
+	oovPath := fs.String("oov", "", "file of reserved OOV tags, one per line: documents holding one are left out of training")
+	out := fs.String("out", "", "model file to write")
+	seed := fs.Uint64("seed", 1, "random seed")
+	topics := fs.Int("topics", 0, "LDA topics (0 = automatic)")
+	hidden := fs.String("hidden", "", "hidden layer widths, comma-separated (default 100,100,10)")
+	budget := fs.Duration("budget", 0, "wall-time budget of the whole training (default 100s)")
+	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
+	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")
+	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
+	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(fs, "corpus", "out"); err != nil {
+		return err
+	}
+	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda, Reproducible: *repro}
+	if *hidden != "" {
+		for _, f := range strings.Split(*hidden, ",") {
+			var n int
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n <= 0 {
+				return &usageError{fmt.Sprintf("bad --hidden %q", *hidden)}
+			}
+			cfg.Hidden = append(cfg.Hidden, n)
+		}
+	}
+	start := time.Now()
+	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{})
+	if err != nil {
+		return err
+	}
+	var split corpus.Split
+	if *splitPath != "" {
+		if split, err = readSplitTSV(*splitPath, c); err != nil {
+			return err
+		}
+	} else {
+		split = seededSplit(len(c.Docs), *seed)
+	}
+	if *oovPath != "" {
+		reserved, err := readTagList(*oovPath)
+		if err != nil {
+			return err
+		}
+		split.Train = withoutTags(c, split.Train, reserved)
+		split.Valid = withoutTags(c, split.Valid, reserved)
+	}
+	fmt.Fprintf(stderr, "corpus %s: %d documents; %d train, %d valid\n", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
+	last := ""
+	m, err := ce.Train(ctx, c, split, cfg, func(p ce.Progress) {
+		line := fmt.Sprintf("[%5.1fs %3.0f%%] %-7s", time.Since(start).Seconds(), 100*p.Fraction, p.Stage)
+		if p.Epochs > 0 {
+			line += fmt.Sprintf(" epoch %d/%d loss %.5f", p.Epoch, p.Epochs, p.Loss)
+		}
+		if p.ValidP2CE > 0 {
+			line += fmt.Sprintf(" P@2 CE %.4f", p.ValidP2CE)
+		}
+		if p.ValidP2Siamese > 0 {
+			line += fmt.Sprintf(" Siamese %.4f", p.ValidP2Siamese)
+		}
+		if p.ETA > 0 {
+			line += fmt.Sprintf(" ETA %s", p.ETA)
+		}
+		if p.Message != "" {
+			line += " — " + p.Message
+		}
+		if line != last {
+			fmt.Fprintln(stderr, line)
+			last = line
+		}
+	})
+	if err != nil {
+		return err
+	}
+	if err := m.WriteFile(*out); err != nil {
+		return err
+	}
+	in := m.Info()
+	fmt.Fprintf(stderr, "wrote %s in %.1fs: %d terms, %d topics, α=%g λ=%g; validation P@2: CE %.4f (epoch %d/%d, %s), Siamese-CE %.4f (epoch %d/%d, %s), random %.4f\n",
+		*out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
+		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, in.StopReason2, in.ValidP2Random)
+	if *jsonOut != "" {
+		s := trainSummary{Model: *out, Corpus: c.Name, TrainDocs: in.TrainDocs, ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(),
+			Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda, Epochs1: in.Epochs1, Epochs2: in.Epochs2,
+			ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese, ValidP2Random: in.ValidP2Random,
+			Seconds: time.Since(start).Seconds(), Log: in.Log}
+		return writeJSONTo(*jsonOut, stdout, s)
+	}
+	return nil
+}
+
+// writeJSONTo writes v as indented JSON to stdout ("-") or the named file.
+func writeJSONTo(dst string, stdout io.Writer, v any) error {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	if dst == "-" || dst == "" {
+		_, err = stdout.Write(b)
+		return err
+	}
+	return os.WriteFile(dst, b, 0o644)
+}
+
+// readSplitTSV reads a split.tsv (doc_id<TAB>train|valid|test|oov) for c.
+// Adapter until ml/corpus publishes its split reader.
+func readSplitTSV(path string, c *corpus.Corpus) (corpus.Split, error) {
+	var s corpus.Split
+	f, err := os.Open(path)
+	if err != nil {
+		return s, err
+	}
+	defer f.Close()
+	index := make(map[string]int, len(c.Docs))
+	for i, d := range c.Docs {
+		index[d.ID] = i
+	}
+	sc := bufio.NewScanner(f)
+	line := 0
+	for sc.Scan() {
+		line++
+		text := strings.TrimRight(sc.Text(), "\r")
+		if text == "" {
+			continue
+		}
+		id, sub, ok := strings.Cut(text, "\t")
+		if !ok {
+			return s, fmt.Errorf("%s: line %d: want doc_id<TAB>subset", path, line)
+		}
+		i, ok := index[id]
+		if !ok {
+			continue // a document the parser dropped (no tags)
+		}
+		switch corpus.Subset(sub) {
+		case corpus.Train:
+			s.Train = append(s.Train, i)
+		case corpus.Valid:
+			s.Valid = append(s.Valid, i)
+		case corpus.Test:
+			s.Test = append(s.Test, i)
+		case corpus.OOV:
+			s.OOV = append(s.OOV, i)
+		default:
+			return s, fmt.Errorf("%s: line %d: unknown subset %q", path, line, sub)
+		}
+	}
+	return s, sc.Err()
+}
+
+// readTagList reads one tag per line.
+func readTagList(path string) (map[string]bool, error) {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			out[l] = true
+		}
+	}
+	return out, nil
+}
+
+func withoutTags(c *corpus.Corpus, idx []int, reserved map[string]bool) []int {
+	var keep []int
+outer:
+	for _, i := range idx {
+		for _, t := range c.Docs[i].Tags {
+			if reserved[t] {
+				continue outer
+			}
+		}
+		keep = append(keep, i)
+	}
+	return keep
+}
+
+// seededSplit is the default split: a seeded 2:1 train/rest split with up to
+// 300 of the rest for validation (paper §5.2).
+func seededSplit(n int, seed uint64) corpus.Split {
+	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(n)
+	nTrain := (2*n + 2) / 3
+	var s corpus.Split
+	s.Train = append(s.Train, perm[:nTrain]...)
+	rest := perm[nTrain:]
+	nValid := min(300, len(rest)/2)
+	s.Valid = append(s.Valid, rest[:nValid]...)
+	s.Test = append(s.Test, rest[nValid:]...)
+	for _, l := range []*[]int{&s.Train, &s.Valid, &s.Test} {
+		slices.Sort(*l)
+	}
+	return s
+}

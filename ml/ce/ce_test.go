@@ -1,0 +1,259 @@
+package ce
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"gonum.org/v1/gonum/mat"
+
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/nn"
+)
+
+// testCorpus is a small corpus drawn from latent concepts with planted
+// polysemous tags: every concept has its own tags, and each polysemous tag is
+// shared by two unrelated concepts; sense[i] is the concept of document i.
+type testCorpus struct {
+	c     *corpus.Corpus
+	split corpus.Split
+	sense []int
+	poly  []string
+}
+
+func makeTestCorpus(seed uint64, nDocs int) *testCorpus {
+	rng := rand.New(rand.NewPCG(seed, 99))
+	const nConcepts, perConcept = 6, 6
+	tags := make([][]string, nConcepts)
+	for c := range tags {
+		for j := 0; j < perConcept; j++ {
+			tags[c] = append(tags[c], fmt.Sprintf("c%d_t%d", c, j))
+		}
+	}
+	// Polysemous tags: "guitar" in concepts 0 and 3, "house" in 1 and 4.
+	polyOf := map[int]string{0: "guitar", 3: "guitar", 1: "house", 4: "house"}
+	tc := &testCorpus{c: &corpus.Corpus{Name: "test"}, poly: []string{"guitar", "house"}}
+	for i := 0; i < nDocs; i++ {
+		c := rng.IntN(nConcepts)
+		n := 3 + rng.IntN(3)
+		perm := rng.Perm(perConcept)[:n]
+		var d []string
+		for _, p := range perm {
+			d = append(d, tags[c][p])
+		}
+		if p, ok := polyOf[c]; ok && rng.Float64() < 0.6 {
+			d = append(d, p)
+		}
+		tc.c.Docs = append(tc.c.Docs, corpus.Document{ID: fmt.Sprint(i), Tags: d})
+		tc.sense = append(tc.sense, c)
+		switch {
+		case i%10 == 0:
+			tc.split.Valid = append(tc.split.Valid, i)
+		case i%10 == 1:
+			tc.split.Test = append(tc.split.Test, i)
+		default:
+			tc.split.Train = append(tc.split.Train, i)
+		}
+	}
+	return tc
+}
+
+// smallConfig trains quickly and reproducibly on the test corpus.
+func smallConfig(seed uint64) Config {
+	return Config{Seed: seed, Topics: 6, Hidden: []int{20, 10}, MaxEpochs1: 8, MaxEpochs2: 6,
+		PretrainIterations: 20, Reproducible: true, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1, 4}}
+}
+
+var cachedModel *Model
+
+func trainSmall(t testing.TB) (*testCorpus, *Model) {
+	tc := makeTestCorpus(1, 600)
+	if cachedModel != nil {
+		return tc, cachedModel
+	}
+	m, err := Train(context.Background(), tc.c, tc.split, smallConfig(7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cachedModel = m
+	return tc, m
+}
+
+func TestTrainDeterministicFile(t *testing.T) {
+	tc, m1 := trainSmall(t)
+	m2, err := Train(context.Background(), tc.c, tc.split, smallConfig(7), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	p1, p2 := filepath.Join(dir, "a.tlm"), filepath.Join(dir, "b.tlm")
+	if err := m1.WriteFile(p1); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.WriteFile(p2); err != nil {
+		t.Fatal(err)
+	}
+	b1, _ := os.ReadFile(p1)
+	b2, _ := os.ReadFile(p2)
+	if !bytes.Equal(b1, b2) {
+		t.Fatalf("same seed gave different model files (%d and %d bytes)", len(b1), len(b2))
+	}
+	// A different seed gives a different model (the test can fail).
+	m3, err := Train(context.Background(), tc.c, tc.split, smallConfig(8), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf bytes.Buffer
+	if err := m3.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(b1, buf.Bytes()) {
+		t.Fatal("different seeds gave identical model files")
+	}
+}
+
+func TestModelFileRoundTripAndCorruption(t *testing.T) {
+	_, m := trainSmall(t)
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	file := buf.Bytes()
+	m2, err := Read(bytes.NewReader(file))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var buf2 bytes.Buffer
+	if err := m2.Write(&buf2); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(file, buf2.Bytes()) {
+		t.Fatal("read → write does not reproduce the file")
+	}
+	// Same answers after the round trip.
+	tags := []string{"guitar", "c0_t1", "c0_t2"}
+	for _, v := range []string{VariantCE, VariantSiamese} {
+		a, _, err := m.Embed(v, tags)
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _, _ := m2.Embed(v, tags)
+		for k := range a {
+			for i := range a[k] {
+				if a[k][i] != b[k][i] {
+					t.Fatalf("%s %s[%d]: got %v, want %v", v, k, i, b[k][i], a[k][i])
+				}
+			}
+		}
+	}
+	tests := []struct {
+		name string
+		data []byte
+	}{
+		{"empty", nil},
+		{"header only", file[:20]},
+		{"truncated by one byte", file[:len(file)-1]},
+		{"truncated in half", file[:len(file)/2]},
+		{"flipped payload bit", flip(file, len(file)/2)},
+		{"flipped checksum bit", flip(file, len(file)-3)},
+		{"bad magic", flip(file, 0)},
+		{"trailing garbage", append(append([]byte(nil), file...), 0)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Read(bytes.NewReader(tt.data))
+			if !errors.Is(err, ErrCorrupt) {
+				t.Fatalf("got error %v, want one wrapping ErrCorrupt", err)
+			}
+		})
+	}
+	// ReadFile names the file.
+	p := filepath.Join(t.TempDir(), "bad.tlm")
+	os.WriteFile(p, file[:100], 0o644)
+	if _, err := ReadFile(p); err == nil || !errors.Is(err, ErrCorrupt) {
+		t.Fatalf("ReadFile of a truncated file: got %v", err)
+	}
+}
+
+func flip(b []byte, i int) []byte {
+	c := append([]byte(nil), b...)
+	c[i] ^= 0x10
+	return c
+}
+
+// TestSiameseLossGradient checks the Eq. 7 gradient of a whole Siamese step
+// (both members, prediction losses at the output, distance loss injected at the
+// CE layer, one shared parameter vector) against central finite differences.
+func TestSiameseLossGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	sizes := []int{5, 6, 3, 7}
+	net := nn.NewMLP(sizes, rng)
+	const n = 8
+	b := &siameseBatch{x: mat.NewDense(2*n, sizes[0], nil), targets: make([]nn.Target, 2*n), types: make([]nn.PairType, n), d: make([]float64, n)}
+	for i := range b.x.RawMatrix().Data {
+		b.x.RawMatrix().Data[i] = 2*rng.Float64() - 1
+	}
+	for i := range b.targets {
+		b.targets[i] = nn.Target{Idx: []int{i % 7, (i + 3) % 7}, Complement: i%3 == 0}
+	}
+	kinds := []nn.PairType{nn.I1, nn.I2, nn.I3, nn.I3}
+	for i := range b.types {
+		b.types[i] = kinds[i%4]
+		b.d[i] = rng.Float64()
+	}
+	sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5}
+	const alpha = 0.7
+	ws := nn.NewWorkspace(sizes, 2*n)
+	gOut := mat.NewDense(2*n, sizes[3], nil)
+	gCE := mat.NewDense(2*n, sizes[2], nil)
+	grad := make([]float64, len(net.Params))
+	loss, lp, ls := siameseLoss(net, ws, b, alpha, sc, gOut, gCE, grad)
+	if math.Abs(loss-(lp+alpha*ls)) > 1e-12 {
+		t.Fatalf("loss %v != L_P %v + α·L_S %v", loss, lp, ls)
+	}
+	f := func() float64 {
+		l, _, _ := siameseLoss(net, ws, b, alpha, sc, gOut, gCE, make([]float64, len(net.Params)))
+		return l
+	}
+	const h = 1e-6
+	for i := range net.Params {
+		orig := net.Params[i]
+		net.Params[i] = orig + h
+		up := f()
+		net.Params[i] = orig - h
+		down := f()
+		net.Params[i] = orig
+		fd := (up - down) / (2 * h)
+		if math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+			t.Errorf("param %d: analytic %v, finite difference %v", i, grad[i], fd)
+		}
+	}
+}
+
+func TestNegativeTerm(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	d := []int{0, 2, 3, 7}
+	counts := make([]int, 8)
+	for i := 0; i < 8000; i++ {
+		n := negativeTerm(d, 8, rng)
+		if hasTerm(d, n) {
+			t.Fatalf("negative term %d is in the document", n)
+		}
+		counts[n]++
+	}
+	// The 4 absent terms are equally likely: expected 2000 each (binomial sd ≈ 39).
+	for _, j := range []int{1, 4, 5, 6} {
+		if counts[j] < 1800 || counts[j] > 2200 {
+			t.Errorf("term %d drawn %d times, want about 2000", j, counts[j])
+		}
+	}
+	if got := negativeTerm([]int{0, 1, 2}, 3, rng); got != -1 {
+		t.Errorf("full document: got %d, want -1", got)
+	}
+}
