@@ -23,7 +23,23 @@
 //	L_P = -1/(2K|Γ|) Σ_k Σ_j [κ_k (1+y_k[j]) log(1+ŷ_k[j]) + (1-κ_k)(1-y_k[j]) log(1-ŷ_k[j])],
 //
 // y ∈ {-1,+1}, κ_k = |{j: y_k[j]=+1}|/|Γ|, K the batch size; targets are sparse
-// (Target). See PredictionLoss.
+// (Target: the listed units and whether the target is BoW(δ) or its complement), so
+// no dense K×|Γ| target matrix exists. ŷ is clamped to [-1+Eps, 1-Eps], Eps = 1e-12,
+// inside logarithms and divisions. See PredictionLoss (and PredictionLossDense, a
+// direct transcription used by the tests).
+//
+// # Sampled prediction loss (large |Γ|, issue 7)
+//
+// ColumnSample.Draw picks the output units of a batch: a uniform sample U of M units
+// (without replacement) plus every listed unit of the batch. SampledPredictionLoss
+// scores, for example k, its listed units exactly and the unlisted ones by the units
+// of U with the Horvitz-Thompson weight |Γ|/M (each unit is in U with probability
+// M/|Γ|):
+//
+//	L̂ = Σ_k [ Σ_{j∈Idx_k} ℓ_k[j] + |Γ|/M Σ_{j∈U∖Idx_k} ℓ_k[j] ],   E[L̂] = L_P,  E[∇L̂] = ∇L_P,
+//
+// ℓ_k[j] the Eq. 5 term of unit j. MLP.ForwardCols computes the output layer for
+// those units only, so an example costs O(M + batch·|δ|), not O(|Γ|).
 //
 // # Siamese loss (Eq. 6)
 //
@@ -35,7 +51,41 @@
 // the pair, scale the Siamese gradients by α and call Backward once per member with
 // grads[H] (prediction) and grads[H-1] (α·Siamese) together.
 //
+// Trainer does all of this for a batch: it cuts the batch into DefaultParts = 2
+// contiguous parts processed by concurrent goroutines with their own workspaces and
+// gradient buffers and sums the part gradients in part order (deterministic: same
+// inputs, same bytes). PredictionGrad is stage 1 (Eq. 5), SiameseGrad stage 2
+// (Eq. 7); the Sampled… variants use the sampled Eq. 5.
+//
+// # Sparse auto-encoder and pre-training (Appendix A.1)
+//
+//	z = tanh(W_1 x + b_1),  x̃ = tanh(W_2 z + b_2),
+//	L_A = 1/K Σ_k [‖x̃_k - x_k‖² + α Σ_q sqrt(z_k[q]² + ε)] + λ/2 (‖W_1‖² + ‖W_2‖²),
+//
+// minimised by batch L-BFGS (gonum optimize.LBFGS; the paper used minFunc). Our
+// reading of §5.2 "the sparsity factor is 2, weight decay is 0.02": α = 2 and λ =
+// 0.02; A.1 writes L_A without the decay term and without a value of ε, so we add
+// the usual λ/2 ‖W‖² on weights only and take ε = 1e-4. A.1 writes a sum over the
+// examples and says "averaged": we average. Pretrain trains layer h's auto-encoder on
+// z_{h-1} for h = 1..H-1 (greedy layer-wise, §4.3.2) and keeps the encoders; the
+// output layer keeps its random initialisation.
+//
 // # SGD (A.4)
 //
-// θ ← θ - η_t ∇L, η multiplied by 0.95 every 200 steps by default (SGD).
+// θ ← θ - η_t ∇L, η multiplied by 0.95 every DecayEvery = 200 steps by default (SGD);
+// momentum is available but off by default.
+//
+// # Initialisation
+//
+// NewMLP draws W_h from U(-r, r), r = sqrt(6/(in+out)), and sets b_h = 0.
+//
+// # Speed
+//
+// All matrix products go through three routines (gemm.go): A·B, A·Bᵀ (via a
+// transposed copy of B) and Aᵀ·B. On amd64 with AVX2 and FMA (golang.org/x/sys/cpu)
+// they use a register-blocked 4×8 float64 micro-kernel in assembly
+// (kernel_amd64.s) with k-blocking by 256 and zero-padded edge blocks; elsewhere, or
+// with the build tag purego, pure-Go loops. Tests compare the two. Results differ
+// between the two paths in the last bits (summation order) but each is
+// deterministic.
 package nn
