@@ -1,0 +1,114 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+func init() {
+	register(command{name: "export", summary: "export CE instances for the TensorFlow Projector", run: runExport})
+}
+
+func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("export", "--model MODEL --corpus PATH --out DIR [--variant siamese-ce|ce]", stderr)
+	modelPath := fs.String("model", "", "model file written by taglens train")
+	corpusPath := fs.String("corpus", "", "corpus whose documents are embedded")
+	outDir := fs.String("out", "", "output directory for tensors.tsv and metadata.tsv")
+	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(fs, "model", "corpus", "out"); err != nil {
+		return err
+	}
+	if !ce.ValidVariant(*variant) {
+		return &usageError{fmt.Sprintf("unknown --variant %q", *variant)}
+	}
+	m, err := ce.ReadFile(*modelPath)
+	if err != nil {
+		return err
+	}
+	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{})
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+		return err
+	}
+	n, skipped, err := exportProjector(ctx, m, *variant, c, *outDir)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "wrote %d CE instances to %s (tensors.tsv, metadata.tsv); %d documents without an in-vocabulary tag skipped\n", n, *outDir, skipped)
+	return nil
+}
+
+// exportProjector writes one row per (document, in-vocabulary tag) — CE(τ|δ) —
+// and one per OOV tag placed by the concept-based method. metadata.tsv has a
+// header and the columns tag, doc_id, in_doc_tags, kind (instance|oov).
+func exportProjector(ctx context.Context, m *ce.Model, variant string, c *corpus.Corpus, dir string) (rows, skipped int, err error) {
+	tf, err := os.Create(filepath.Join(dir, "tensors.tsv"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer tf.Close()
+	mf, err := os.Create(filepath.Join(dir, "metadata.tsv"))
+	if err != nil {
+		return 0, 0, err
+	}
+	defer mf.Close()
+	tw, mw := bufio.NewWriter(tf), bufio.NewWriter(mf)
+	fmt.Fprintln(mw, "tag\tdoc_id\tin_doc_tags\tkind")
+	clean := func(s string) string { return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s) }
+	vec := func(v []float64) {
+		for i, x := range v {
+			if i > 0 {
+				tw.WriteByte('\t')
+			}
+			tw.WriteString(strconv.FormatFloat(x, 'g', 7, 64))
+		}
+		tw.WriteByte('\n')
+	}
+	for di, d := range c.Docs {
+		if di%1000 == 0 {
+			if err := ctx.Err(); err != nil {
+				return rows, skipped, err
+			}
+		}
+		ids, oov, ceRows, oovRows, err := m.EmbedDocument(variant, d.Tags)
+		if err != nil {
+			skipped++
+			continue
+		}
+		all := clean(strings.Join(d.Tags, ","))
+		for i, id := range ids {
+			vec(ceRows[i])
+			fmt.Fprintf(mw, "%s\t%s\t%s\tinstance\n", clean(m.Vocabulary().Term(id)), clean(d.ID), all)
+			rows++
+		}
+		for i, t := range oov {
+			vec(oovRows[i])
+			fmt.Fprintf(mw, "%s\t%s\t%s\toov\n", clean(t), clean(d.ID), all)
+			rows++
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return rows, skipped, err
+	}
+	if err := mw.Flush(); err != nil {
+		return rows, skipped, err
+	}
+	if err := tf.Close(); err != nil {
+		return rows, skipped, err
+	}
+	return rows, skipped, mf.Close()
+}
