@@ -39,7 +39,7 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 		}
 		out := ws.z[h]
 		n, k := m.Sizes[h], m.Sizes[h-1]
-		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false, ws.tmp)
+		ws.layerProduct(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], h, out)
 		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
 		in, ld = out, n
 	}
@@ -47,9 +47,19 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 		h := upTo
 		n, k := m.Sizes[h], m.Sizes[h-1]
 		out := ws.z[h]
-		gemmNT(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], k, out, n, false, ws.tmp)
+		ws.layerProduct(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], h, out)
 		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
 	}
+}
+
+// layerProduct sets out = in·Wᵀ for layer h (in r×k with stride ld, W n×k), using
+// the transposed weights shared by a Trainer when present.
+func (ws *Workspace) layerProduct(r, n, k int, in []float64, ld int, W []float64, h int, out []float64) {
+	if useAsm && ws.wt != nil && ws.wt[h] != nil {
+		gemmNN(r, n, k, in, ld, ws.wt[h], n, out, n, false)
+		return
+	}
+	gemmNT(r, n, k, in, ld, W, k, out, n, false, ws.tmp)
 }
 
 // biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n.

@@ -22,6 +22,9 @@ type Workspace struct {
 	g     [][]float64 // back-propagated ∂L/∂z_h for hidden layers
 	delta []float64   // ∂L/∂a_h of the layer being processed
 	tmp   []float64   // scratch for a transposed weight matrix
+	// wt[h], when set by a Trainer, is W_hᵀ (Sizes[h-1]×Sizes[h]) of the current
+	// parameters, shared read-only by the Trainer's parts.
+	wt [][]float64
 
 	// restricted output path (ForwardCols)
 	cols  []int
