@@ -1,0 +1,22 @@
+package server
+
+import (
+	"io"
+
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+// parseCorpus streams r into the corpus parser. format "" detects it.
+func parseCorpus(r io.Reader, name, format string) (*corpus.Corpus, error) {
+	f, err := corpus.ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	return corpus.Parse(r, corpus.ParseOptions{Format: f, Name: name})
+}
+
+// defaultSplit is the split stored with an uploaded corpus: none yet (empty), which
+// means training draws a seeded 2:1 train/test split (see trainSplit).
+func defaultSplit(c *corpus.Corpus, seed uint64) (corpus.Split, error) {
+	return corpus.Split{}, nil
+}

@@ -1,0 +1,157 @@
+package server
+
+import (
+	"errors"
+	"net/http"
+	"sort"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+type corporaAPI struct{ s *Server }
+
+// corpusJSON is the API form of a corpus.
+type corpusJSON struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	Docs      int    `json:"docs"`
+	Tags      int    `json:"tags"`
+	Format    string `json:"format"`
+	Builtin   bool   `json:"builtin"`
+	CreatedAt string `json:"created_at"`
+}
+
+type corpusDetailJSON struct {
+	corpusJSON
+	MeanTags    float64    `json:"mean_tags"`
+	TagCounts   []TagCount `json:"tag_counts"`
+	Cardinality []int      `json:"cardinality"`
+	Split       splitJSON  `json:"split"`
+}
+
+type splitJSON struct {
+	Train int `json:"train"`
+	Valid int `json:"valid"`
+	Test  int `json:"test"`
+	OOV   int `json:"oov"`
+}
+
+func toCorpusJSON(r *CorpusRow) corpusJSON {
+	return corpusJSON{ID: r.ID, Name: r.Name, Docs: r.Docs, Tags: r.Tags, Format: r.Format, Builtin: r.Builtin,
+		CreatedAt: r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
+}
+
+// create: POST /api/corpora (multipart "file", optional "name" and "format").
+func (h *corporaAPI) create(c echo.Context) error {
+	row, err := h.s.uploadCorpus(c)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusCreated, toCorpusJSON(row))
+}
+
+func (h *corporaAPI) list(c echo.Context) error {
+	rows, err := h.s.store.Corpora(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out := make([]corpusJSON, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toCorpusJSON(r))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (h *corporaAPI) get(c echo.Context) error {
+	id := c.Param("id")
+	r, err := h.s.store.Corpus(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "corpus", id)
+	}
+	return c.JSON(http.StatusOK, corpusDetailJSON{
+		corpusJSON: toCorpusJSON(r), MeanTags: r.Stats.MeanTags, TagCounts: r.Stats.TagCounts,
+		Cardinality: r.Stats.Cardinality,
+		Split:       splitJSON{len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV)},
+	})
+}
+
+func (h *corporaAPI) delete(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	if _, err := h.s.store.Corpus(ctx, id); err != nil {
+		return notFound(err, "corpus", id)
+	}
+	models, err := h.s.store.Models(ctx)
+	if err != nil {
+		return err
+	}
+	for _, m := range models {
+		if m.CorpusID == id {
+			return httpErr(http.StatusConflict, "corpus %q is used by model %q (%s); delete the model first", id, m.ID, m.Name)
+		}
+	}
+	if err := h.s.store.DeleteCorpus(ctx, id); err != nil {
+		return notFound(err, "corpus", id)
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// tags: GET /api/corpora/:id/tags?q=PREFIX&limit=N — tag autocomplete: tags
+// containing q (prefix matches first), most used first.
+func (h *corporaAPI) tags(c echo.Context) error {
+	id := c.Param("id")
+	r, err := h.s.store.Corpus(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "corpus", id)
+	}
+	limit := 20
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return httpErr(http.StatusBadRequest, "limit must be an integer in 1..1000")
+		}
+		limit = n
+	}
+	return c.JSON(http.StatusOK, matchTags(r.Stats.TagCounts, c.QueryParam("q"), limit))
+}
+
+// matchTags returns up to limit tags containing q case-insensitively: prefix
+// matches before inner matches, each group in the given (frequency) order.
+func matchTags(all []TagCount, q string, limit int) []TagCount {
+	q = strings.ToLower(strings.TrimSpace(q))
+	out := make([]TagCount, 0, limit)
+	var inner []TagCount
+	for _, tc := range all {
+		if len(out) >= limit {
+			break
+		}
+		lt := strings.ToLower(tc.Tag)
+		switch {
+		case strings.HasPrefix(lt, q):
+			out = append(out, tc)
+		case len(inner) < limit && strings.Contains(lt, q):
+			inner = append(inner, tc)
+		}
+	}
+	for _, tc := range inner {
+		if len(out) >= limit {
+			break
+		}
+		out = append(out, tc)
+	}
+	return out
+}
+
+// sortedTags returns the tag names of counts in alphabetical order.
+func sortedTags(counts []TagCount) []string {
+	out := make([]string, len(counts))
+	for i, tc := range counts {
+		out[i] = tc.Tag
+	}
+	sort.Strings(out)
+	return out
+}
+
+var errNoFile = errors.New(`no file: send the corpus as multipart form field "file"`)

@@ -1,0 +1,348 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/ml/ce"
+)
+
+type modelsAPI struct{ s *Server }
+
+// modelJSON is the API form of a model.
+type modelJSON struct {
+	ID        string         `json:"id"`
+	Name      string         `json:"name"`
+	CorpusID  string         `json:"corpus_id"`
+	State     string         `json:"state"`
+	Seed      uint64         `json:"seed"`
+	Params    any            `json:"params"`
+	Size      int64          `json:"size"`
+	JobID     string         `json:"job_id"`
+	CreatedAt string         `json:"created_at"`
+	Log       []TrainPoint   `json:"log,omitempty"`
+	Info      map[string]any `json:"info,omitempty"`
+}
+
+func toModelJSON(m *ModelRow, detail bool) modelJSON {
+	out := modelJSON{ID: m.ID, Name: m.Name, CorpusID: m.CorpusID, State: m.State, Seed: m.Seed, Params: m.Params,
+		Size: m.Size, JobID: m.JobID, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339)}
+	if detail {
+		out.Log = m.Log
+		if out.Log == nil {
+			out.Log = []TrainPoint{}
+		}
+		_ = jsonUnmarshal(m.Info, &out.Info)
+	}
+	return out
+}
+
+// createModelReq is the body of POST /api/models.
+type createModelReq struct {
+	CorpusID string       `json:"corpus_id"`
+	Name     string       `json:"name"`
+	Seed     *uint64      `json:"seed"`
+	Params   *TrainParams `json:"params"`
+}
+
+// create: POST /api/models → 202 {"model_id","job_id"}.
+func (h *modelsAPI) create(c echo.Context) error {
+	var req createModelReq
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	m, job, err := h.s.createModel(c, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"model_id": m.ID, "job_id": job.ID})
+}
+
+// createModel validates a training request, stores the model row and starts its job.
+func (s *Server) createModel(c echo.Context, req createModelReq) (*ModelRow, *JobRow, error) {
+	ctx := c.Request().Context()
+	if req.CorpusID == "" {
+		return nil, nil, httpErr(http.StatusBadRequest, "corpus_id is required")
+	}
+	row, err := s.store.Corpus(ctx, req.CorpusID)
+	if err != nil {
+		return nil, nil, notFound(err, "corpus", req.CorpusID)
+	}
+	var p TrainParams
+	if req.Params != nil {
+		p = *req.Params
+	}
+	if err := p.validate(); err != nil {
+		return nil, nil, httpErr(http.StatusBadRequest, "params: %v", err)
+	}
+	seed := uint64(1)
+	if req.Seed != nil {
+		seed = *req.Seed
+	}
+	name := strings.TrimSpace(req.Name)
+	if len(name) > 200 {
+		return nil, nil, httpErr(http.StatusBadRequest, "name is longer than 200 bytes")
+	}
+	if name == "" {
+		name = fmt.Sprintf("%s · seed %d", row.Name, seed)
+	}
+	pj, _ := jsonMarshal(p)
+	m := &ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}
+	if err := s.store.InsertModel(ctx, m); err != nil {
+		return nil, nil, err
+	}
+	job, err := s.startTraining(m)
+	if err != nil {
+		s.store.SetModelState(ctx, m.ID, ModelFailed)
+		return nil, nil, err
+	}
+	return m, job, nil
+}
+
+func (h *modelsAPI) list(c echo.Context) error {
+	rows, err := h.s.store.Models(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	out := make([]modelJSON, 0, len(rows))
+	for _, r := range rows {
+		out = append(out, toModelJSON(r, false))
+	}
+	return c.JSON(http.StatusOK, out)
+}
+
+func (h *modelsAPI) get(c echo.Context) error {
+	id := c.Param("id")
+	m, err := h.s.store.Model(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "model", id)
+	}
+	return c.JSON(http.StatusOK, toModelJSON(m, true))
+}
+
+// delete: DELETE /api/models/:id → 204; 409 while it is training.
+func (h *modelsAPI) delete(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	m, err := h.s.store.Model(ctx, id)
+	if err != nil {
+		return notFound(err, "model", id)
+	}
+	if m.State == ModelTraining {
+		return httpErr(http.StatusConflict, "model %q is training; cancel job %q first", id, m.JobID)
+	}
+	if err := h.s.store.DeleteModel(ctx, id); err != nil {
+		return notFound(err, "model", id)
+	}
+	h.s.models.drop(id)
+	h.s.maps.dropModel(id)
+	return c.NoContent(http.StatusNoContent)
+}
+
+// file: GET /api/models/:id/file — the model's weights file.
+func (h *modelsAPI) file(c echo.Context) error {
+	id := c.Param("id")
+	m, err := h.s.store.Model(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "model", id)
+	}
+	if m.State != ModelReady || m.Path == "" {
+		return httpErr(http.StatusConflict, "model %q has no file yet (state %s)", id, m.State)
+	}
+	return c.Attachment(filepath.Join(h.s.store.Dir(), m.Path), "taglens-"+id+".tlm")
+}
+
+// restart: POST /api/models/:id/restart — retrain an interrupted or failed model.
+func (h *modelsAPI) restart(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	m, err := h.s.store.Model(ctx, id)
+	if err != nil {
+		return notFound(err, "model", id)
+	}
+	if m.State != ModelInterrupted && m.State != ModelFailed {
+		return httpErr(http.StatusConflict, "model %q is %s; only interrupted or failed models restart", id, m.State)
+	}
+	job, err := h.s.startTraining(m)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"model_id": m.ID, "job_id": job.ID})
+}
+
+// readyModel loads a ready model or answers 404/409.
+func (s *Server) readyModel(c echo.Context) (*ModelRow, *ce.Model, error) {
+	id := c.Param("id")
+	if id == "" {
+		id = c.QueryParam("model")
+	}
+	row, m, err := s.model(c.Request().Context(), id)
+	if errors.Is(err, errModelNotReady) {
+		return nil, nil, httpErr(http.StatusConflict, "model %q is %s, not ready", id, row.State)
+	}
+	if err != nil {
+		return nil, nil, notFound(err, "model", id)
+	}
+	return row, m, nil
+}
+
+type primeReq struct {
+	Tags    []string `json:"tags"`
+	K       int      `json:"k"`
+	Variant string   `json:"variant"`
+}
+
+// prime: POST /api/models/:id/prime {"tags", "k"?, "variant"?} → ce.PrimeResult.
+func (h *modelsAPI) prime(c echo.Context) error {
+	var req primeReq
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	_, m, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	res, err := primeWith(m, req)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, res)
+}
+
+func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
+	if req.Variant == "" {
+		req.Variant = ce.VariantSiamese
+	}
+	if !ce.ValidVariant(req.Variant) {
+		return nil, httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	}
+	if req.K == 0 {
+		req.K = 10
+	}
+	if req.K < 1 || req.K > 1000 {
+		return nil, httpErr(http.StatusBadRequest, "k must be in 1..1000")
+	}
+	tags := cleanTags(req.Tags)
+	if len(tags) == 0 {
+		return nil, httpErr(http.StatusBadRequest, "tags: give at least one tag")
+	}
+	if len(tags) > 1000 {
+		return nil, httpErr(http.StatusBadRequest, "tags: at most 1000")
+	}
+	res, err := m.Prime(req.Variant, tags, req.K)
+	if err != nil {
+		return nil, httpErr(http.StatusUnprocessableEntity, "%v", err)
+	}
+	return res, nil
+}
+
+func cleanTags(in []string) []string {
+	var out []string
+	for _, t := range in {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+type embedReq struct {
+	Tags    []string `json:"tags"`
+	Variant string   `json:"variant"`
+}
+
+// embed: POST /api/models/:id/embed {"tags"} → {"vectors": {tag: [...]}, "oov": [...]}.
+func (h *modelsAPI) embed(c echo.Context) error {
+	var req embedReq
+	if err := bindJSON(c, &req); err != nil {
+		return err
+	}
+	_, m, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	if req.Variant == "" {
+		req.Variant = ce.VariantSiamese
+	}
+	if !ce.ValidVariant(req.Variant) {
+		return httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	}
+	tags := cleanTags(req.Tags)
+	if len(tags) == 0 {
+		return httpErr(http.StatusBadRequest, "tags: give at least one tag")
+	}
+	vecs, oov, err := m.Embed(req.Variant, tags)
+	if err != nil {
+		return httpErr(http.StatusUnprocessableEntity, "%v", err)
+	}
+	if oov == nil {
+		oov = []string{}
+	}
+	return c.JSON(http.StatusOK, map[string]any{"vectors": vecs, "oov": oov})
+}
+
+// tags: GET /api/models/:id/tags?q= — autocomplete over the model's vocabulary.
+func (h *modelsAPI) tags(c echo.Context) error {
+	id := c.Param("id")
+	row, err := h.s.store.Model(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "model", id)
+	}
+	cr, err := h.s.store.Corpus(c.Request().Context(), row.CorpusID)
+	if err != nil {
+		return notFound(err, "corpus", row.CorpusID)
+	}
+	limit := 20
+	if v := c.QueryParam("limit"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > 1000 {
+			return httpErr(http.StatusBadRequest, "limit must be an integer in 1..1000")
+		}
+		limit = n
+	}
+	return c.JSON(http.StatusOK, matchTags(cr.Stats.TagCounts, c.QueryParam("q"), limit))
+}
+
+// neighbours: GET /api/models/:id/neighbours?term=T&doc=DOCID&corpus=ID[&variant=][&k=]
+// — the nearest vocabulary terms of CE(T|doc), in the context of that document.
+func (h *modelsAPI) neighbours(c echo.Context) error {
+	row, m, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	term := strings.TrimSpace(c.QueryParam("term"))
+	docID := c.QueryParam("doc")
+	if term == "" || docID == "" {
+		return httpErr(http.StatusBadRequest, "term and doc are required")
+	}
+	corpusID := c.QueryParam("corpus")
+	if corpusID == "" {
+		corpusID = row.CorpusID
+	}
+	k := 10
+	if v := c.QueryParam("k"); v != "" {
+		if k, err = strconv.Atoi(v); err != nil || k < 1 || k > 100 {
+			return httpErr(http.StatusBadRequest, "k must be an integer in 1..100")
+		}
+	}
+	doc, err := h.s.store.Document(c.Request().Context(), corpusID, docID)
+	if err != nil {
+		return notFound(err, "document", docID)
+	}
+	res, err := primeWith(m, primeReq{Tags: doc.Tags, K: k, Variant: c.QueryParam("variant")})
+	if err != nil {
+		return err
+	}
+	list, ok := res.PerTerm[term]
+	if !ok {
+		return httpErr(http.StatusNotFound, "term %q is not a tag of document %q", term, docID)
+	}
+	return c.JSON(http.StatusOK, map[string]any{"term": term, "doc_id": docID, "doc_tags": doc.Tags, "neighbours": list})
+}

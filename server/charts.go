@@ -1,0 +1,294 @@
+package server
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/go-echarts/go-echarts/v2/charts"
+	"github.com/go-echarts/go-echarts/v2/opts"
+	ecrender "github.com/go-echarts/go-echarts/v2/render"
+
+	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/views"
+)
+
+// assetsHost is where go-echarts would load ECharts from: our own embedded copy.
+const assetsHost = "/static/vendor/"
+
+// palette is a colour-blind-friendly series palette (Okabe-Ito, then Tableau).
+var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
+	"#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#76B7B2", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"}
+
+func initOpts(id, height string) opts.Initialization {
+	return opts.Initialization{ChartID: id, Width: "100%", Height: height, AssetsHost: assetsHost, Theme: "white", Renderer: "canvas"}
+}
+
+// snippet renders a chart with RenderSnippet and packages it for views.ChartBox.
+// The option JSON goes into a <script type="application/json"> block, so '<', '>'
+// and '&' are escaped as JSON unicode escapes: a tag named "</script>" cannot end
+// the block. (JSON escapes are valid anywhere in JSON strings, and our options hold
+// no JavaScript functions.)
+func snippet(r ecrender.Renderer, id string) views.Chart {
+	s := r.RenderSnippet()
+	opt := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`, "\u2028", `\u2028`, "\u2029", `\u2029`).Replace(strings.TrimSpace(s.Option))
+	opt = strings.TrimSuffix(opt, ";")
+	return views.Chart{ID: id, Element: s.Element, Option: opt}
+}
+
+func baseGlobals(id, height string) []charts.GlobalOpts {
+	return []charts.GlobalOpts{
+		charts.WithInitializationOpts(initOpts(id, height)),
+		charts.WithColorsOpts(opts.Colors(palette)),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
+		charts.WithGridOpts(opts.Grid{Left: "56", Right: "56", Top: "40", Bottom: "48", ContainLabel: opts.Bool(true)}),
+	}
+}
+
+// tagUseChart is Figure 3: documents per tag, tags by decreasing use, log y axis.
+func tagUseChart(id string, counts []TagCount) views.Chart {
+	c := charts.NewLine()
+	c.SetGlobalOptions(baseGlobals(id, "320px")...)
+	c.SetGlobalOptions(
+		charts.WithXAxisOpts(opts.XAxis{Name: "tag rank", Type: "category", NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "documents", Type: "log"}),
+		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside"}),
+	)
+	xs := make([]string, len(counts))
+	ys := make([]opts.LineData, len(counts))
+	for i, tc := range counts {
+		xs[i] = fmt.Sprint(i + 1)
+		ys[i] = opts.LineData{Value: tc.Count, Name: tc.Tag}
+	}
+	c.SetXAxis(xs).AddSeries("documents per tag", ys,
+		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
+		charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.15)}))
+	return snippet(c, id)
+}
+
+// cardinalityChart is Figure 4: number of documents with each number of tags.
+func cardinalityChart(id string, card []int) views.Chart {
+	c := charts.NewBar()
+	c.SetGlobalOptions(baseGlobals(id, "320px")...)
+	c.SetGlobalOptions(
+		charts.WithXAxisOpts(opts.XAxis{Name: "tags per document", NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "documents"}),
+	)
+	start := 1
+	if len(card) <= start {
+		start = 0
+	}
+	var xs []string
+	var ys []opts.BarData
+	for k := start; k < len(card); k++ {
+		xs = append(xs, fmt.Sprint(k))
+		ys = append(ys, opts.BarData{Value: card[k]})
+	}
+	c.SetXAxis(xs).AddSeries("documents", ys)
+	return snippet(c, id)
+}
+
+// trainingChart plots the training curves: loss of stage 1 and 2 (left axis) and
+// validation P@2 of CE and Siamese-CE (right axis), by epoch index across stages.
+// Live points are appended in the browser with setOption on the same series
+// (static/js/app.js uses the series order: 0 loss stage1, 1 loss stage2,
+// 2 P@2 CE, 3 P@2 Siamese-CE).
+func trainingChart(id string, log []TrainPoint) views.Chart {
+	c := charts.NewLine()
+	c.SetGlobalOptions(baseGlobals(id, "340px")...)
+	c.SetGlobalOptions(
+		charts.WithXAxisOpts(opts.XAxis{Name: "epoch", Type: "value", NameLocation: "middle", NameGap: 28, Min: 0}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "loss", Type: "value", Scale: opts.Bool(true)}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
+	)
+	c.ExtendYAxis(opts.YAxis{Name: "validation P@2", Type: "value", Min: 0, Max: 1, Position: "right"})
+	var l1, l2, p1, p2 []opts.LineData
+	for i, p := range log {
+		x := i + 1
+		switch p.Stage {
+		case "stage1":
+			l1 = append(l1, opts.LineData{Value: []any{x, p.Loss}})
+			if p.ValidP2 != nil {
+				p1 = append(p1, opts.LineData{Value: []any{x, *p.ValidP2}})
+			}
+		case "stage2":
+			l2 = append(l2, opts.LineData{Value: []any{x, p.Loss}})
+			if p.ValidP2 != nil {
+				p2 = append(p2, opts.LineData{Value: []any{x, *p.ValidP2}})
+			}
+		}
+	}
+	c.AddSeries("loss (stage 1, Eq. 5)", l1)
+	c.AddSeries("loss (stage 2, Eq. 7)", l2)
+	c.AddSeries("P@2 CE", p1, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	c.AddSeries("P@2 Siamese-CE", p2, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	return snippet(c, id)
+}
+
+// mapChart is the explorer's empty scatter (axes, zoom, tooltip); its points are
+// loaded from the map API by static/js/app.js and set with setOption.
+func mapChart(id string) views.Chart {
+	c := charts.NewScatter()
+	c.SetGlobalOptions(
+		charts.WithInitializationOpts(initOpts(id, "620px")),
+		charts.WithColorsOpts(opts.Colors(palette)),
+		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
+		charts.WithGridOpts(opts.Grid{Left: "24", Right: "24", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
+		charts.WithDataZoomOpts(
+			opts.DataZoom{Type: "inside", XAxisIndex: []int{0}},
+			opts.DataZoom{Type: "inside", YAxisIndex: []int{0}},
+			opts.DataZoom{Type: "slider", XAxisIndex: []int{0}},
+		),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
+	)
+	c.AddSeries("points", nil)
+	return snippet(c, id)
+}
+
+// errorBars returns boxplot items drawing mean ± se as whiskers around a flat box
+// at the mean ([low, mean, mean, mean, high]): ECharts has no error-bar series
+// and our options carry no JavaScript, so a degenerate box plot draws them.
+func errorBars(mean, se []float64) []opts.BoxPlotData {
+	out := make([]opts.BoxPlotData, len(mean))
+	for i := range mean {
+		s := 0.0
+		if i < len(se) {
+			s = se[i]
+		}
+		out[i] = opts.BoxPlotData{Value: []float64{mean[i] - s, mean[i], mean[i], mean[i], mean[i] + s}}
+	}
+	return out
+}
+
+// fillEvalCharts builds the comparison charts and the table of a report.
+func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
+	vm.Interp = "Precision-recall interpolation: " + rep.Interpolation
+	best := -1
+	for i, m := range rep.Models {
+		if best < 0 || m.MAP > rep.Models[best].MAP {
+			best = i
+		}
+	}
+	pm := func(v, se float64) string { return fmt.Sprintf("%.3f ± %.3f", v, se) }
+	for i, m := range rep.Models {
+		at := func(k int) string {
+			if k-1 < len(m.PAtK) {
+				return pm(m.PAtK[k-1], at(m.PAtKSE, k-1))
+			}
+			return "—"
+		}
+		vm.Scores = append(vm.Scores, views.ModelScore{Name: m.Name, PAt1: at(1), PAt2: at(2), PAt5: at(5),
+			MAP: pm(m.MAP, m.MAPSE), AUC: pm(m.AUC, m.AUCSE), Queries: m.Queries, Best: i == best})
+	}
+	metrics := make([]string, 0, len(rep.PValues))
+	for k := range rep.PValues {
+		metrics = append(metrics, k)
+	}
+	sort.Slice(metrics, func(i, j int) bool { return metricOrder(metrics[i]) < metricOrder(metrics[j]) })
+	for _, k := range metrics {
+		pv := rep.PValues[k]
+		v := "n/a (needs ≥ 2 trials)"
+		if pv.P != nil {
+			v = fmt.Sprintf("p = %.3g", *pv.P)
+		}
+		vm.PValues = append(vm.PValues, views.KV{Key: k, Value: fmt.Sprintf("%s vs %s: %s", pv.Best, pv.RunnerUp, v)})
+	}
+
+	// P@K, K = 1..10, with error bars.
+	ks := make([]string, eval.MaxK)
+	for i := range ks {
+		ks[i] = fmt.Sprint(i + 1)
+	}
+	line := charts.NewLine()
+	line.SetGlobalOptions(baseGlobals("patk", "380px")...)
+	line.SetGlobalOptions(
+		charts.WithXAxisOpts(opts.XAxis{Name: "K", NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "P@K", Min: 0}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
+	)
+	line.SetXAxis(ks)
+	bars := charts.NewBoxPlot()
+	bars.SetXAxis(ks)
+	for _, m := range rep.Models {
+		ys := make([]opts.LineData, len(m.PAtK))
+		for i, v := range m.PAtK {
+			ys[i] = opts.LineData{Value: v}
+		}
+		line.AddSeries(m.Name, ys)
+		bars.AddSeries(m.Name, errorBars(m.PAtK, m.PAtKSE), charts.WithItemStyleOpts(opts.ItemStyle{BorderWidth: 1.5}))
+	}
+	line.Overlap(bars)
+	vm.PAtK = snippet(line, "patk")
+
+	// MAP and AUC bars with SE.
+	names := make([]string, len(rep.Models))
+	for i, m := range rep.Models {
+		names[i] = m.Name
+	}
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseGlobals("mapauc", "340px")...)
+	bar.SetGlobalOptions(
+		charts.WithYAxisOpts(opts.YAxis{Min: 0}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20, Interval: "0"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
+	)
+	bar.SetXAxis(names)
+	var mapv, mapse, aucv, aucse []float64
+	var mapd, aucd []opts.BarData
+	for _, m := range rep.Models {
+		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
+		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
+		mapd = append(mapd, opts.BarData{Value: m.MAP})
+		aucd = append(aucd, opts.BarData{Value: m.AUC})
+	}
+	bar.AddSeries("MAP", mapd).AddSeries("AUC", aucd)
+	eb := charts.NewBoxPlot()
+	eb.SetXAxis(names)
+	eb.AddSeries("MAP ± SE", errorBars(mapv, mapse))
+	eb.AddSeries("AUC ± SE", errorBars(aucv, aucse))
+	bar.Overlap(eb)
+	vm.MAPAUC = snippet(bar, "mapauc")
+
+	// Precision at the 11 standard recall levels.
+	pr := charts.NewLine()
+	pr.SetGlobalOptions(baseGlobals("pr", "340px")...)
+	pr.SetGlobalOptions(
+		charts.WithXAxisOpts(opts.XAxis{Name: "recall", NameLocation: "middle", NameGap: 28}),
+		charts.WithYAxisOpts(opts.YAxis{Name: "precision", Min: 0, Max: 1}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
+	)
+	levels := make([]string, eval.RecallLevels)
+	for i := range levels {
+		levels[i] = fmt.Sprintf("%.1f", float64(i)/10)
+	}
+	pr.SetXAxis(levels)
+	for _, m := range rep.Models {
+		ys := make([]opts.LineData, len(m.PR))
+		for i, v := range m.PR {
+			ys[i] = opts.LineData{Value: v}
+		}
+		pr.AddSeries(m.Name, ys)
+	}
+	vm.PR = snippet(pr, "pr")
+}
+
+func at(xs []float64, i int) float64 {
+	if i < len(xs) {
+		return xs[i]
+	}
+	return 0
+}
+
+// metricOrder sorts p-value rows: p@1..p@10, then map, then auc.
+func metricOrder(k string) int {
+	var n int
+	if _, err := fmt.Sscanf(k, "p@%d", &n); err == nil {
+		return n
+	}
+	if k == "map" {
+		return 100
+	}
+	return 101
+}

@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"net/http"
+	"strings"
+	"time"
+
+	"github.com/a-h/templ"
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/views"
+)
+
+// apiError is the JSON body of every API error: {"error": "..."}.
+type apiError struct {
+	Error string `json:"error"`
+}
+
+// errorHandler answers API errors with JSON and page errors with an error page.
+func (s *Server) errorHandler(err error, c echo.Context) {
+	if c.Response().Committed {
+		return
+	}
+	code := http.StatusInternalServerError
+	msg := "internal server error"
+	var he *echo.HTTPError
+	var mb *http.MaxBytesError
+	switch {
+	case errors.As(err, &mb):
+		code, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("upload too large: the limit is %d bytes", mb.Limit)
+	case errors.As(err, &he):
+		code = he.Code
+		msg = fmt.Sprint(he.Message)
+		if he.Internal != nil && code >= 500 {
+			s.log.Error("request failed", "path", c.Request().URL.Path, "err", he.Internal)
+		}
+	case errors.Is(err, ErrNotFound):
+		code, msg = http.StatusNotFound, "not found"
+	default:
+		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
+	}
+	if c.Request().Method == http.MethodHead {
+		c.NoContent(code)
+		return
+	}
+	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
+		c.JSON(code, apiError{msg})
+		return
+	}
+	if c.Request().Header.Get("HX-Request") == "true" {
+		// htmx swaps only 2xx by default; send the message as a fragment with 200
+		// and the real status in a header so the user sees it.
+		c.Response().Header().Set("X-Status", fmt.Sprint(code))
+		render(c, http.StatusOK, views.ErrorBox(msg))
+		return
+	}
+	render(c, code, views.ErrorPage(http.StatusText(code), msg))
+}
+
+// httpErr is a shorthand for an *echo.HTTPError with a message.
+func httpErr(code int, format string, args ...any) error {
+	return echo.NewHTTPError(code, fmt.Sprintf(format, args...))
+}
+
+// notFound maps ErrNotFound to a 404 naming what was missing.
+func notFound(err error, what, id string) error {
+	if errors.Is(err, ErrNotFound) {
+		return httpErr(http.StatusNotFound, "%s %q not found", what, id)
+	}
+	return err
+}
+
+// render writes a templ component through one buffer (templ integration-echo).
+func render(c echo.Context, status int, t templ.Component) error {
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := t.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	return c.HTMLBlob(status, buf.Bytes())
+}
+
+// requestLog logs each request with slog attributes.
+func (s *Server) requestLog(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		start := time.Now()
+		err := next(c)
+		if err != nil {
+			c.Error(err)
+		}
+		if p := c.Request().URL.Path; !strings.HasPrefix(p, "/static/") {
+			s.log.Debug("request", "method", c.Request().Method, "path", p,
+				"status", c.Response().Status, "dur", time.Since(start))
+		}
+		return nil
+	}
+}
+
+// securityHeaders forbids loading anything from another origin and inline scripts.
+func securityHeaders(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		h := c.Response().Header()
+		h.Set("Content-Security-Policy", "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'; object-src 'none'; base-uri 'self'; frame-ancestors 'none'")
+		h.Set("X-Content-Type-Options", "nosniff")
+		h.Set("Referrer-Policy", "same-origin")
+		return next(c)
+	}
+}
+
+// bodyLimit caps the request body: a declared Content-Length over the limit is
+// refused at once with 413; otherwise reading past the limit fails with an
+// *http.MaxBytesError, which the error handler turns into 413.
+func bodyLimit(limit int64) echo.MiddlewareFunc {
+	return func(next echo.HandlerFunc) echo.HandlerFunc {
+		return func(c echo.Context) error {
+			r := c.Request()
+			if r.ContentLength > limit {
+				return httpErr(http.StatusRequestEntityTooLarge, "upload too large: %d bytes, the limit is %d bytes", r.ContentLength, limit)
+			}
+			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
+			return next(c)
+		}
+	}
+}
+
+// staticHandler serves the embedded assets with a cache lifetime.
+func staticHandler(fsys fs.FS) http.Handler {
+	h := http.FileServerFS(fsys)
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if strings.HasSuffix(r.URL.Path, "/") {
+			http.NotFound(w, r)
+			return
+		}
+		w.Header().Set("Cache-Control", "public, max-age=3600")
+		h.ServeHTTP(w, r)
+	})
+}
+
+// bindJSON decodes a JSON body strictly (unknown fields rejected) into v.
+func bindJSON(c echo.Context, v any) error {
+	dec := jsonDecoder(c.Request().Body)
+	if err := dec.Decode(v); err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return err
+		}
+		return httpErr(http.StatusBadRequest, "bad JSON body: %v", err)
+	}
+	return nil
+}
+
+// recoverPanics turns a handler panic into a 500 and logs it (echo's middleware
+// package is not used: it pulls in golang.org/x/time, which go.sum does not pin).
+func (s *Server) recoverPanics(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) (err error) {
+		defer func() {
+			if p := recover(); p != nil {
+				if p == http.ErrAbortHandler {
+					panic(p)
+				}
+				s.log.Error("handler panicked", "path", c.Request().URL.Path, "panic", p)
+				err = fmt.Errorf("internal error")
+			}
+		}()
+		return next(c)
+	}
+}
+
+func jsonDecoder(r io.Reader) *json.Decoder {
+	d := json.NewDecoder(r)
+	d.DisallowUnknownFields()
+	return d
+}
+
+// context0 is the request's context (named for brevity in handlers).
+func context0(c echo.Context) context.Context { return c.Request().Context() }
+
+func jsonMarshal(v any) ([]byte, error) { return json.Marshal(v) }
+
+func jsonUnmarshal(b []byte, v any) error {
+	if len(b) == 0 {
+		return nil
+	}
+	return json.Unmarshal(b, v)
+}

@@ -1,0 +1,308 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"sync"
+	"time"
+)
+
+// An Event is one job update sent to subscribers (and over SSE as JSON).
+type Event struct {
+	Job *JobRow `json:"job"`
+	// Point, when set, is a new training-curve point.
+	Point *TrainPoint `json:"point,omitempty"`
+	// ETA is the estimated remaining time in seconds (0 when unknown).
+	ETA float64 `json:"eta,omitempty"`
+}
+
+// A JobFunc does the work of a job. It reports progress through rep and must
+// return promptly once ctx is cancelled.
+type JobFunc func(ctx context.Context, rep *Reporter) error
+
+// Jobs runs background jobs: at most Slots heavy jobs at a time (one per CPU core),
+// the rest wait in FIFO order. State changes are written to the store and fanned
+// out to subscribers.
+type Jobs struct {
+	store *Store
+	log   *slog.Logger
+	root  context.Context
+	stop  context.CancelFunc
+	slots chan struct{}
+	wg    sync.WaitGroup
+
+	mu      sync.Mutex
+	running map[string]*runningJob
+	closed  bool
+}
+
+type runningJob struct {
+	row     *JobRow
+	cancel  context.CancelCauseFunc
+	subs    map[chan Event]struct{}
+	done    chan struct{}
+	started time.Time
+	eta     float64
+}
+
+// errCancelled is the cause of a job cancelled by a user.
+var errCancelled = errors.New("cancelled by user")
+
+// errShutdown is the cause of a job stopped by server shutdown.
+var errShutdown = errors.New("server shutting down")
+
+// NewJobs returns a job manager with the given number of concurrent slots (≥1)
+// whose jobs run under parent.
+func NewJobs(parent context.Context, store *Store, slots int, log *slog.Logger) *Jobs {
+	if slots < 1 {
+		slots = 1
+	}
+	root, stop := context.WithCancel(parent)
+	return &Jobs{store: store, log: log, root: root, stop: stop, slots: make(chan struct{}, slots), running: map[string]*runningJob{}}
+}
+
+// Submit stores a new queued job and starts it in the background.
+func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*JobRow, error) {
+	pj, err := json.Marshal(params)
+	if err != nil {
+		return nil, fmt.Errorf("jobs: params: %w", err)
+	}
+	row := &JobRow{Kind: kind, TargetID: target, Params: pj}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return nil, errShutdown
+	}
+	if err := m.store.InsertJob(m.root, row); err != nil {
+		return nil, fmt.Errorf("jobs: %w", err)
+	}
+	ctx, cancel := context.WithCancelCause(m.root)
+	rj := &runningJob{row: row, cancel: cancel, subs: map[chan Event]struct{}{}, done: make(chan struct{})}
+	m.running[row.ID] = rj
+	m.wg.Add(1)
+	go m.run(ctx, rj, fn)
+	cp := *row
+	return &cp, nil
+}
+
+func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
+	defer m.wg.Done()
+	defer close(rj.done)
+	select {
+	case m.slots <- struct{}{}:
+	case <-ctx.Done():
+		m.finish(rj, context.Cause(ctx))
+		return
+	}
+	defer func() { <-m.slots }()
+	m.update(rj, func(j *JobRow) {
+		j.State = JobRunning
+		j.StartedAt = time.Now()
+	}, nil)
+	rj.started = time.Now()
+	rep := &Reporter{m: m, rj: rj}
+	var err error
+	func() {
+		defer func() {
+			if p := recover(); p != nil {
+				err = fmt.Errorf("internal error: %v", p)
+				m.log.Error("job panicked", "job", rj.row.ID, "kind", rj.row.Kind, "panic", p)
+			}
+		}()
+		err = fn(ctx, rep)
+	}()
+	if err == nil && ctx.Err() != nil {
+		err = context.Cause(ctx)
+	}
+	m.finish(rj, err)
+}
+
+// finish records the final state and closes every subscriber channel.
+func (m *Jobs) finish(rj *runningJob, err error) {
+	state, msg := JobDone, ""
+	switch {
+	case err == nil:
+	case errors.Is(err, errCancelled):
+		state, msg = JobCancelled, "cancelled"
+	case errors.Is(err, errShutdown) || errors.Is(err, context.Canceled):
+		state, msg = JobInterrupted, "interrupted by server shutdown; restart it from its page"
+	default:
+		state, msg = JobFailed, err.Error()
+	}
+	if err != nil {
+		m.log.Info("job ended", "job", rj.row.ID, "kind", rj.row.Kind, "state", state, "err", err)
+	} else {
+		m.log.Info("job done", "job", rj.row.ID, "kind", rj.row.Kind)
+	}
+	m.update(rj, func(j *JobRow) {
+		j.State = state
+		if state == JobDone {
+			j.Progress = 1
+			if msg == "" && j.Message == "" {
+				j.Message = "done"
+			}
+		} else {
+			j.Message = msg
+		}
+		j.FinishedAt = time.Now()
+	}, nil)
+	m.mu.Lock()
+	for ch := range rj.subs {
+		close(ch) // the manager owns subscriber channels
+	}
+	rj.subs = nil
+	delete(m.running, rj.row.ID)
+	m.mu.Unlock()
+}
+
+// update applies f to the job row, persists it and broadcasts the result.
+func (m *Jobs) update(rj *runningJob, f func(*JobRow), pt *TrainPoint) {
+	m.mu.Lock()
+	f(rj.row)
+	if rj.row.State == JobRunning && rj.row.Progress > 0.01 && !rj.started.IsZero() {
+		el := time.Since(rj.started).Seconds()
+		rj.eta = el * (1 - rj.row.Progress) / rj.row.Progress
+	}
+	cp := *rj.row
+	ev := Event{Job: &cp, Point: pt, ETA: rj.eta}
+	for ch := range rj.subs {
+		select {
+		case ch <- ev:
+		default: // a slow subscriber misses this update rather than blocking the job
+		}
+	}
+	m.mu.Unlock()
+	// Persist outside the lock; a closed store at shutdown is only logged.
+	if err := m.store.UpdateJob(context.WithoutCancel(m.root), &cp); err != nil {
+		m.log.Warn("job update not stored", "job", cp.ID, "err", err)
+	}
+}
+
+// Get returns the live state of a running job, or the stored one.
+func (m *Jobs) Get(ctx context.Context, id string) (*JobRow, float64, error) {
+	m.mu.Lock()
+	if rj, ok := m.running[id]; ok {
+		cp := *rj.row
+		eta := rj.eta
+		m.mu.Unlock()
+		return &cp, eta, nil
+	}
+	m.mu.Unlock()
+	j, err := m.store.Job(ctx, id)
+	return j, 0, err
+}
+
+// Subscribe returns a channel of the job's updates, starting with its current
+// state, and a function to unsubscribe. The channel is closed when the job ends
+// (or at once, after the current state, if it has already ended).
+func (m *Jobs) Subscribe(ctx context.Context, id string) (<-chan Event, func(), error) {
+	ch := make(chan Event, 16)
+	m.mu.Lock()
+	if rj, ok := m.running[id]; ok {
+		cp := *rj.row
+		ch <- Event{Job: &cp, ETA: rj.eta}
+		rj.subs[ch] = struct{}{}
+		m.mu.Unlock()
+		unsub := func() {
+			m.mu.Lock()
+			if _, ok := rj.subs[ch]; ok {
+				delete(rj.subs, ch)
+				close(ch)
+			}
+			m.mu.Unlock()
+		}
+		return ch, unsub, nil
+	}
+	m.mu.Unlock()
+	j, err := m.store.Job(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	ch <- Event{Job: j}
+	close(ch)
+	return ch, func() {}, nil
+}
+
+// Cancel cancels a queued or running job. It reports ErrNotFound for unknown ids
+// and false when the job had already finished.
+func (m *Jobs) Cancel(ctx context.Context, id string) (bool, error) {
+	m.mu.Lock()
+	rj, ok := m.running[id]
+	m.mu.Unlock()
+	if !ok {
+		if _, err := m.store.Job(ctx, id); err != nil {
+			return false, err
+		}
+		return false, nil
+	}
+	rj.cancel(errCancelled)
+	<-rj.done
+	return true, nil
+}
+
+// Wait blocks until the job has finished (or ctx is done).
+func (m *Jobs) Wait(ctx context.Context, id string) (*JobRow, error) {
+	m.mu.Lock()
+	rj, ok := m.running[id]
+	m.mu.Unlock()
+	if ok {
+		select {
+		case <-rj.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+	return m.store.Job(ctx, id)
+}
+
+// Shutdown cancels every job (they end as interrupted) and waits for them,
+// at most until ctx is done.
+func (m *Jobs) Shutdown(ctx context.Context) error {
+	m.mu.Lock()
+	m.closed = true
+	for _, rj := range m.running {
+		rj.cancel(errShutdown)
+	}
+	m.mu.Unlock()
+	m.stop()
+	done := make(chan struct{})
+	go func() { m.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// A Reporter is how a JobFunc reports progress.
+type Reporter struct {
+	m  *Jobs
+	rj *runningJob
+}
+
+// ID is the job's id.
+func (r *Reporter) ID() string { return r.rj.row.ID }
+
+// Progress sets the fraction done (0..1), the stage and a message.
+func (r *Reporter) Progress(frac float64, stage, msg string) {
+	r.m.update(r.rj, func(j *JobRow) {
+		if frac < 0 {
+			frac = 0
+		}
+		if frac > 1 {
+			frac = 1
+		}
+		j.Progress, j.Stage, j.Message = frac, stage, msg
+	}, nil)
+}
+
+// Point sends a training-curve point to subscribers along with the progress.
+func (r *Reporter) Point(frac float64, stage, msg string, pt TrainPoint) {
+	r.m.update(r.rj, func(j *JobRow) {
+		j.Progress, j.Stage, j.Message = min(max(frac, 0), 1), stage, msg
+	}, &pt)
+}

@@ -1,0 +1,445 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"net/http"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/tsne"
+)
+
+// MapPoint is one point of an explorer map (SPEC: x, y, term, doc_id, kind).
+type MapPoint struct {
+	X       float64  `json:"x"`
+	Y       float64  `json:"y"`
+	Term    string   `json:"term"`
+	DocID   string   `json:"doc_id"`
+	Kind    string   `json:"kind"` // instance | accompany | oov | negative
+	Corpus  string   `json:"corpus"`
+	Cluster int      `json:"cluster"`
+	Tags    []string `json:"tags"`
+}
+
+// MapData is the map API's answer.
+type MapData struct {
+	Term    string     `json:"term"`
+	Variant string     `json:"variant"`
+	Points  []MapPoint `json:"points"`
+	KL      float64    `json:"kl"`
+}
+
+// mapEntry is a computed base map kept in memory: its JSON and the t-SNE
+// embedding (for Transform) with the CE rows of its points.
+type mapEntry struct {
+	json []byte
+	data *MapData
+	emb  *tsne.Embedding
+}
+
+// mapCache holds recently used maps by model and key.
+type mapCache struct {
+	mu    sync.Mutex
+	max   int
+	order []string
+	m     map[string]*mapEntry
+}
+
+func newMapCache(max int) *mapCache { return &mapCache{max: max, m: map[string]*mapEntry{}} }
+
+func (c *mapCache) get(k string) *mapEntry {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *mapCache) put(k string, e *mapEntry) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[k]; !ok {
+		c.order = append(c.order, k)
+	}
+	c.m[k] = e
+	for len(c.order) > c.max {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
+}
+
+func (c *mapCache) dropModel(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.m {
+		if strings.HasPrefix(k, id+"|") {
+			delete(c.m, k)
+		}
+	}
+}
+
+// mapKey identifies a base map: variant, term and the corpora it spans.
+func mapKey(variant, term string, corpora []string) string {
+	cs := append([]string(nil), corpora...)
+	sort.Strings(cs)
+	return variant + "|" + strings.Join(cs, ",") + "|" + term
+}
+
+// mapPoints: GET /api/models/:id/map?term=T[&docs=ID,ID][&corpus=ID,ID][&variant=]
+// The base map (all instances of T in the chosen corpora's documents) is computed
+// by a background t-SNE job and cached; while it runs the answer is 202
+// {"job_id","state"}. Overlays (accompany terms of docs, OOV terms of those
+// documents) are placed with tsne's Transform on the cached embedding.
+func (h *modelsAPI) mapPoints(c echo.Context) error {
+	row, m, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	term := strings.TrimSpace(c.QueryParam("term"))
+	if term == "" {
+		return httpErr(http.StatusBadRequest, "term is required")
+	}
+	variant := c.QueryParam("variant")
+	if variant == "" {
+		variant = ce.VariantSiamese
+	}
+	if !ce.ValidVariant(variant) {
+		return httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	}
+	if _, ok := m.Vocabulary().ID(term); !ok {
+		return httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", term)
+	}
+	corpora := splitList(c.QueryParam("corpus"))
+	if len(corpora) == 0 {
+		corpora = []string{row.CorpusID}
+	}
+	ctx := c.Request().Context()
+	for _, id := range corpora {
+		if _, err := h.s.store.Corpus(ctx, id); err != nil {
+			return notFound(err, "corpus", id)
+		}
+	}
+	docs := splitList(c.QueryParam("docs"))
+	key := row.ID + "|" + mapKey(variant, term, corpora)
+
+	e := h.s.maps.get(key)
+	if e == nil && len(docs) == 0 {
+		if b, err := h.s.store.Map(ctx, row.ID, mapKey(variant, term, corpora)); err == nil {
+			// Cached on disk: serve it, and keep the bytes in memory.
+			e = &mapEntry{json: b}
+			h.s.maps.put(key, e)
+		}
+	}
+	if e != nil && (len(docs) == 0 || e.emb != nil) {
+		if len(docs) == 0 {
+			c.Response().Header().Set("Cache-Control", "private, max-age=60")
+			return c.JSONBlob(http.StatusOK, e.json)
+		}
+		out, err := h.s.overlay(ctx, m, e, variant, corpora, docs)
+		if err != nil {
+			return err
+		}
+		return c.JSON(http.StatusOK, out)
+	}
+	job, err := h.s.mapJob(row.ID, variant, term, corpora)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// mapJob starts (or joins) the background job computing a base map.
+func (s *Server) mapJob(modelID, variant, term string, corpora []string) (*JobRow, error) {
+	key := mapKey(variant, term, corpora)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mapJobs == nil {
+		s.mapJobs = map[string]string{}
+	}
+	if id, ok := s.mapJobs[modelID+"|"+key]; ok {
+		if j, _, err := s.jobs.Get(s.root, id); err == nil && !j.Finished() {
+			return j, nil
+		}
+	}
+	job, err := s.jobs.Submit("map", modelID, map[string]any{"variant": variant, "term": term, "corpora": corpora},
+		func(ctx context.Context, rep *Reporter) error {
+			return s.computeMap(ctx, rep, modelID, variant, term, corpora)
+		})
+	if err != nil {
+		return nil, err
+	}
+	s.mapJobs[modelID+"|"+key] = job.ID
+	return job, nil
+}
+
+// maxMapPoints bounds a base map (t-SNE cost and page weight).
+const maxMapPoints = 20000
+
+func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant, term string, corpora []string) error {
+	_, m, err := s.model(ctx, modelID)
+	if err != nil {
+		return err
+	}
+	rep.Progress(0.02, "embedding", "computing CE of every instance of "+term)
+	var pts []MapPoint
+	var x [][]float64
+	for _, cid := range corpora {
+		crow, err := s.store.Corpus(ctx, cid)
+		if err != nil {
+			return err
+		}
+		c, err := s.store.Documents(ctx, cid)
+		if err != nil {
+			return err
+		}
+		for _, d := range c.Docs {
+			if !hasTag(d.Tags, term) {
+				continue
+			}
+			ids, _, vecs, _, err := m.EmbedDocument(variant, d.Tags)
+			if err != nil {
+				continue // no in-vocabulary tag: cannot be placed
+			}
+			for i, id := range ids {
+				if m.Vocabulary().Term(id) == term {
+					pts = append(pts, MapPoint{Term: term, DocID: d.ID, Kind: "instance", Corpus: crow.Name, Tags: d.Tags})
+					x = append(x, vecs[i])
+				}
+			}
+			if len(pts) >= maxMapPoints {
+				break
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+	}
+	if len(pts) < 4 {
+		return fmt.Errorf("term %q has %d instances in these corpora; a map needs at least 4", term, len(pts))
+	}
+	clusters := kmeans(x, chooseK(len(x)), 1)
+	for i := range pts {
+		pts[i].Cluster = clusters[i]
+	}
+	perp := math.Min(30, float64(len(x)-1)/3-0.01)
+	rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d points", len(x)))
+	iters := 1000
+	emb, err := tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Seed: 1, Progress: func(it int, kl float64, _ []float64) bool {
+		if it%50 == 0 {
+			rep.Progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
+		}
+		return ctx.Err() == nil
+	}})
+	if err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i := range pts {
+		pts[i].X, pts[i].Y = round4(emb.Y[i][0]), round4(emb.Y[i][1])
+	}
+	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL}
+	b, err := json.Marshal(data)
+	if err != nil {
+		return err
+	}
+	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, mapKey(variant, term, corpora), b); err != nil {
+		return err
+	}
+	s.maps.put(modelID+"|"+mapKey(variant, term, corpora), &mapEntry{json: b, data: data, emb: emb})
+	rep.Progress(1, "done", fmt.Sprintf("%d points, KL %.3f", len(pts), emb.KL))
+	return nil
+}
+
+func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
+
+func hasTag(tags []string, t string) bool {
+	for _, x := range tags {
+		if x == t {
+			return true
+		}
+	}
+	return false
+}
+
+// overlay adds to a base map the accompany terms of the chosen documents (and
+// their OOV tags, placed by the concept-based method of §4.4) with Transform.
+func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant string, corpora, docIDs []string) (*MapData, error) {
+	if len(docIDs) > 50 {
+		return nil, httpErr(http.StatusBadRequest, "docs: at most 50 documents")
+	}
+	var pts []MapPoint
+	var x [][]float64
+	for _, id := range docIDs {
+		var found bool
+		for _, cid := range corpora {
+			d, err := s.store.Document(ctx, cid, id)
+			if err != nil {
+				continue
+			}
+			found = true
+			crow, _ := s.store.Corpus(ctx, cid)
+			ids, oov, vecs, oovVecs, err := m.EmbedDocument(variant, d.Tags)
+			if err != nil {
+				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)
+			}
+			for i, tid := range ids {
+				t := m.Vocabulary().Term(tid)
+				if t == e.data.Term {
+					continue // already in the base map
+				}
+				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Tags: d.Tags})
+				x = append(x, vecs[i])
+			}
+			for i, t := range oov {
+				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "oov", Corpus: crow.Name, Cluster: -1, Tags: d.Tags})
+				x = append(x, oovVecs[i])
+			}
+			break
+		}
+		if !found {
+			return nil, httpErr(http.StatusNotFound, "document %q not found in the map's corpora", id)
+		}
+	}
+	out := &MapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Points: append([]MapPoint(nil), e.data.Points...)}
+	if len(x) == 0 {
+		return out, nil
+	}
+	y, err := transform(ctx, e.emb, x)
+	if err != nil {
+		return nil, err
+	}
+	for i := range pts {
+		pts[i].X, pts[i].Y = round4(y[i][0]), round4(y[i][1])
+	}
+	out.Points = append(out.Points, pts...)
+	return out, nil
+}
+
+// chooseK is the number of sense clusters for n instances: 1 below 20 points,
+// else 2..4 growing slowly with n. The map colours points by this clustering.
+func chooseK(n int) int {
+	switch {
+	case n < 20:
+		return 1
+	case n < 200:
+		return 2
+	case n < 2000:
+		return 3
+	}
+	return 4
+}
+
+// kmeans clusters rows of x into k groups with Lloyd's algorithm from a k-means++
+// start (seeded), 50 iterations at most; it returns each row's cluster index,
+// clusters numbered by decreasing size.
+func kmeans(x [][]float64, k int, seed uint64) []int {
+	n := len(x)
+	lab := make([]int, n)
+	if k <= 1 || n <= k {
+		return lab
+	}
+	d := len(x[0])
+	rng := rand.New(rand.NewPCG(seed, 0x6b6d65616e73))
+	cent := make([][]float64, 0, k)
+	cent = append(cent, append([]float64(nil), x[rng.IntN(n)]...))
+	dist := make([]float64, n)
+	for len(cent) < k {
+		var sum float64
+		for i, r := range x {
+			best := math.Inf(1)
+			for _, c := range cent {
+				best = math.Min(best, sqDist(r, c))
+			}
+			dist[i] = best
+			sum += best
+		}
+		u := rng.Float64() * sum
+		pick := n - 1
+		for i, v := range dist {
+			if u -= v; u <= 0 {
+				pick = i
+				break
+			}
+		}
+		cent = append(cent, append([]float64(nil), x[pick]...))
+	}
+	cnt := make([]int, k)
+	for it := 0; it < 50; it++ {
+		changed := false
+		for i, r := range x {
+			best, bj := math.Inf(1), 0
+			for j, c := range cent {
+				if v := sqDist(r, c); v < best {
+					best, bj = v, j
+				}
+			}
+			if lab[i] != bj || it == 0 {
+				changed = changed || lab[i] != bj
+				lab[i] = bj
+			}
+		}
+		for j := range cent {
+			for t := range cent[j] {
+				cent[j][t] = 0
+			}
+			cnt[j] = 0
+		}
+		for i, r := range x {
+			cnt[lab[i]]++
+			for t := 0; t < d; t++ {
+				cent[lab[i]][t] += r[t]
+			}
+		}
+		for j := range cent {
+			if cnt[j] > 0 {
+				for t := range cent[j] {
+					cent[j][t] /= float64(cnt[j])
+				}
+			}
+		}
+		if !changed && it > 0 {
+			break
+		}
+	}
+	// Renumber by decreasing size (ties by old index) so colours are stable.
+	order := make([]int, k)
+	for j := range order {
+		order[j] = j
+	}
+	sort.SliceStable(order, func(a, b int) bool { return cnt[order[a]] > cnt[order[b]] })
+	ren := make([]int, k)
+	for newJ, oldJ := range order {
+		ren[oldJ] = newJ
+	}
+	for i := range lab {
+		lab[i] = ren[lab[i]]
+	}
+	return lab
+}
+
+func sqDist(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		v := a[i] - b[i]
+		s += v * v
+	}
+	return s
+}

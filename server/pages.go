@@ -1,0 +1,576 @@
+package server
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/views"
+)
+
+// pages renders the HTML pages; all data comes from the same store and helpers
+// as the JSON API.
+type pages struct{ s *Server }
+
+func fmtTime(t time.Time) string { return t.Local().Format("2006-01-02 15:04") }
+
+func fmtSize(n int64) string {
+	switch {
+	case n <= 0:
+		return "—"
+	case n < 1<<10:
+		return fmt.Sprintf("%d B", n)
+	case n < 1<<20:
+		return fmt.Sprintf("%.1f KiB", float64(n)/(1<<10))
+	}
+	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
+}
+
+func corpusVM(r *CorpusRow) views.Corpus {
+	return views.Corpus{ID: r.ID, Name: r.Name, Format: r.Format, Created: fmtTime(r.CreatedAt), Docs: r.Docs, Tags: r.Tags, Builtin: r.Builtin}
+}
+
+func (p *pages) corpusVMs(c echo.Context) ([]views.Corpus, map[string]string, error) {
+	rows, err := p.s.store.Corpora(c.Request().Context())
+	if err != nil {
+		return nil, nil, err
+	}
+	out := make([]views.Corpus, len(rows))
+	names := map[string]string{}
+	for i, r := range rows {
+		out[i] = corpusVM(r)
+		names[r.ID] = r.Name
+	}
+	return out, names, nil
+}
+
+func (p *pages) modelVMs(c echo.Context) ([]views.Model, error) {
+	rows, err := p.s.store.Models(c.Request().Context())
+	if err != nil {
+		return nil, err
+	}
+	_, names, err := p.corpusVMs(c)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]views.Model, len(rows))
+	for i, r := range rows {
+		out[i] = p.modelVM(c, r, names)
+	}
+	return out, nil
+}
+
+func (p *pages) modelVM(c echo.Context, r *ModelRow, names map[string]string) views.Model {
+	vm := views.Model{ID: r.ID, Name: r.Name, CorpusID: r.CorpusID, CorpusName: names[r.CorpusID], State: r.State,
+		Created: fmtTime(r.CreatedAt), Size: fmtSize(r.Size), JobID: r.JobID}
+	if vm.CorpusName == "" {
+		vm.CorpusName = "(deleted)"
+	}
+	if r.JobID != "" {
+		if j, _, err := p.s.jobs.Get(c.Request().Context(), r.JobID); err == nil {
+			vm.JobState = j.State
+		}
+	}
+	return vm
+}
+
+func jobVM(j *JobRow, eta float64, chartID, doneURL string) *views.Job {
+	return &views.Job{ID: j.ID, Kind: j.Kind, State: j.State, Stage: j.Stage, Message: j.Message, Progress: j.Progress,
+		ETA: eta, ChartID: chartID, DoneURL: doneURL}
+}
+
+func (p *pages) home(c echo.Context) error {
+	ctx := c.Request().Context()
+	cs, err := p.s.store.Corpora(ctx)
+	if err != nil {
+		return err
+	}
+	ms, err := p.s.store.Models(ctx)
+	if err != nil {
+		return err
+	}
+	es, err := p.s.store.Evals(ctx)
+	if err != nil {
+		return err
+	}
+	vm := views.HomePage{Corpora: len(cs), Models: len(ms), Evals: len(es)}
+	for _, m := range ms {
+		if m.State == ModelReady && vm.DemoModelID == "" {
+			vm.DemoModelID, vm.DemoReady = m.ID, true
+		}
+	}
+	jobs, err := p.s.store.Jobs(ctx, "")
+	if err != nil {
+		return err
+	}
+	for _, j := range jobs {
+		if live, eta, err := p.s.jobs.Get(ctx, j.ID); err == nil && !live.Finished() {
+			done := ""
+			if live.Kind == "train" {
+				done = "/models/" + live.TargetID
+			}
+			vm.Jobs = append(vm.Jobs, *jobVM(live, eta, "", done))
+		}
+	}
+	return render(c, http.StatusOK, views.HomePageView(vm))
+}
+
+func (p *pages) corpora(c echo.Context) error {
+	cs, _, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.CorporaPageView(views.CorporaPage{Corpora: cs, MaxUpload: fmtSize(p.s.cfg.MaxUpload)}))
+}
+
+// upload: POST /corpora — the htmx upload form; answers a fragment (or, without
+// htmx, redirects to the new corpus).
+func (p *pages) upload(c echo.Context) error {
+	row, err := p.s.uploadCorpus(c)
+	if err != nil {
+		var he *echo.HTTPError
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			err = httpErr(http.StatusRequestEntityTooLarge, "upload too large: the limit is %s", fmtSize(mb.Limit))
+		}
+		if errors.As(err, &he) && c.Request().Header.Get("HX-Request") == "true" {
+			c.Response().Header().Set("X-Status", strconv.Itoa(he.Code))
+			return render(c, http.StatusOK, views.ErrorBox(fmt.Sprint(he.Message)))
+		}
+		return err
+	}
+	if c.Request().Header.Get("HX-Request") != "true" {
+		return c.Redirect(http.StatusSeeOther, "/corpora/"+row.ID)
+	}
+	return render(c, http.StatusOK, views.UploadOK(corpusVM(row)))
+}
+
+func (p *pages) corpus(c echo.Context) error {
+	id := c.Param("id")
+	r, err := p.s.store.Corpus(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "corpus", id)
+	}
+	top := r.Stats.TagCounts
+	if len(top) > 60 {
+		top = top[:60]
+	}
+	vm := views.CorpusPage{Corpus: corpusVM(r), MeanTags: r.Stats.MeanTags,
+		TagUse: tagUseChart("taguse", r.Stats.TagCounts), Cardinality: cardinalityChart("cardinality", r.Stats.Cardinality)}
+	for _, t := range top {
+		vm.TopTags = append(vm.TopTags, views.TagCount{Tag: t.Tag, Count: t.Count})
+	}
+	if len(r.Split.Train) > 0 {
+		vm.Split = fmt.Sprintf("the corpus's own: %d train, %d valid, %d test, %d OOV documents", len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV))
+	} else {
+		vm.Split = "none given; training draws a seeded 2:1 train/test split"
+	}
+	return render(c, http.StatusOK, views.CorpusPageView(vm))
+}
+
+// trainParamsHelp documents the training form; defaults are ce.Config's.
+var trainParamsHelp = []views.Param{
+	{Name: "budget_seconds", Label: "Time budget (s)", Value: "100", Type: "number", Help: "Wall-time budget of the whole training; each stage stops early when it runs out and keeps its best weights."},
+	{Name: "hidden", Label: "Hidden layers", Value: "100,100,10", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension (paper: 100-100-10)."},
+	{Name: "topics", Label: "LDA topics", Value: "auto", Type: "number", Help: "Topics of the local context l(τ|δ) (Eq. 3); empty = chosen by held-out perplexity."},
+	{Name: "batch_size", Label: "Batch size", Value: "100", Type: "number", Help: "Mini-batch size of stage 1 (examples) and stage 2 (pairs)."},
+	{Name: "learning_rate", Label: "Learning rate", Value: "0.05", Type: "number", Help: "Initial SGD step, decayed ×0.95 every epoch."},
+	{Name: "max_epochs1", Label: "Max epochs, stage 1", Value: "30", Type: "number", Help: "Prediction learning (Eq. 5); early stopping on validation P@2."},
+	{Name: "max_epochs2", Label: "Max epochs, stage 2", Value: "20", Type: "number", Help: "Siamese distance learning (Eq. 6-7)."},
+	{Name: "patience", Label: "Patience", Value: "3", Type: "number", Help: "Validation checks without a new best P@2 before a stage stops."},
+	{Name: "epoch_examples", Label: "Examples per epoch", Value: "all (≤120k)", Type: "number", Help: "Random subset of examples (stage 1) or pairs (stage 2) per epoch."},
+	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen on validation P@2."},
+	{Name: "lambda", Label: "λ (Eq. 6)", Value: "auto", Type: "number", Help: "Sensitivity of the context similarity D = exp(−λ/2·KL_sym)."},
+}
+
+func (p *pages) train(c echo.Context) error {
+	cs, _, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	ms, err := p.modelVMs(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.TrainPageView(views.TrainPage{Corpora: cs, CorpusID: c.QueryParam("corpus"), Params: trainParamsHelp, Models: ms}))
+}
+
+// startTraining: POST /train (form) → redirect to the model page with live progress.
+func (p *pages) startTraining(c echo.Context) error {
+	req := createModelReq{CorpusID: c.FormValue("corpus_id"), Name: c.FormValue("name")}
+	if v := strings.TrimSpace(c.FormValue("seed")); v != "" {
+		seed, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
+		}
+		req.Seed = &seed
+	}
+	var tp TrainParams
+	var err error
+	geti := func(name string) int {
+		v := strings.TrimSpace(c.FormValue(name))
+		if v == "" || err != nil {
+			return 0
+		}
+		n, e := strconv.Atoi(v)
+		if e != nil {
+			err = fmt.Errorf("%s must be an integer", name)
+		}
+		return n
+	}
+	getf := func(name string) float64 {
+		v := strings.TrimSpace(c.FormValue(name))
+		if v == "" || err != nil {
+			return 0
+		}
+		f, e := strconv.ParseFloat(v, 64)
+		if e != nil {
+			err = fmt.Errorf("%s must be a number", name)
+		}
+		return f
+	}
+	tp.BudgetSeconds = getf("budget_seconds")
+	tp.Topics = geti("topics")
+	tp.BatchSize = geti("batch_size")
+	tp.LearningRate = getf("learning_rate")
+	tp.MaxEpochs1 = geti("max_epochs1")
+	tp.MaxEpochs2 = geti("max_epochs2")
+	tp.Patience = geti("patience")
+	tp.EpochExamples = geti("epoch_examples")
+	tp.Alpha = getf("alpha")
+	tp.Lambda = getf("lambda")
+	if h := strings.TrimSpace(c.FormValue("hidden")); h != "" && err == nil {
+		for _, f := range strings.Split(h, ",") {
+			n, e := strconv.Atoi(strings.TrimSpace(f))
+			if e != nil {
+				err = fmt.Errorf("hidden must be comma-separated integers")
+				break
+			}
+			tp.Hidden = append(tp.Hidden, n)
+		}
+	}
+	if err != nil {
+		return httpErr(http.StatusBadRequest, "%v", err)
+	}
+	req.Params = &tp
+	m, _, err := p.s.createModel(c, req)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/models/"+m.ID)
+}
+
+func (p *pages) models(c echo.Context) error {
+	ms, err := p.modelVMs(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.ModelsPageView(views.ModelsPage{Models: ms}))
+}
+
+func (p *pages) model(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	r, err := p.s.store.Model(ctx, id)
+	if err != nil {
+		return notFound(err, "model", id)
+	}
+	_, names, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	vm := views.ModelPage{Model: p.modelVM(c, r, names), Curve: trainingChart("curve", r.Log)}
+	var params map[string]any
+	_ = jsonUnmarshal(r.Params, &params)
+	vm.Params = kvs(params)
+	vm.Params = append([]views.KV{{Key: "seed", Value: fmt.Sprint(r.Seed)}}, vm.Params...)
+	if len(params) == 0 {
+		vm.Params = append(vm.Params, views.KV{Key: "(all others)", Value: "defaults"})
+	}
+	var info map[string]any
+	_ = jsonUnmarshal(r.Info, &info)
+	vm.Info = kvs(info)
+	if r.JobID != "" {
+		if j, eta, err := p.s.jobs.Get(ctx, r.JobID); err == nil && (!j.Finished() || j.State != JobDone) {
+			vm.Job = jobVM(j, eta, "curve", "/models/"+r.ID)
+		}
+	}
+	return render(c, http.StatusOK, views.ModelPageView(vm))
+}
+
+func kvs(m map[string]any) []views.KV {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	out := make([]views.KV, 0, len(keys))
+	for _, k := range keys {
+		v := m[k]
+		var s string
+		switch x := v.(type) {
+		case float64:
+			s = strconv.FormatFloat(x, 'g', 4, 64)
+		case string:
+			s = x
+		default:
+			b, _ := json.Marshal(x)
+			s = string(b)
+		}
+		out = append(out, views.KV{Key: k, Value: s})
+	}
+	return out
+}
+
+// readyModels returns the ready models' view models and the one selected by the
+// "model" query parameter (default: the newest ready one).
+func (p *pages) readyModels(c echo.Context) ([]views.Model, string, error) {
+	ms, err := p.modelVMs(c)
+	if err != nil {
+		return nil, "", err
+	}
+	var ready []views.Model
+	for _, m := range ms {
+		if m.State == ModelReady {
+			ready = append(ready, m)
+		}
+	}
+	sel := c.QueryParam("model")
+	if sel == "" && len(ready) > 0 {
+		sel = ready[0].ID
+	}
+	return ready, sel, nil
+}
+
+func (p *pages) explorer(c echo.Context) error {
+	ms, sel, err := p.readyModels(c)
+	if err != nil {
+		return err
+	}
+	vm := views.ExplorerPage{Models: ms, ModelID: sel, Term: strings.TrimSpace(c.QueryParam("term")),
+		Docs: c.QueryParam("docs"), Variant: c.QueryParam("variant"), Color: c.QueryParam("color")}
+	if vm.Variant == "" {
+		vm.Variant = ce.VariantSiamese
+	}
+	if sel == "" {
+		return render(c, http.StatusOK, views.ExplorerPageView(vm))
+	}
+	ctx := c.Request().Context()
+	row, m, err := p.s.model(ctx, sel)
+	if err != nil {
+		return notFound(err, "model", sel)
+	}
+	cs, _, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	vm.Corpora = cs
+	vm.CorpusIDs = c.QueryParams()["corpus"]
+	if len(vm.CorpusIDs) == 0 {
+		vm.CorpusIDs = []string{row.CorpusID}
+	}
+	if vm.Term == "" {
+		// Default: the model corpus's most used tag, so the first visit shows a map.
+		if cr, err := p.s.store.Corpus(ctx, row.CorpusID); err == nil && len(cr.Stats.TagCounts) > 0 {
+			vm.Term = cr.Stats.TagCounts[0].Tag
+		}
+	}
+	if _, ok := m.Vocabulary().ID(vm.Term); !ok {
+		vm.Error = fmt.Sprintf("%q is not in the model's vocabulary.", vm.Term)
+		return render(c, http.StatusOK, views.ExplorerPageView(vm))
+	}
+	q := url.Values{}
+	q.Set("term", vm.Term)
+	q.Set("variant", vm.Variant)
+	q.Set("corpus", strings.Join(vm.CorpusIDs, ","))
+	if vm.Docs != "" {
+		q.Set("docs", vm.Docs)
+	}
+	vm.MapURL = "/api/models/" + sel + "/map?" + q.Encode()
+	vm.Map = mapChart("map")
+	return render(c, http.StatusOK, views.ExplorerPageView(vm))
+}
+
+func (p *pages) priming(c echo.Context) error {
+	ms, sel, err := p.readyModels(c)
+	if err != nil {
+		return err
+	}
+	vm := views.PrimingPage{Models: ms, ModelID: sel, Tags: c.QueryParam("tags"), Variant: c.QueryParam("variant"), K: 10}
+	if v := c.QueryParam("k"); v != "" {
+		if k, err := strconv.Atoi(v); err == nil {
+			vm.K = k
+		}
+	}
+	if sel == "" || strings.TrimSpace(vm.Tags) == "" {
+		return render(c, http.StatusOK, views.PrimingPageView(vm))
+	}
+	_, m, err := p.s.model(c.Request().Context(), sel)
+	if err != nil {
+		return notFound(err, "model", sel)
+	}
+	tags := cleanTags(strings.Split(vm.Tags, ","))
+	res, err := primeWith(m, primeReq{Tags: tags, K: vm.K, Variant: vm.Variant})
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			vm.Error = fmt.Sprint(he.Message)
+			return render(c, http.StatusOK, views.PrimingPageView(vm))
+		}
+		return err
+	}
+	r := &views.PrimeResult{Tags: tags, OOV: res.OOV}
+	for _, e := range res.Extended {
+		r.Extended = append(r.Extended, views.Ranked{Term: e.Term, Distance: e.Distance, Hit: e.InDoc})
+	}
+	oov := map[string]bool{}
+	for _, t := range res.OOV {
+		oov[t] = true
+	}
+	for _, t := range tags {
+		list, ok := res.PerTerm[t]
+		if !ok {
+			continue
+		}
+		tl := views.TermList{Term: t, OOV: oov[t]}
+		for _, e := range list {
+			tl.Items = append(tl.Items, views.Ranked{Term: e.Term, Distance: e.Distance, Hit: e.InDoc})
+		}
+		r.PerTerm = append(r.PerTerm, tl)
+	}
+	vm.Result = r
+	return render(c, http.StatusOK, views.PrimingPageView(vm))
+}
+
+func (p *pages) compare(c echo.Context) error {
+	ms, sel, err := p.readyModels(c)
+	if err != nil {
+		return err
+	}
+	cs, names, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	var vm views.ComparePage
+	for _, m := range ms {
+		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: m.ID == sel})
+	}
+	for _, b := range serverBaselines {
+		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: b, Selected: b == "random" || b == "lda"})
+	}
+	vm.Corpora = append(vm.Corpora, views.Option{Value: "", Label: "the model's own corpus", Selected: true})
+	for _, c := range cs {
+		vm.Corpora = append(vm.Corpora, views.Option{Value: c.ID, Label: c.Name})
+	}
+	for _, s := range []string{"test", "valid", "train", "all"} {
+		vm.Subsets = append(vm.Subsets, views.Option{Value: s, Label: s, Selected: s == "test"})
+	}
+	vm.Protocols = []views.Option{{Value: "priming", Label: "priming (Eq. 8)", Selected: true}, {Value: "extended", Label: "extended priming (Eq. 9)"}}
+	vm.Settings = []views.Option{
+		{Value: "within-corpus", Label: "within corpus", Selected: true},
+		{Value: "cross-corpora", Label: "cross corpora"},
+		{Value: "incomplete-context|0-10", Label: "missing ≤10 %"},
+		{Value: "incomplete-context|10-30", Label: "missing 10–30 %"},
+		{Value: "incomplete-context|30-50", Label: "missing 30–50 %"},
+		{Value: "oov", Label: "OOV terms"},
+	}
+	evs, err := p.s.store.Evals(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		vm.Evals = append(vm.Evals, p.evalVM(c, e, names))
+	}
+	return render(c, http.StatusOK, views.ComparePageView(vm))
+}
+
+func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) views.Eval {
+	var req EvalRequest
+	_ = jsonUnmarshal(e.Request, &req)
+	vm := views.Eval{ID: e.ID, Corpus: names[e.CorpusID], Subset: req.Subset, Protocol: req.Protocol, Setting: req.Setting,
+		Created: fmtTime(e.CreatedAt), JobID: e.JobID, State: JobDone}
+	if req.Missing != "" {
+		vm.Setting += " " + req.Missing + " %"
+	}
+	var mnames []string
+	for _, id := range req.ModelIDs {
+		if m, err := p.s.store.Model(c.Request().Context(), id); err == nil {
+			mnames = append(mnames, m.Name)
+		} else {
+			mnames = append(mnames, id+" (deleted)")
+		}
+	}
+	mnames = append(mnames, req.Baselines...)
+	vm.Models = strings.Join(mnames, ", ")
+	if j, _, err := p.s.jobs.Get(c.Request().Context(), e.JobID); err == nil {
+		vm.State = j.State
+	}
+	return vm
+}
+
+// startCompare: POST /compare (form) → redirect to the evaluation page.
+func (p *pages) startCompare(c echo.Context) error {
+	if err := c.Request().ParseForm(); err != nil {
+		return httpErr(http.StatusBadRequest, "bad form: %v", err)
+	}
+	f := c.Request().PostForm
+	req := EvalRequest{ModelIDs: f["model_ids"], Baselines: f["baselines"], CorpusID: f.Get("corpus_id"),
+		Subset: f.Get("subset"), Protocol: f.Get("protocol")}
+	setting := f.Get("setting")
+	if s, band, ok := strings.Cut(setting, "|"); ok {
+		req.Setting, req.Missing = s, band
+	} else {
+		req.Setting = setting
+	}
+	if v := f.Get("trials"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return httpErr(http.StatusBadRequest, "trials must be an integer")
+		}
+		req.Trials = n
+	}
+	ev, _, err := p.s.createEval(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/compare/"+ev.ID)
+}
+
+func (p *pages) evaluation(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	e, err := p.s.store.Eval(ctx, id)
+	if err != nil {
+		return notFound(err, "evaluation", id)
+	}
+	_, names, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	vm := views.EvalPage{Eval: p.evalVM(c, e, names)}
+	if len(e.Report) == 0 {
+		if j, eta, err := p.s.jobs.Get(ctx, e.JobID); err == nil {
+			vm.Job = jobVM(j, eta, "", "/compare/"+id)
+			if j.State == JobFailed {
+				vm.Error = j.Message
+			}
+		}
+		return render(c, http.StatusOK, views.EvalPageView(vm))
+	}
+	var rep eval.Report
+	if err := json.Unmarshal(e.Report, &rep); err != nil {
+		return fmt.Errorf("evaluation %s report: %w", id, err)
+	}
+	fillEvalCharts(&vm, &rep)
+	return render(c, http.StatusOK, views.EvalPageView(vm))
+}

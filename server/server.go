@@ -1,0 +1,151 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"runtime"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/labstack/echo/v4"
+)
+
+// Config is the server's configuration; cmd fills it from flags.
+type Config struct {
+	// Addr is the listen address. Default "127.0.0.1:8080".
+	Addr string
+	// MaxUpload is the corpus upload limit in bytes. Default 64 MiB.
+	MaxUpload int64
+	// TrainSlots is how many heavy jobs (training, evaluation, maps) run at once.
+	// Default runtime.NumCPU().
+	TrainSlots int
+	// Demo, when true, loads the built-in demo corpus and trains a demo model on
+	// first start (an empty store).
+	Demo bool
+	// DemoBudget bounds the demo model's training time. Default 40 s.
+	DemoBudget time.Duration
+}
+
+func (c Config) withDefaults() Config {
+	if c.Addr == "" {
+		c.Addr = "127.0.0.1:8080"
+	}
+	if c.MaxUpload <= 0 {
+		c.MaxUpload = 64 << 20
+	}
+	if c.TrainSlots <= 0 {
+		c.TrainSlots = runtime.NumCPU()
+	}
+	if c.DemoBudget <= 0 {
+		c.DemoBudget = 40 * time.Second
+	}
+	return c
+}
+
+// Deps are what the server is built on.
+type Deps struct {
+	Store *Store
+}
+
+// Server is the taglens web app.
+type Server struct {
+	cfg   Config
+	store *Store
+	jobs  *Jobs
+	log   *slog.Logger
+	echo  *echo.Echo
+	root  context.Context
+	stop  context.CancelFunc
+
+	closing   chan struct{} // closed when Shutdown starts: ends SSE streams
+	closeOnce sync.Once
+
+	models *modelCache
+	maps   *mapCache
+
+	mu      sync.Mutex
+	mapJobs map[string]string // model|map key → job id of the computing job
+}
+
+// New returns a server on the given store. Jobs left running by an earlier process
+// are marked interrupted. Call Start (or use Handler) and then Shutdown.
+func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
+	if deps.Store == nil {
+		return nil, errors.New("server: no store")
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	cfg = cfg.withDefaults()
+	root, stop := context.WithCancel(context.Background())
+	s := &Server{cfg: cfg, store: deps.Store, log: log, root: root, stop: stop, closing: make(chan struct{}),
+		models: newModelCache(4), maps: newMapCache(64)}
+	n, err := s.store.MarkInterrupted(root)
+	if err != nil {
+		stop()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	if n > 0 {
+		log.Warn("jobs interrupted by the previous shutdown", "count", n)
+	}
+	if err := s.store.InterruptOrphanModels(root); err != nil {
+		stop()
+		return nil, fmt.Errorf("server: %w", err)
+	}
+	s.jobs = NewJobs(root, s.store, cfg.TrainSlots, log)
+	s.echo = s.routes()
+	return s, nil
+}
+
+// Handler returns the HTTP handler (for tests with httptest).
+func (s *Server) Handler() http.Handler { return s.echo }
+
+// Jobs returns the job manager.
+func (s *Server) Jobs() *Jobs { return s.jobs }
+
+// Serve accepts connections on l until Shutdown.
+func (s *Server) Serve(l net.Listener) error {
+	s.echo.Listener = l
+	srv := &http.Server{
+		Handler:           s.echo,
+		ReadHeaderTimeout: 10 * time.Second,
+		ReadTimeout:       5 * time.Minute, // uploads
+		WriteTimeout:      2 * time.Minute, // lifted per request by the SSE route
+		IdleTimeout:       2 * time.Minute,
+	}
+	err := s.echo.StartServer(srv)
+	if errors.Is(err, http.ErrServerClosed) {
+		return nil
+	}
+	return err
+}
+
+// Shutdown stops accepting requests, waits for in-flight ones (bounded by ctx),
+// then cancels every job (marked interrupted) and waits for them.
+func (s *Server) Shutdown(ctx context.Context) error {
+	s.closeOnce.Do(func() { close(s.closing) })
+	err := s.echo.Shutdown(ctx)
+	if jerr := s.jobs.Shutdown(ctx); err == nil {
+		err = jerr
+	}
+	s.stop()
+	return err
+}
+
+// IsLoopback reports whether addr's host is a loopback address or "localhost".
+func IsLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = addr
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
+}

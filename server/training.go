@@ -1,0 +1,259 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sort"
+	"sync"
+	"time"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+// TrainParams are the hyper-parameters accepted by POST /api/models ("params").
+// Zero or absent fields mean ce.Config's defaults.
+type TrainParams struct {
+	Hidden             []int   `json:"hidden,omitempty"`
+	Topics             int     `json:"topics,omitempty"`
+	BatchSize          int     `json:"batch_size,omitempty"`
+	LearningRate       float64 `json:"learning_rate,omitempty"`
+	MaxEpochs1         int     `json:"max_epochs1,omitempty"`
+	MaxEpochs2         int     `json:"max_epochs2,omitempty"`
+	Patience           int     `json:"patience,omitempty"`
+	EpochExamples      int     `json:"epoch_examples,omitempty"`
+	BudgetSeconds      float64 `json:"budget_seconds,omitempty"`
+	PretrainIterations int     `json:"pretrain_iterations,omitempty"`
+	Alpha              float64 `json:"alpha,omitempty"`
+	Lambda             float64 `json:"lambda,omitempty"`
+	WithinDoc          float64 `json:"within_doc,omitempty"`
+}
+
+// validate reports the first out-of-range parameter.
+func (p TrainParams) validate() error {
+	for _, h := range p.Hidden {
+		if h < 1 || h > 4096 {
+			return fmt.Errorf("hidden layer width %d out of range 1..4096", h)
+		}
+	}
+	if len(p.Hidden) > 6 {
+		return fmt.Errorf("at most 6 hidden layers")
+	}
+	switch {
+	case p.Topics < 0 || p.Topics > 1000:
+		return fmt.Errorf("topics %d out of range 0..1000", p.Topics)
+	case p.BatchSize < 0 || p.BatchSize > 100000:
+		return fmt.Errorf("batch_size %d out of range", p.BatchSize)
+	case p.LearningRate < 0 || p.LearningRate > 10:
+		return fmt.Errorf("learning_rate %g out of range", p.LearningRate)
+	case p.MaxEpochs1 < 0 || p.MaxEpochs2 < 0 || p.MaxEpochs1 > 100000 || p.MaxEpochs2 > 100000:
+		return fmt.Errorf("max_epochs out of range")
+	case p.Patience < 0 || p.EpochExamples < 0 || p.BudgetSeconds < 0 || p.BudgetSeconds > 7*24*3600:
+		return fmt.Errorf("patience, epoch_examples and budget_seconds must be non-negative")
+	case p.Alpha < 0 || p.Lambda < 0 || p.WithinDoc < -1 || p.WithinDoc > 1:
+		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")
+	}
+	return nil
+}
+
+func (p TrainParams) config(seed uint64) ce.Config {
+	return ce.Config{
+		Seed: seed, Hidden: p.Hidden, Topics: p.Topics, BatchSize: p.BatchSize, LearningRate: p.LearningRate,
+		MaxEpochs1: p.MaxEpochs1, MaxEpochs2: p.MaxEpochs2, Patience: p.Patience, EpochExamples: p.EpochExamples,
+		Budget: time.Duration(p.BudgetSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
+		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc,
+	}
+}
+
+// trainSplit is the corpus's own split when it has one, else a seeded 2:1
+// train/test split of the documents (SPEC "POST /api/models").
+func trainSplit(row *CorpusRow, n int, seed uint64) corpus.Split {
+	if len(row.Split.Train) > 0 {
+		return row.Split
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x73706c6974)) // "split"
+	perm := rng.Perm(n)
+	cut := (2*n + 2) / 3
+	var s corpus.Split
+	s.Train = append([]int(nil), perm[:cut]...)
+	s.Test = append([]int(nil), perm[cut:]...)
+	sort.Ints(s.Train)
+	sort.Ints(s.Test)
+	return s
+}
+
+// startTraining submits the training job of a stored model row.
+func (s *Server) startTraining(m *ModelRow) (*JobRow, error) {
+	var p TrainParams
+	if err := json.Unmarshal(m.Params, &p); err != nil {
+		return nil, fmt.Errorf("model %s params: %w", m.ID, err)
+	}
+	job, err := s.jobs.Submit("train", m.ID, map[string]any{"model_id": m.ID}, func(ctx context.Context, rep *Reporter) error {
+		return s.runTraining(ctx, rep, m.ID, m.CorpusID, m.Seed, p)
+	})
+	if err != nil {
+		return nil, err
+	}
+	if err := s.store.SetModelJob(s.root, m.ID, job.ID); err != nil {
+		return nil, err
+	}
+	return job, nil
+}
+
+func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
+	st := s.store
+	bg := context.WithoutCancel(ctx)
+	defer func() {
+		if err != nil {
+			state := ModelFailed
+			if ctx.Err() != nil {
+				state = ModelInterrupted
+			}
+			st.SetModelState(bg, modelID, state)
+		}
+	}()
+	rep.Progress(0, "loading", "reading the corpus")
+	row, err := st.Corpus(ctx, corpusID)
+	if err != nil {
+		return fmt.Errorf("corpus %s: %w", corpusID, err)
+	}
+	c, err := st.Documents(ctx, corpusID)
+	if err != nil {
+		return err
+	}
+	split := trainSplit(row, len(c.Docs), seed)
+	if err := st.ResetModelLog(bg, modelID); err != nil {
+		return err
+	}
+	var mu sync.Mutex
+	lastKey := ""
+	epochs := 0
+	m, err := ce.Train(ctx, c, split, p.config(seed), func(pr ce.Progress) {
+		mu.Lock()
+		defer mu.Unlock()
+		msg := pr.Message
+		if msg == "" {
+			msg = pr.Stage
+			if pr.Epochs > 0 {
+				msg = fmt.Sprintf("%s epoch %d/%d, loss %.4g", pr.Stage, pr.Epoch, pr.Epochs, pr.Loss)
+			}
+		}
+		key := fmt.Sprintf("%s/%d", pr.Stage, pr.Epoch)
+		if (pr.Stage == "stage1" || pr.Stage == "stage2") && pr.Epoch > 0 && key != lastKey {
+			lastKey = key
+			epochs++
+			v := pr.ValidP2CE
+			if pr.Stage == "stage2" {
+				v = pr.ValidP2Siamese
+			}
+			pt := TrainPoint{Stage: pr.Stage, Epoch: pr.Epoch, Loss: pr.Loss}
+			if v > 0 {
+				pt.ValidP2 = &v
+			}
+			st.AppendModelLog(bg, modelID, pt)
+			rep.Point(pr.Fraction, pr.Stage, msg, pt)
+			return
+		}
+		rep.Progress(pr.Fraction, pr.Stage, msg)
+	})
+	if err != nil {
+		return err
+	}
+	rep.Progress(0.99, "saving", "writing the model file")
+	rel := ModelPath(modelID)
+	size, err := st.WriteFileAtomic(rel, func(f *os.File) error { return m.Write(f) })
+	if err != nil {
+		return fmt.Errorf("writing model file: %w", err)
+	}
+	info := m.Info()
+	// The exact validation curve from the model's own log replaces the live one.
+	var log []TrainPoint
+	for _, e := range info.Log {
+		if e.Stage != "stage1" && e.Stage != "stage2" {
+			continue
+		}
+		v := e.ValidP2
+		log = append(log, TrainPoint{Stage: e.Stage, Epoch: e.Epoch, Loss: e.Loss, ValidP2: &v})
+	}
+	if len(log) > 0 {
+		st.ResetModelLog(bg, modelID)
+		st.AppendModelLog(bg, modelID, log...)
+	}
+	ij, _ := json.Marshal(infoSummary(info))
+	if err := st.FinishModel(bg, modelID, rel, size, ij); err != nil {
+		os.Remove(filepath.Join(st.Dir(), rel))
+		return err
+	}
+	s.models.drop(modelID)
+	rep.Progress(1, "done", fmt.Sprintf("trained: validation P@2 CE %.3f, Siamese-CE %.3f (random %.3f)", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random))
+	return nil
+}
+
+// infoSummary is the training record shown on the model page (the log is stored apart).
+func infoSummary(in *ce.Info) map[string]any {
+	return map[string]any{
+		"corpus": in.Corpus, "docs": in.Docs, "train_docs": in.TrainDocs, "valid_docs": in.ValidDocs,
+		"seed": in.Seed, "topics": in.Topics, "term_dim": in.TermDim, "context_dim": in.ContextDim,
+		"hidden": in.Hidden, "batch_size": in.BatchSize, "learning_rate": in.LearningRate, "momentum": in.Momentum,
+		"alpha": in.Alpha, "lambda": in.Lambda, "rho": in.Rho, "beta": in.Beta,
+		"within_doc": in.WithinDoc, "within_doc_i3": in.WithinDocI3, "pretrained": in.Pretrained,
+		"epochs1": in.Epochs1, "epochs2": in.Epochs2, "best_epoch1": in.BestEpoch1, "best_epoch2": in.BestEpoch2,
+		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese, "valid_p2_random": in.ValidP2Random,
+		"stop_reason1": in.StopReason1, "stop_reason2": in.StopReason2,
+	}
+}
+
+// modelCache keeps recently used models in memory.
+type modelCache struct {
+	mu    sync.Mutex
+	max   int
+	order []string
+	m     map[string]*ce.Model
+}
+
+func newModelCache(max int) *modelCache { return &modelCache{max: max, m: map[string]*ce.Model{}} }
+
+func (c *modelCache) drop(id string) {
+	c.mu.Lock()
+	delete(c.m, id)
+	c.mu.Unlock()
+}
+
+// model returns the loaded model of a ready model row.
+func (s *Server) model(ctx context.Context, id string) (*ModelRow, *ce.Model, error) {
+	row, err := s.store.Model(ctx, id)
+	if err != nil {
+		return nil, nil, err
+	}
+	if row.State != ModelReady {
+		return row, nil, errModelNotReady
+	}
+	c := s.models
+	c.mu.Lock()
+	m, ok := c.m[id]
+	c.mu.Unlock()
+	if ok {
+		return row, m, nil
+	}
+	m, err = ce.ReadFile(filepath.Join(s.store.Dir(), row.Path))
+	if err != nil {
+		return row, nil, fmt.Errorf("model %s: %w", id, err)
+	}
+	c.mu.Lock()
+	if _, ok := c.m[id]; !ok {
+		c.m[id] = m
+		c.order = append(c.order, id)
+		for len(c.order) > c.max {
+			delete(c.m, c.order[0])
+			c.order = c.order[1:]
+		}
+	}
+	c.mu.Unlock()
+	return row, m, nil
+}
+
+var errModelNotReady = fmt.Errorf("the model is not trained yet")

@@ -1,0 +1,111 @@
+package server
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+// maxFieldBytes bounds the small form fields (name, format) of an upload.
+const maxFieldBytes = 1024
+
+// uploadCorpus streams the multipart "file" part straight into the corpus parser
+// (nothing is written to disk, the client's file name is used only as a default
+// display name), validates the result and stores it. Fields "name" and "format"
+// may come before the file part or as query parameters. On a parse error nothing
+// is stored and the error names the line.
+func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
+	req := c.Request()
+	ct, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
+	if err != nil || ct != "multipart/form-data" {
+		return nil, httpErr(http.StatusBadRequest, "want a multipart/form-data body with a \"file\" field")
+	}
+	mr, err := req.MultipartReader()
+	if err != nil {
+		return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
+	}
+	name := strings.TrimSpace(c.QueryParam("name"))
+	format := strings.TrimSpace(c.QueryParam("format"))
+	for {
+		part, err := mr.NextPart()
+		if err == io.EOF {
+			return nil, httpErr(http.StatusBadRequest, "%v", errNoFile)
+		}
+		if err != nil {
+			var mb *http.MaxBytesError
+			if errors.As(err, &mb) {
+				return nil, err
+			}
+			return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
+		}
+		switch part.FormName() {
+		case "name", "format":
+			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+			if err != nil {
+				return nil, err
+			}
+			if len(b) > maxFieldBytes {
+				return nil, httpErr(http.StatusBadRequest, "field %q is too long", part.FormName())
+			}
+			v := strings.TrimSpace(string(b))
+			if part.FormName() == "name" && v != "" {
+				name = v
+			} else if part.FormName() == "format" && v != "" && v != "auto" {
+				format = v
+			}
+		case "file":
+			if name == "" {
+				// Display name only: the base name without extension, never a path.
+				name = strings.TrimSuffix(path.Base(strings.ReplaceAll(part.FileName(), `\`, "/")), path.Ext(part.FileName()))
+			}
+			if name == "" || name == "." || name == "/" {
+				name = "uploaded corpus"
+			}
+			cp, err := parseCorpus(part, name, format)
+			if err != nil {
+				var mb *http.MaxBytesError
+				if errors.As(err, &mb) {
+					return nil, err
+				}
+				return nil, httpErr(http.StatusBadRequest, "%v", err)
+			}
+			if err := validateCorpus(cp.Docs); err != nil {
+				return nil, httpErr(http.StatusBadRequest, "%v", err)
+			}
+			split, err := defaultSplit(cp, 1)
+			if err != nil {
+				return nil, httpErr(http.StatusBadRequest, "%v", err)
+			}
+			row, err := s.store.InsertCorpus(req.Context(), cp, computeStats(cp), split, false)
+			if err != nil {
+				return nil, err
+			}
+			s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags, "format", row.Format)
+			return row, nil
+		default:
+			// Unknown fields are drained and ignored.
+			if _, err := io.Copy(io.Discard, part); err != nil {
+				return nil, err
+			}
+		}
+	}
+}
+
+// validateCorpus refuses corpora the method cannot learn from.
+func validateCorpus(docs []corpus.Document) error {
+	switch len(docs) {
+	case 0:
+		return fmt.Errorf("the corpus has no documents with tags")
+	case 1:
+		return fmt.Errorf("the corpus has a single document; at least two are needed to learn co-occurrence")
+	}
+	return nil
+}

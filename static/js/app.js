@@ -1,0 +1,300 @@
+// taglens page behaviour: chart initialisation from go-echarts option JSON, live
+// job progress over server-sent events, tag autocomplete, drag-and-drop upload,
+// and the explorer map. No framework; htmx handles the forms.
+(function () {
+  "use strict";
+  var charts = {};
+  window.taglensCharts = charts;
+
+  function initCharts(root) {
+    root.querySelectorAll("script[data-chart]").forEach(function (s) {
+      var id = s.getAttribute("data-chart");
+      var el = document.getElementById(id);
+      if (!el || charts[id]) return;
+      var chart = echarts.init(el, null, { renderer: "canvas" });
+      chart.setOption(JSON.parse(s.textContent));
+      charts[id] = chart;
+    });
+  }
+  window.addEventListener("resize", function () {
+    Object.keys(charts).forEach(function (k) { charts[k].resize(); });
+  });
+
+  function fmtETA(s) {
+    if (!s || s <= 0) return "";
+    if (s < 60) return "about " + Math.round(s) + " s left";
+    if (s < 3600) return "about " + Math.round(s / 60) + " min left";
+    return "about " + (s / 3600).toFixed(1) + " h left";
+  }
+
+  // Training chart series order (server/charts.go trainingChart): 0 loss stage 1,
+  // 1 loss stage 2, 2 P@2 CE, 3 P@2 Siamese-CE.
+  function addPoint(chartID, pt) {
+    var chart = charts[chartID];
+    if (!chart || !pt) return;
+    var opt = chart.getOption();
+    var series = opt.series.map(function (s) { return { data: (s.data || []).slice() }; });
+    var x = 1;
+    series.forEach(function (s, i) { if (i < 2) x += s.data.length; });
+    var loss = pt.stage === "stage2" ? 1 : 0;
+    series[loss].data.push([x, pt.loss]);
+    if (pt.valid_p2 !== undefined && pt.valid_p2 !== null) {
+      series[pt.stage === "stage2" ? 3 : 2].data.push([x, pt.valid_p2]);
+    }
+    chart.setOption({ series: series });
+  }
+
+  function watchJob(el) {
+    var id = el.getAttribute("data-job");
+    var state = el.getAttribute("data-state");
+    var cancel = el.querySelector("[data-role=cancel]");
+    if (cancel) {
+      cancel.addEventListener("click", function () {
+        cancel.disabled = true;
+        fetch("/api/jobs/" + encodeURIComponent(id), { method: "DELETE" });
+      });
+    }
+    if (state !== "queued" && state !== "running") return;
+    var es = new EventSource("/api/jobs/" + encodeURIComponent(id) + "/events");
+    var set = function (role, text) {
+      var n = el.querySelector("[data-role=" + role + "]");
+      if (n) n.textContent = text;
+    };
+    es.addEventListener("progress", function (ev) {
+      var j = JSON.parse(ev.data);
+      el.setAttribute("data-state", j.state);
+      el.className = "job job-" + j.state;
+      set("state", j.state);
+      set("stage", j.stage);
+      set("message", j.message);
+      set("eta", j.state === "running" ? fmtETA(j.eta_seconds) : "");
+      var bar = el.querySelector("[data-role=bar]");
+      if (bar) bar.style.width = (100 * j.progress).toFixed(1) + "%";
+      if (j.point) addPoint(el.getAttribute("data-chart"), j.point);
+    });
+    es.addEventListener("end", function (ev) {
+      es.close();
+      var j = JSON.parse(ev.data);
+      if (cancel) cancel.remove();
+      var done = el.getAttribute("data-done-url");
+      if (j.state === "done" && done) {
+        setTimeout(function () { window.location.href = done; }, 600);
+      }
+    });
+    es.onerror = function () {
+      // The browser reconnects by itself; a finished job closes the stream.
+    };
+  }
+
+  // Autocomplete: fills the <datalist> of inputs with data-autocomplete from the
+  // tags API (prefix matches first, most used first). With data-multi, completes
+  // the last comma-separated tag.
+  function autocomplete(input) {
+    var url = input.getAttribute("data-autocomplete");
+    var list = document.getElementById(input.getAttribute("list"));
+    var multi = input.hasAttribute("data-multi");
+    var timer = null, seq = 0;
+    input.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () {
+        var v = input.value, head = "", q = v;
+        if (multi) {
+          var i = v.lastIndexOf(",");
+          head = i >= 0 ? v.slice(0, i + 1) + " " : "";
+          q = v.slice(i + 1).trim();
+        }
+        if (q.length === 0) return;
+        var mine = ++seq;
+        fetch(url + "?limit=15&q=" + encodeURIComponent(q)).then(function (r) { return r.json(); }).then(function (tags) {
+          if (mine !== seq || !Array.isArray(tags)) return;
+          list.replaceChildren();
+          tags.forEach(function (t) {
+            var o = document.createElement("option");
+            o.value = head + t.tag;
+            o.label = t.count + " docs";
+            list.appendChild(o);
+          });
+        });
+      }, 120);
+    });
+  }
+
+  function dropzone(label) {
+    var input = label.querySelector("input[type=file]");
+    var text = label.querySelector(".drop-text");
+    ["dragenter", "dragover"].forEach(function (t) {
+      label.addEventListener(t, function (e) { e.preventDefault(); label.classList.add("over"); });
+    });
+    ["dragleave", "drop"].forEach(function (t) {
+      label.addEventListener(t, function (e) { e.preventDefault(); label.classList.remove("over"); });
+    });
+    label.addEventListener("drop", function (e) {
+      if (e.dataTransfer && e.dataTransfer.files.length) {
+        input.files = e.dataTransfer.files;
+        input.dispatchEvent(new Event("change"));
+      }
+    });
+    input.addEventListener("change", function () {
+      if (input.files.length) text.textContent = input.files[0].name + " (" + Math.ceil(input.files[0].size / 1024) + " KiB)";
+    });
+  }
+
+  // Buttons with hx-delete/hx-post and data-redirect/data-reload.
+  document.addEventListener("htmx:afterRequest", function (e) {
+    var el = e.detail.elt;
+    if (!e.detail.successful) return;
+    if (el.hasAttribute("data-redirect")) window.location.href = el.getAttribute("data-redirect");
+    else if (el.hasAttribute("data-reload")) window.location.reload();
+  });
+  document.addEventListener("htmx:beforeSwap", function (e) {
+    var el = e.detail.elt;
+    if (el.hasAttribute("data-redirect") || el.hasAttribute("data-reload")) e.detail.shouldSwap = false;
+  });
+
+  // ---- Explorer map ----
+  var KIND_SYMBOL = { instance: "circle", accompany: "diamond", oov: "triangle", negative: "rect" };
+
+  function esc(s) {
+    return String(s).replace(/[&<>"']/g, function (c) {
+      return { "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" }[c];
+    });
+  }
+
+  function explorer(box) {
+    var chartID = box.getAttribute("data-map-chart");
+    var url = box.getAttribute("data-map-url");
+    var colorBy = box.getAttribute("data-color") || "cluster";
+    var status = document.getElementById("map-status");
+    var chart = charts[chartID];
+    var params = new URL(url, window.location.href).searchParams;
+    var modelURL = url.split("/map?")[0];
+    var points = [];
+
+    function load() {
+      fetch(url).then(function (r) {
+        return r.json().then(function (body) { return { status: r.status, body: body }; });
+      }).then(function (res) {
+        if (res.status === 202) {
+          status.textContent = "Computing the t-SNE map in the background…";
+          var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
+          es.addEventListener("progress", function (ev) {
+            var j = JSON.parse(ev.data);
+            status.textContent = "Computing the t-SNE map: " + Math.round(100 * j.progress) + "% — " + j.message;
+          });
+          es.addEventListener("end", function (ev) {
+            es.close();
+            var j = JSON.parse(ev.data);
+            if (j.state === "done") load();
+            else status.textContent = "The map job " + j.state + ": " + j.message;
+          });
+          return;
+        }
+        if (res.status !== 200) {
+          status.textContent = res.body.error || ("error " + res.status);
+          status.classList.add("alert", "alert-error");
+          return;
+        }
+        draw(res.body);
+      });
+    }
+
+    function draw(data) {
+      points = data.points;
+      var groups = {};
+      var order = [];
+      points.forEach(function (p, i) {
+        var g;
+        if (p.kind !== "instance") g = p.kind === "oov" ? "OOV terms" : (p.kind === "negative" ? "negative instances" : "accompanying terms");
+        else if (colorBy === "corpus") g = p.corpus;
+        else g = "sense cluster " + (p.cluster + 1);
+        if (!groups[g]) { groups[g] = []; order.push(g); }
+        groups[g].push([p.x, p.y, i]);
+      });
+      var large = points.length > 3000;
+      var series = order.map(function (g) {
+        var kind = groups[g].length ? points[groups[g][0][2]].kind : "instance";
+        return {
+          name: g, type: "scatter", data: groups[g], symbol: KIND_SYMBOL[kind] || "circle",
+          symbolSize: kind === "instance" ? (large ? 4 : 7) : 11,
+          large: large, largeThreshold: 3000, progressive: 0,
+          emphasis: { focus: "none", scale: 1.6 },
+          label: kind === "instance" ? { show: false } : { show: true, position: "right", formatter: function (p) { return points[p.value[2]].term; }, fontSize: 11 },
+          itemStyle: { opacity: kind === "instance" ? 0.75 : 1 },
+        };
+      });
+      chart.setOption({
+        tooltip: {
+          trigger: "item", confine: true,
+          formatter: function (p) {
+            var pt = points[p.value[2]];
+            if (!pt) return "";
+            var tags = (pt.tags || []).slice(0, 20).map(esc).join(", ");
+            return "<b>" + esc(pt.term) + "</b> <small>(" + esc(pt.kind) + ")</small><br/>document " + esc(pt.doc_id) +
+              " · " + esc(pt.corpus) + "<br/><span style='color:#555'>" + tags + "</span>";
+          },
+        },
+        series: series,
+      }, { replaceMerge: ["series"] });
+      status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · term “" + data.term + "” (" + data.variant + ")";
+      status.setAttribute("data-points", String(points.length));
+      box.setAttribute("data-ready", "true");
+    }
+
+    chart.on("click", function (p) {
+      var pt = points[p.value[2]];
+      if (!pt) return;
+      var sel = document.getElementById("selected");
+      sel.innerHTML = "<b>" + esc(pt.term) + "</b> in document <code>" + esc(pt.doc_id) + "</code> (" + esc(pt.corpus) + ")<br/>" +
+        "<span class='muted'>" + (pt.tags || []).map(esc).join(", ") + "</span><br/>";
+      var a = document.createElement("a");
+      a.href = "#";
+      a.textContent = "Overlay this document's terms";
+      a.setAttribute("data-testid", "overlay-doc");
+      a.addEventListener("click", function (e) {
+        e.preventDefault();
+        var docs = document.querySelector("input[name=docs]");
+        var cur = docs.value ? docs.value.split(",").map(function (s) { return s.trim(); }) : [];
+        if (cur.indexOf(pt.doc_id) < 0) cur.push(pt.doc_id);
+        docs.value = cur.join(",");
+        docs.form.submit();
+      });
+      sel.appendChild(a);
+      var nb = document.getElementById("neighbours");
+      nb.textContent = "…";
+      var q = "?term=" + encodeURIComponent(pt.term) + "&doc=" + encodeURIComponent(pt.doc_id) +
+        "&variant=" + encodeURIComponent(params.get("variant") || "") + "&k=10";
+      var corp = (params.get("corpus") || "").split(",");
+      if (corp.length === 1 && corp[0]) q += "&corpus=" + encodeURIComponent(corp[0]);
+      fetch(modelURL + "/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
+        nb.replaceChildren();
+        if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; return; }
+        res.neighbours.forEach(function (n) {
+          var li = document.createElement("li");
+          li.textContent = n.term + " ";
+          var d = document.createElement("span");
+          d.className = "dist";
+          d.textContent = n.distance.toFixed(3);
+          li.appendChild(d);
+          if (n.in_doc) li.className = "hit";
+          nb.appendChild(li);
+        });
+      });
+    });
+    load();
+  }
+
+  function boot(root) {
+    initCharts(root);
+    root.querySelectorAll("[data-job]").forEach(watchJob);
+    root.querySelectorAll("input[data-autocomplete]").forEach(autocomplete);
+    root.querySelectorAll("label.drop").forEach(dropzone);
+    root.querySelectorAll("[data-map-url]").forEach(explorer);
+  }
+  document.addEventListener("DOMContentLoaded", function () { boot(document); });
+  document.addEventListener("htmx:load", function (e) {
+    if (e.detail.elt !== document.body) {
+      initCharts(e.detail.elt);
+      e.detail.elt.querySelectorAll && e.detail.elt.querySelectorAll("[data-job]").forEach(watchJob);
+    }
+  });
+})();

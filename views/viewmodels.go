@@ -1,0 +1,191 @@
+package views
+
+// View models: plain structs the server fills; components never see ml types.
+
+// Chart is a go-echarts snippet: the element (a sized div with ChartID) and the
+// option JSON, which static/js/app.js hands to echarts.init + setOption.
+type Chart struct {
+	ID      string
+	Element string // trusted HTML from go-echarts (ids and sizes only)
+	Option  string // JSON, escaped for a <script type="application/json"> block
+}
+
+// Corpus is one corpus in lists.
+type Corpus struct {
+	ID, Name, Format, Created string
+	Docs, Tags                int
+	Builtin                   bool
+}
+
+// TagCount is a tag and its document frequency.
+type TagCount struct {
+	Tag   string
+	Count int
+}
+
+// CorporaPage lists corpora and offers the upload form.
+type CorporaPage struct {
+	Corpora   []Corpus
+	MaxUpload string
+}
+
+// CorpusPage is one corpus with the Figure 3/4 charts.
+type CorpusPage struct {
+	Corpus      Corpus
+	MeanTags    float64
+	Split       string
+	TopTags     []TagCount
+	TagUse      Chart
+	Cardinality Chart
+	Models      []Model
+}
+
+// Job is a background job's state for the live progress widget.
+type Job struct {
+	ID, Kind, State, Stage, Message string
+	Progress                        float64
+	ETA                             float64 // seconds, 0 = unknown
+	// ChartID, when set, names the chart that receives training points.
+	ChartID string
+	// DoneURL is loaded when the job ends successfully ("" = stay).
+	DoneURL string
+}
+
+// Running reports whether the job can still change.
+func (j Job) Running() bool { return j.State == "queued" || j.State == "running" }
+
+// Model is one model in lists.
+type Model struct {
+	ID, Name, CorpusID, CorpusName, State, Created, Size string
+	JobID, JobState                                      string
+}
+
+// Param is a hyper-parameter with its default and explanation.
+type Param struct {
+	Name, Label, Value, Help, Type string
+}
+
+// TrainPage offers the training form and lists recent trainings.
+type TrainPage struct {
+	Corpora  []Corpus
+	CorpusID string
+	Params   []Param
+	Models   []Model
+}
+
+// KV is a labelled value.
+type KV struct{ Key, Value string }
+
+// ModelPage is one model: parameters, curves, live progress while training.
+type ModelPage struct {
+	Model  Model
+	Params []KV
+	Info   []KV
+	Curve  Chart
+	Job    *Job
+}
+
+// ModelsPage lists models.
+type ModelsPage struct {
+	Models []Model
+}
+
+// ExplorerPage is the t-SNE map page.
+type ExplorerPage struct {
+	Models    []Model
+	ModelID   string
+	Corpora   []Corpus
+	CorpusIDs []string // corpora shown in the map
+	Term      string
+	Docs      string // comma-separated document ids to overlay
+	Variant   string // "ce" or "siamese-ce"
+	Color     string // "cluster" or "corpus"
+	Map       Chart
+	// MapURL is the API URL the page's script loads the points from.
+	MapURL string
+	Error  string
+}
+
+// Ranked is one entry of a priming list.
+type Ranked struct {
+	Term     string
+	Distance float64
+	Hit      bool
+}
+
+// TermList is the priming list of one query term.
+type TermList struct {
+	Term  string
+	OOV   bool
+	Items []Ranked
+}
+
+// PrimeResult is the answer of a priming query.
+type PrimeResult struct {
+	Tags     []string
+	OOV      []string
+	Extended []Ranked
+	PerTerm  []TermList
+}
+
+// PrimingPage is the priming form and its result.
+type PrimingPage struct {
+	Models   []Model
+	ModelID  string
+	CorpusID string
+	Tags     string
+	K        int
+	Variant  string
+	Result   *PrimeResult
+	Error    string
+}
+
+// Option is a choice in a select or checkbox list.
+type Option struct {
+	Value, Label string
+	Selected     bool
+}
+
+// ComparePage is the comparison form and the stored evaluations.
+type ComparePage struct {
+	Models    []Option
+	Baselines []Option
+	Corpora   []Option
+	Subsets   []Option
+	Protocols []Option
+	Settings  []Option
+	Evals     []Eval
+}
+
+// Eval is one stored evaluation in lists.
+type Eval struct {
+	ID, Corpus, Subset, Protocol, Setting, Models, Created, State, JobID string
+}
+
+// ModelScore is one row of the results table.
+type ModelScore struct {
+	Name, PAt1, PAt2, PAt5, MAP, AUC string
+	Queries                          int
+	Best                             bool
+}
+
+// EvalPage is one evaluation's charts and table.
+type EvalPage struct {
+	Eval    Eval
+	Job     *Job
+	Scores  []ModelScore
+	PValues []KV
+	PAtK    Chart
+	MAPAUC  Chart
+	PR      Chart
+	Interp  string
+	Error   string
+}
+
+// HomePage is the landing page.
+type HomePage struct {
+	Corpora, Models, Evals int
+	Jobs                   []Job
+	DemoModelID            string
+	DemoReady              bool
+}
