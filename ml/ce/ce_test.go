@@ -9,6 +9,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -255,5 +256,122 @@ func TestNegativeTerm(t *testing.T) {
 	}
 	if got := negativeTerm([]int{0, 1, 2}, 3, rng); got != -1 {
 		t.Errorf("full document: got %d, want -1", got)
+	}
+}
+
+// twoMeans clusters the rows into 2 groups by Lloyd's algorithm, seeded with
+// the first row and the row furthest from it (deterministic).
+func twoMeans(rows [][]float64) []int {
+	far := 0
+	for i := range rows {
+		if euclid(rows[i], rows[0]) > euclid(rows[far], rows[0]) {
+			far = i
+		}
+	}
+	c := [2][]float64{append([]float64(nil), rows[0]...), append([]float64(nil), rows[far]...)}
+	lab := make([]int, len(rows))
+	for it := 0; it < 100; it++ {
+		for i, r := range rows {
+			lab[i] = 0
+			if euclid(r, c[1]) < euclid(r, c[0]) {
+				lab[i] = 1
+			}
+		}
+		for k := range c {
+			n := 0
+			clear(c[k])
+			for i, r := range rows {
+				if lab[i] == k {
+					n++
+					for j := range r {
+						c[k][j] += r[j]
+					}
+				}
+			}
+			for j := range c[k] {
+				if n > 0 {
+					c[k][j] /= float64(n)
+				}
+			}
+		}
+	}
+	return lab
+}
+
+// adjustedRand is the adjusted Rand index of two labelings (Hubert & Arabie 1985):
+// (Σ C(n_ij,2) − E) / (½(Σ C(a_i,2) + Σ C(b_j,2)) − E), E = Σ C(a_i,2)·Σ C(b_j,2)/C(n,2).
+func adjustedRand(a, b []int) float64 {
+	c2 := func(n int) float64 { return float64(n) * float64(n-1) / 2 }
+	type key struct{ x, y int }
+	nij, ai, bj := map[key]int{}, map[int]int{}, map[int]int{}
+	for i := range a {
+		nij[key{a[i], b[i]}]++
+		ai[a[i]]++
+		bj[b[i]]++
+	}
+	var sij, sa, sb float64
+	for _, n := range nij {
+		sij += c2(n)
+	}
+	for _, n := range ai {
+		sa += c2(n)
+	}
+	for _, n := range bj {
+		sb += c2(n)
+	}
+	e := sa * sb / c2(len(a))
+	return (sij - e) / (0.5*(sa+sb) - e)
+}
+
+func TestAdjustedRand(t *testing.T) {
+	// Hand-computed: identical partitions (up to renaming) give 1; for
+	// a = {0,0,1,1}, b = {0,1,0,1}: Σ C(n_ij,2) = 0, Σ C(a_i,2) = Σ C(b_j,2) = 2,
+	// E = 2·2/6 = 2/3, ARI = (0 − 2/3)/(2 − 2/3) = −0.5.
+	if got := adjustedRand([]int{0, 0, 1, 1, 1}, []int{1, 1, 0, 0, 0}); math.Abs(got-1) > 1e-12 {
+		t.Errorf("got %v, want 1", got)
+	}
+	if got := adjustedRand([]int{0, 0, 1, 1}, []int{0, 1, 0, 1}); math.Abs(got+0.5) > 1e-12 {
+		t.Errorf("got %v, want -0.5", got)
+	}
+}
+
+// TestPolysemousTagsSplitBySense: the Siamese-CE instances of each planted
+// polysemous tag, over all documents holding it, separate by the true sense
+// (concept) of the document: ARI of a 2-means clustering ≥ 0.8 (issue 3).
+func TestPolysemousTagsSplitBySense(t *testing.T) {
+	tc, m := trainSmall(t)
+	for _, tag := range tc.poly {
+		var rows [][]float64
+		var sense []int
+		for i, d := range tc.c.Docs {
+			if !slices.Contains(d.Tags, tag) {
+				continue
+			}
+			v, _, err := m.Embed(VariantSiamese, d.Tags)
+			if err != nil {
+				t.Fatal(err)
+			}
+			rows = append(rows, v[tag])
+			sense = append(sense, tc.sense[i])
+		}
+		if len(rows) < 20 {
+			t.Fatalf("%s: only %d instances", tag, len(rows))
+		}
+		if ari := adjustedRand(twoMeans(rows), sense); ari < 0.8 {
+			t.Errorf("%s: ARI %v over %d instances, want ≥ 0.8", tag, ari, len(rows))
+		}
+	}
+}
+
+// TestValidationAboveRandom: both networks prime far better than chance on the
+// test corpus (random P@2 is the analytic expectation of randomP2).
+func TestValidationAboveRandom(t *testing.T) {
+	_, m := trainSmall(t)
+	in := m.Info()
+	if in.ValidP2CE < 2*in.ValidP2Random || in.ValidP2Siamese < 2*in.ValidP2Random {
+		t.Fatalf("validation P@2: CE %v, Siamese-CE %v, random %v", in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random)
+	}
+	if len(in.Log) == 0 {
+		t.Fatal("empty training log")
 	}
 }
