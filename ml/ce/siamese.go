@@ -102,9 +102,12 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		var sum float64
 		var cnt int
 		for b := 0; b < batches; b++ {
-			if b%50 == 0 {
+			if b%20 == 0 {
 				if err := t.ctx.Err(); err != nil {
 					return 0, 0, 0, "", err
+				}
+				if b > 0 && t.overBudget(deadline) {
+					break // evaluate the partial epoch, then stop
 				}
 			}
 			t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
@@ -133,7 +136,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		}
 		epochs = epoch
 		loss := sum / float64(cnt)
-		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs {
+		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overBudget(deadline) {
 			p2, err := t.validP2(t.net.Params)
 			if err != nil {
 				return 0, 0, 0, "", err
@@ -193,7 +196,9 @@ func (t *trainer) stage2() error {
 	stage1 := slices.Clone(t.net.Params)
 	alpha, lambda := alphas[0], lambdas[0]
 	var bestParams []float64
-	if len(alphas)*len(lambdas) > 1 {
+	// Pilots need time: with less than 20 s of budget left for stage 2 the grid
+	// is skipped and its first values are used (recorded in Info).
+	if len(alphas)*len(lambdas) > 1 && (cfg.Reproducible || remaining > 20*time.Second) {
 		// Pilots: one short epoch each (a quarter of an epoch's pairs), together
 		// at most 30 % of the remaining budget.
 		pilotPairs := max(epochPairs/4, cfg.BatchSize)

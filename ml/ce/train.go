@@ -413,9 +413,12 @@ func (t *trainer) stage1() error {
 		var sum float64
 		var cnt int
 		for b := 0; b < len(buf); b += cfg.BatchSize {
-			if b%(50*cfg.BatchSize) == 0 {
+			if b%(20*cfg.BatchSize) == 0 {
 				if err := t.ctx.Err(); err != nil {
 					return err
+				}
+				if b > 0 && t.overBudget(deadline) {
+					break // evaluate the partial epoch, then stop
 				}
 			}
 			batch := buf[b:min(b+cfg.BatchSize, len(buf))]
@@ -438,7 +441,7 @@ func (t *trainer) stage1() error {
 		}
 		epochs = epoch
 		loss := sum / float64(cnt)
-		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 {
+		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overBudget(deadline) {
 			p2, err := t.validP2(t.net.Params)
 			if err != nil {
 				return err
