@@ -170,7 +170,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err != nil {
 		return err
 	}
-	split := trainSplit(trow, len(tc.Docs), first.Seed)
+	split := trainSplit(trow, tc, first.Seed)
 	vocab := firstM.Vocabulary()
 
 	// The evaluated documents.

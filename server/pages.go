@@ -173,7 +173,7 @@ func (p *pages) corpus(c echo.Context) error {
 	if len(r.Split.Train) > 0 {
 		vm.Split = fmt.Sprintf("the corpus's own: %d train, %d valid, %d test, %d OOV documents", len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV))
 	} else {
-		vm.Split = "none given; training draws a seeded 2:1 train/test split"
+		vm.Split = "none given; training draws a seeded random split (2/3 train, a validation set, the rest test)"
 	}
 	return render(c, http.StatusOK, views.CorpusPageView(vm))
 }

@@ -4,10 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"sort"
 	"sync"
 	"time"
 
@@ -69,21 +67,13 @@ func (p TrainParams) config(seed uint64) ce.Config {
 	}
 }
 
-// trainSplit is the corpus's own split when it has one, else a seeded 2:1
-// train/test split of the documents (SPEC "POST /api/models").
-func trainSplit(row *CorpusRow, n int, seed uint64) corpus.Split {
+// trainSplit is the corpus's own split when it has one, else the seeded random
+// split of corpus.RandomSplit (paper §5.2: 2/3 train, a validation set, the rest test).
+func trainSplit(row *CorpusRow, c *corpus.Corpus, seed uint64) corpus.Split {
 	if len(row.Split.Train) > 0 {
 		return row.Split
 	}
-	rng := rand.New(rand.NewPCG(seed, 0x73706c6974)) // "split"
-	perm := rng.Perm(n)
-	cut := (2*n + 2) / 3
-	var s corpus.Split
-	s.Train = append([]int(nil), perm[:cut]...)
-	s.Test = append([]int(nil), perm[cut:]...)
-	sort.Ints(s.Train)
-	sort.Ints(s.Test)
-	return s
+	return corpus.RandomSplit(c, nil, 0, seed)
 }
 
 // startTraining submits the training job of a stored model row.
@@ -125,7 +115,7 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	if err != nil {
 		return err
 	}
-	split := trainSplit(row, len(c.Docs), seed)
+	split := trainSplit(row, c, seed)
 	if err := st.ResetModelLog(bg, modelID); err != nil {
 		return err
 	}
