@@ -51,4 +51,26 @@
 // ParseOptions.MaxLineBytes, a document with more than MaxTagsPerDoc tags, more than
 // MaxDocs documents, an empty or repeated document id, a syntax error of the format,
 // and a corpus with fewer than 2 documents.
+//
+// # Splits and out-of-vocabulary tags
+//
+// ReadSplit and ReadOOVTags read the split.tsv and oov_tags.txt files of
+// ../shared/data. RandomSplit reproduces the paper's §5.2 procedure: documents
+// holding a reserved (simulated OOV) tag are set aside as OOV, the others are
+// shuffled with a seeded PCG generator and split 2:1 into training and the rest,
+// from which DefaultValidSize (a quarter, at most 300) or a given number go to
+// validation and the remainder to test. Training vocabularies therefore never hold
+// a reserved tag (TrainVocabulary); DropTags removes tags from documents.
+//
+// # Statistics
+//
+// ComputeStats gives the paper's Figures 3-4: tags in descending order of use
+// (the tag-use distribution) and the histogram of tags per document (the
+// document cardinality distribution), with the vocabulary size and mean tags per
+// document.
+//
+// # Demo corpus
+//
+// Demo generates taglens's own synthetic corpus with planted polysemous tags and
+// their true senses (see demo.go); DemoSplit is its fixed split.
 package corpus

@@ -149,12 +149,15 @@ func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 // Corpus.Warnings names the first MaxWarnings of them.
 func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 	opt.defaults()
+	f, err := ParseFormat(string(opt.Format))
+	if err != nil {
+		return nil, err
+	}
 	g := &guard{r: r, maxLine: opt.MaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
 	br := bufio.NewReaderSize(g, detectBytes+1024)
 	if p, _ := br.Peek(3); bytes.Equal(p, bom) {
 		br.Discard(3)
 	}
-	f := opt.Format
 	if f == "" {
 		prefix, err := br.Peek(detectBytes)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -169,7 +172,6 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 		}
 	}
 	b := newBuilder(opt, f)
-	var err error
 	switch f {
 	case FormatTSV:
 		err = parseTSV(br, b)
@@ -183,11 +185,6 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 		err = parseMatrix(br, b)
 	case FormatARFF:
 		err = parseARFF(br, b)
-	default:
-		if _, perr := ParseFormat(string(f)); perr != nil {
-			return nil, perr
-		}
-		return nil, fmt.Errorf("corpus: format %q", f)
 	}
 	if err != nil {
 		return nil, err
