@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -356,4 +357,84 @@ func BenchmarkParseLastfmHetrec12k(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(data))*float64(b.N)/1e6/b.Elapsed().Seconds(), "MB/s")
+}
+
+// TestSharedDataRoundTrip writes each real corpus in every format that can hold it
+// and parses it back (slow: skipped under -short).
+func TestSharedDataRoundTrip(t *testing.T) {
+	if testing.Short() {
+		t.Skip("slow: writes every shared corpus in every format")
+	}
+	for _, name := range []string{"cal500", "corel5k", "magnatagatune-top50", "msd-lastfm-top50", "lastfm-hetrec"} {
+		c, err := ReadFile(shareddata.File(t, name, "docs.tsv"), ParseOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, f := range []Format{FormatCommaLines, FormatCSV, FormatJSONL, FormatLabelMatrix, FormatARFF} {
+			if f == FormatLabelMatrix && NewVocabulary(c.Docs).Len() > 1000 {
+				continue // a dense 12k × 9.7k matrix is 240 MB; ARFF (sparse) covers it
+			}
+			t.Run(name+"/"+string(f), func(t *testing.T) {
+				c2, err := roundTrip(t, c, f)
+				if errors.Is(err, ErrNotRepresentable) && f == FormatCommaLines {
+					t.Skipf("tags hold commas: %v", err)
+				}
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := sameDocs(f, c.Docs, c2.Docs); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+	}
+}
+
+// TestMulanDenseARFF builds a mulan-style dense ARFF of CAL500 (68 numeric feature
+// attributes, then the 174 {0,1} label attributes, as SOURCE.md describes the
+// original) with its own writer and checks that parsing recovers docs.tsv's tag sets.
+func TestMulanDenseARFF(t *testing.T) {
+	c, err := ReadFile(shareddata.File(t, "cal500", "docs.tsv"), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	labels := NewVocabulary(c.Docs).Terms()
+	var sb strings.Builder
+	sb.WriteString("@relation CAL500\n\n")
+	for i := range 68 {
+		fmt.Fprintf(&sb, "@attribute Mean_Acc1298_Mean_Mem40_Centroid_%d numeric\n", i)
+	}
+	for _, l := range labels {
+		fmt.Fprintf(&sb, "@attribute %s {0,1}\n", l) // CAL500 label names hold no spaces
+	}
+	sb.WriteString("\n@data\n")
+	for i, d := range c.Docs {
+		for j := range 68 {
+			fmt.Fprintf(&sb, "%.6f,", float64(i*j%97)/13-3)
+		}
+		for j, l := range labels {
+			v := "0"
+			if slices.Contains(d.Tags, l) {
+				v = "1"
+			}
+			if j > 0 {
+				sb.WriteByte(',')
+			}
+			sb.WriteString(v)
+		}
+		sb.WriteByte('\n')
+	}
+	got, err := Parse(strings.NewReader(sb.String()), ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Format != FormatARFF {
+		t.Errorf("detected %q, want arff", got.Format)
+	}
+	for i := range c.Docs {
+		c.Docs[i].ID = fmt.Sprint(i + 1) // mulan ARFF has no ids: row numbers
+	}
+	if err := sameDocs(FormatARFF, c.Docs, got.Docs); err != nil {
+		t.Error(err)
+	}
 }

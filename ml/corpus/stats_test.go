@@ -18,7 +18,7 @@ func TestComputeStats(t *testing.T) {
 	// rock 4, guitar 2, jazz 2, piano 2, loud 1, sad 1.
 	want := Stats{Name: "t", Format: FormatTSV, Docs: 5, Tags: 6, Uses: 12,
 		MeanTagsPerDoc: 2.4, MedianTagsPerDoc: 2, MinTagsPerDoc: 1, MaxTagsPerDoc: 4,
-		TagUse: []TagCount{{"rock", 4}, {"guitar", 2}, {"jazz", 2}, {"piano", 2}, {"loud", 1}, {"sad", 1}},
+		TagUse:      []TagCount{{"rock", 4}, {"guitar", 2}, {"jazz", 2}, {"piano", 2}, {"loud", 1}, {"sad", 1}},
 		Cardinality: []int{0, 1, 2, 1, 1}, SingletonTags: 2, Dropped: 1}
 	if math.Abs(s.MeanTagsPerDoc-want.MeanTagsPerDoc) > 1e-12 {
 		t.Errorf("mean: got %v, want %v", s.MeanTagsPerDoc, want.MeanTagsPerDoc)
