@@ -34,10 +34,12 @@ func (f *statsJSONFlag) Set(s string) error {
 }
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("stats", "--corpus PATH [--format F] [--top N] [--json[=FILE]]", stderr)
+	fs := newFlagSet("stats", "--corpus PATH [--format F] [--tag-sep S] [--labels A,B] [--top N] [--json[=FILE]]", stderr)
 	path := fs.String("corpus", "", "corpus file (formats: tsv, lines, csv, jsonl, matrix, arff)")
 	format := fs.String("format", "", "corpus format; empty detects it")
 	top := fs.Int("top", 20, "number of most used tags to list")
+	tagSep := fs.String("tag-sep", "", `csv format: separator of the tags inside the tags field (default: the first of ";", "|", "," in the field)`)
+	labels := fs.String("labels", "", "arff format: comma-separated names of the label attributes (default: every {0,1} nominal attribute)")
 	var js statsJSONFlag
 	fs.Var(&js, "json", "print the statistics as JSON on stdout, or with =FILE write them to FILE")
 	if err := parseFlags(fs, args); err != nil {
@@ -51,7 +53,15 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		fmt.Fprintln(stderr, err)
 		return &usageError{err.Error()}
 	}
-	c, err := corpus.ReadFile(*path, corpus.ParseOptions{Format: f})
+	opt := corpus.ParseOptions{Format: f, TagSep: *tagSep}
+	if *labels != "" {
+		for _, l := range strings.Split(*labels, ",") {
+			if l = strings.TrimSpace(l); l != "" {
+				opt.Labels = append(opt.Labels, l)
+			}
+		}
+	}
+	c, err := corpus.ReadFile(*path, opt)
 	if err != nil {
 		return err
 	}

@@ -59,6 +59,25 @@ func TestStatsCommand(t *testing.T) {
 		t.Errorf("got %+v, want 2 jsonl docs, cardinality [0 0 1 1], rock used twice", got)
 	}
 
+	// --tag-sep and --labels reach the parser.
+	spaced := writeTemp(t, "so.csv", "id,tags\nq1,python pandas\nq2,go\n")
+	arff := writeTemp(t, "m.arff", "@relation r\n@attribute a {0,1}\n@attribute b numeric\n@data\n1,1\n0,1\n")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--corpus", spaced, "--tag-sep", " "}, "tags        3 "},
+		{[]string{"--corpus", arff, "--labels", "a, b"}, "tags        2 "},
+	} {
+		stdout.Reset()
+		if err := run(context.Background(), append([]string{"stats"}, tc.args...), &stdout, &stderr); err != nil {
+			t.Fatalf("%v: %v", tc.args, err)
+		}
+		if !strings.Contains(stdout.String(), tc.want) {
+			t.Errorf("%v: output lacks %q:\n%s", tc.args, tc.want, stdout.String())
+		}
+	}
+
 	out := filepath.Join(t.TempDir(), "s.json")
 	stdout.Reset()
 	if err := run(context.Background(), []string{"stats", "--corpus", tsv, "--json=" + out}, &stdout, &stderr); err != nil {
