@@ -1,14 +1,11 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
-	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"time"
 
@@ -77,21 +74,22 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	var reserved []string
+	if *oovPath != "" {
+		if reserved, err = readFileWith(*oovPath, corpus.ReadOOVTags); err != nil {
+			return err
+		}
+	}
 	var split corpus.Split
 	if *splitPath != "" {
-		if split, err = readSplitTSV(*splitPath, c); err != nil {
+		if split, err = readFileWith(*splitPath, func(r io.Reader) (corpus.Split, error) { return corpus.ReadSplit(r, c) }); err != nil {
 			return err
 		}
-	} else {
-		split = seededSplit(len(c.Docs), *seed)
-	}
-	if *oovPath != "" {
-		reserved, err := readTagList(*oovPath)
-		if err != nil {
-			return err
-		}
+		// Documents holding a reserved OOV tag never train the model (§5.2).
 		split.Train = withoutTags(c, split.Train, reserved)
 		split.Valid = withoutTags(c, split.Valid, reserved)
+	} else {
+		split = corpus.RandomSplit(c, reserved, 0, *seed)
 	}
 	fmt.Fprintf(stderr, "corpus %s: %d documents; %d train, %d valid\n", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
 	last := ""
@@ -151,93 +149,40 @@ func writeJSONTo(dst string, stdout io.Writer, v any) error {
 	return os.WriteFile(dst, b, 0o644)
 }
 
-// readSplitTSV reads a split.tsv (doc_id<TAB>train|valid|test|oov) for c.
-// Adapter until ml/corpus publishes its split reader.
-func readSplitTSV(path string, c *corpus.Corpus) (corpus.Split, error) {
-	var s corpus.Split
+// readFileWith opens path and parses it with parse, naming the file in errors.
+func readFileWith[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
+	var zero T
 	f, err := os.Open(path)
 	if err != nil {
-		return s, err
+		return zero, err
 	}
 	defer f.Close()
-	index := make(map[string]int, len(c.Docs))
-	for i, d := range c.Docs {
-		index[d.ID] = i
-	}
-	sc := bufio.NewScanner(f)
-	line := 0
-	for sc.Scan() {
-		line++
-		text := strings.TrimRight(sc.Text(), "\r")
-		if text == "" {
-			continue
-		}
-		id, sub, ok := strings.Cut(text, "\t")
-		if !ok {
-			return s, fmt.Errorf("%s: line %d: want doc_id<TAB>subset", path, line)
-		}
-		i, ok := index[id]
-		if !ok {
-			continue // a document the parser dropped (no tags)
-		}
-		switch corpus.Subset(sub) {
-		case corpus.Train:
-			s.Train = append(s.Train, i)
-		case corpus.Valid:
-			s.Valid = append(s.Valid, i)
-		case corpus.Test:
-			s.Test = append(s.Test, i)
-		case corpus.OOV:
-			s.OOV = append(s.OOV, i)
-		default:
-			return s, fmt.Errorf("%s: line %d: unknown subset %q", path, line, sub)
-		}
-	}
-	return s, sc.Err()
-}
-
-// readTagList reads one tag per line.
-func readTagList(path string) (map[string]bool, error) {
-	b, err := os.ReadFile(path)
+	v, err := parse(f)
 	if err != nil {
-		return nil, err
+		return zero, fmt.Errorf("%s: %w", path, err)
 	}
-	out := map[string]bool{}
-	for _, l := range strings.Split(string(b), "\n") {
-		if l = strings.TrimSpace(l); l != "" {
-			out[l] = true
-		}
-	}
-	return out, nil
+	return v, nil
 }
 
-func withoutTags(c *corpus.Corpus, idx []int, reserved map[string]bool) []int {
+// withoutTags returns the document indices of idx whose documents hold none of
+// the reserved tags.
+func withoutTags(c *corpus.Corpus, idx []int, reserved []string) []int {
+	if len(reserved) == 0 {
+		return idx
+	}
+	res := make(map[string]bool, len(reserved))
+	for _, t := range reserved {
+		res[t] = true
+	}
 	var keep []int
 outer:
 	for _, i := range idx {
 		for _, t := range c.Docs[i].Tags {
-			if reserved[t] {
+			if res[t] {
 				continue outer
 			}
 		}
 		keep = append(keep, i)
 	}
 	return keep
-}
-
-// seededSplit is the default split: a seeded 2:1 train/rest split with up to
-// 300 of the rest for validation (paper §5.2).
-func seededSplit(n int, seed uint64) corpus.Split {
-	perm := rand.New(rand.NewPCG(seed, 0x5eed)).Perm(n)
-	nTrain := (2*n + 2) / 3
-	var s corpus.Split
-	s.Train = append(s.Train, perm[:nTrain]...)
-	rest := perm[nTrain:]
-	nValid := min(300, len(rest)/2)
-	s.Valid = append(s.Valid, rest[:nValid]...)
-	s.Test = append(s.Test, rest[nValid:]...)
-	for _, l := range []*[]int{&s.Train, &s.Valid, &s.Test} {
-		slices.Sort(*l)
-	}
-	return s
 }

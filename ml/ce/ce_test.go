@@ -259,23 +259,36 @@ func TestNegativeTerm(t *testing.T) {
 	}
 }
 
-// twoMeans clusters the rows into 2 groups by Lloyd's algorithm, seeded with
-// the first row and the row furthest from it (deterministic).
+// twoMeans clusters the rows into 2 groups by Lloyd's algorithm, restarted from
+// 20 seeded random pairs of rows; it keeps the clustering with the smallest
+// within-cluster sum of squares (deterministic).
 func twoMeans(rows [][]float64) []int {
-	far := 0
-	for i := range rows {
-		if euclid(rows[i], rows[0]) > euclid(rows[far], rows[0]) {
-			far = i
+	rng := rand.New(rand.NewPCG(11, 12))
+	var best []int
+	bestSS := math.Inf(1)
+	for r := 0; r < 20; r++ {
+		i, j := rng.IntN(len(rows)), rng.IntN(len(rows))
+		lab, ss := lloyd2(rows, rows[i], rows[j])
+		if ss < bestSS {
+			best, bestSS = lab, ss
 		}
 	}
-	c := [2][]float64{append([]float64(nil), rows[0]...), append([]float64(nil), rows[far]...)}
+	return best
+}
+
+func lloyd2(rows [][]float64, a, b []float64) ([]int, float64) {
+	c := [2][]float64{append([]float64(nil), a...), append([]float64(nil), b...)}
 	lab := make([]int, len(rows))
+	var ss float64
 	for it := 0; it < 100; it++ {
+		ss = 0
 		for i, r := range rows {
+			da, db := euclid(r, c[0]), euclid(r, c[1])
 			lab[i] = 0
-			if euclid(r, c[1]) < euclid(r, c[0]) {
-				lab[i] = 1
+			if db < da {
+				lab[i], da = 1, db
 			}
+			ss += da * da
 		}
 		for k := range c {
 			n := 0
@@ -295,7 +308,7 @@ func twoMeans(rows [][]float64) []int {
 			}
 		}
 	}
-	return lab
+	return lab, ss
 }
 
 // adjustedRand is the adjusted Rand index of two labelings (Hubert & Arabie 1985):
