@@ -101,15 +101,18 @@ func tuneP2(ctx context.Context, m eval.Model, docs [][]int, seed uint64) (float
 }
 
 // DefaultTuneDocs is the default number of training documents on which the
-// tuned baselines (InfoTheo, Skip-gram) measure training P@2.
+// tuned baselines (InfoTheo, Skip-gram) measure training P@2, for vocabularies
+// up to 2000 terms; above, the default shrinks as 4·10⁶/|Γ| (at least 300) so
+// that the cost of one tuning evaluation (documents × |δ| × |Γ| × dimension)
+// stays bounded: 410 documents for lastfm-hetrec's 9.7k terms.
 const DefaultTuneDocs = 2000
 
 // tuningDocs returns at most n training documents with at least two distinct
 // terms, chosen by a seeded uniform sample (in increasing index order) when
-// there are more; n ≤ 0 means DefaultTuneDocs.
-func tuningDocs(train [][]int, n int, seed uint64) [][]int {
+// there are more; n ≤ 0 means the default for v terms (see DefaultTuneDocs).
+func tuningDocs(train [][]int, v, n int, seed uint64) [][]int {
 	if n <= 0 {
-		n = DefaultTuneDocs
+		n = min(DefaultTuneDocs, max(300, 4_000_000/max(v, 1)))
 	}
 	var ok []int
 	for i, d := range train {

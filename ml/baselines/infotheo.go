@@ -94,7 +94,7 @@ func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions
 		}
 		return m, nil
 	}
-	tune := tuningDocs(train, o.TuneDocs, o.Seed)
+	tune := tuningDocs(train, v, o.TuneDocs, o.Seed)
 	var best *InfoTheo
 	var grid []InfoTheoPoint
 	for _, k := range InfoTheoKs {

@@ -39,6 +39,13 @@ type SkipGramOptions struct {
 	// TuneDocs is the number of training documents (seeded sample) on which
 	// training P@2 picks the window (default DefaultTuneDocs).
 	TuneDocs int
+	// AddContext represents a term by the sum of its input and output vectors
+	// (v + u, Levy, Goldberg & Dagan 2015) instead of word2vec's input vectors
+	// alone (the default, as the paper used word2vec's output). On tag corpora the
+	// input vectors' cosine reflects second-order similarity (terms sharing
+	// co-occurring terms, e.g. alternative genres), which priming does not reward;
+	// v + u adds the first-order (co-occurrence) signal.
+	AddContext bool
 	// Seed drives initialization, shuffling, negative sampling and tuning.
 	Seed uint64
 	// Progress, if not nil, is called after each window with its training P@2.
@@ -66,6 +73,8 @@ type SkipGram struct {
 	// TrainP2 is the chosen window's training P@2 (0 with a fixed window).
 	TrainP2 float64
 	Grid    []SkipGramPoint
+	// AddContext records whether terms are v + u (see SkipGramOptions).
+	AddContext bool
 }
 
 // SkipGramPoint is one window of the Skip-gram tuning.
@@ -101,7 +110,7 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions
 	if o.Window > 0 {
 		return trainSkipGram(ctx, train, v, o.Window, &o)
 	}
-	tune := tuningDocs(train, o.TuneDocs, o.Seed)
+	tune := tuningDocs(train, v, o.TuneDocs, o.Seed)
 	var best *SkipGram
 	var grid []SkipGramPoint
 	for _, w := range SkipGramWindows {
@@ -263,17 +272,29 @@ func trainSkipGram(ctx context.Context, train [][]int, v, w int, o *SkipGramOpti
 			}
 		}
 	}
+	rep := in
+	if o.AddContext {
+		rep = make([]float64, len(in))
+		for i := range rep {
+			rep[i] = in[i] + out[i]
+		}
+	}
 	return &SkipGram{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, in), name: "skipgram"},
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, rep), name: "skipgram"},
 		Window:      w,
 		Dim:         d,
 		Epochs:      o.Epochs,
+		AddContext:  o.AddContext,
 	}, nil
 }
 
 // Tuning reports the chosen window and dimension (eval.Tuned).
 func (m *SkipGram) Tuning() map[string]any {
-	t := map[string]any{"window": m.Window, "dim": m.Dim, "epochs": m.Epochs, "shuffled_order": true}
+	vec := "input"
+	if m.AddContext {
+		vec = "input+output"
+	}
+	t := map[string]any{"window": m.Window, "dim": m.Dim, "epochs": m.Epochs, "shuffled_order": true, "vectors": vec}
 	if len(m.Grid) > 0 {
 		t["train_p2"] = m.TrainP2
 		t["criterion"] = "training P@2, extended priming"
