@@ -39,7 +39,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	format := fs.String("format", "", "corpus format; empty detects it")
 	top := fs.Int("top", 20, "number of most used tags to list")
 	tagSep := fs.String("tag-sep", "", `csv format: separator of the tags inside the tags field (default: the first of ";", "|", "," in the field)`)
-	labels := fs.String("labels", "", "arff format: comma-separated names of the label attributes (default: every {0,1} nominal attribute)")
+	labels := fs.String("labels", "", "arff format: label attributes, comma-separated or a mulan labels .xml file (default: every {0,1} nominal attribute)")
 	var js statsJSONFlag
 	fs.Var(&js, "json", "print the statistics as JSON on stdout, or with =FILE write them to FILE")
 	if err := parseFlags(fs, args); err != nil {
@@ -54,7 +54,17 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &usageError{err.Error()}
 	}
 	opt := corpus.ParseOptions{Format: f, TagSep: *tagSep}
-	if *labels != "" {
+	if strings.HasSuffix(strings.ToLower(*labels), ".xml") {
+		lf, err := os.Open(*labels)
+		if err != nil {
+			return fmt.Errorf("stats: %w", err)
+		}
+		opt.Labels, err = corpus.ReadMulanLabels(lf)
+		lf.Close()
+		if err != nil {
+			return fmt.Errorf("stats: %s: %w", *labels, err)
+		}
+	} else if *labels != "" {
 		for _, l := range strings.Split(*labels, ",") {
 			if l = strings.TrimSpace(l); l != "" {
 				opt.Labels = append(opt.Labels, l)

@@ -68,6 +68,7 @@ func TestStatsCommand(t *testing.T) {
 	}{
 		{[]string{"--corpus", spaced, "--tag-sep", " "}, "tags        3 "},
 		{[]string{"--corpus", arff, "--labels", "a, b"}, "tags        2 "},
+		{[]string{"--corpus", arff, "--labels", writeTemp(t, "m.xml", `<labels><label name="b"></label></labels>`)}, "tags        1 "},
 	} {
 		stdout.Reset()
 		if err := run(context.Background(), append([]string{"stats"}, tc.args...), &stdout, &stderr); err != nil {

@@ -35,7 +35,9 @@
 //     separate XML file), else those of MEKA's "-C n" relation option (n > 0: the
 //     first n attributes, n < 0: the last -n), else every nominal attribute whose
 //     values are exactly {0,1}; numeric, date and other nominal attributes (audio or
-//     image features) are ignored. The id is a non-label string or nominal attribute
+//     image features) are ignored. Mulan datasets with binary features (bibtex,
+//     enron, medical) declare features as {0,1} too: read their label names from the
+//     mulan XML file with ReadMulanLabels. The id is a non-label string or nominal attribute
 //     with an id name, else the 1-based row number of the data section.
 //
 // Write produces each format so that Parse reads it back (see Write for what each
