@@ -24,7 +24,7 @@ func init() {
 }
 
 const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|valid|test|oov|all " +
-	"[--split PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
+	"[--split PATH] [--oov PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
 	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT]"
 
 // baselineOrder is the report order of the baselines (SPEC.md model names).
@@ -41,6 +41,7 @@ type evalConfig struct {
 	missing    eval.Band
 	trials     int
 	crossPath  string
+	oovTags    []string
 	variants   []string
 	seed       uint64
 	workers    int
@@ -94,7 +95,8 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 	var (
 		model    = fs.String("model", "", "model file(s) from taglens train: one, or one per trial, comma-separated")
 		corpusP  = fs.String("corpus", "", "the training corpus of the model")
-		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov); default: split.tsv beside the corpus")
+		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov) the model was trained with; default: the seeded split of taglens train (model's seed, --oov tags)")
+		oovP     = fs.String("oov", "", "reserved OOV tags, one per line, as given to taglens train (for the default split)")
 		subset   = fs.String("subset", "", "documents to evaluate: train, valid, test, oov or all")
 		protocol = fs.String("protocol", "extended", "priming (Eq. 8, contextual models only) or extended (Eq. 9)")
 		bl       = fs.String("baselines", "", "comma-separated baselines to train and evaluate ("+strings.Join(baselineOrder, ",")+") or all")
@@ -130,6 +132,17 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		jsonOut:    *jsonOut,
 	}
 	var err error
+	if *oovP != "" {
+		f, err := os.Open(*oovP)
+		if err != nil {
+			return nil, err
+		}
+		cfg.oovTags, err = corpus.ReadOOVTags(f)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("eval: %s: %w", *oovP, err)
+		}
+	}
 	if cfg.protocol, err = eval.ParseProtocol(*protocol); err != nil {
 		return usage("%v", err)
 	}
@@ -344,19 +357,24 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 
 // trialDocs selects the documents of trial t, whose model is m. The split is
 // --split, or else the seeded split `taglens train` made with the model's seed
-// (seededSplit in train.go), so each model file is paired with its own training
-// documents. The OOV setting without a split file takes every document of the
+// (corpus.RandomSplit with the model's seed and the --oov tags), so each model
+// file is paired with its own training documents. The OOV setting without a split file takes every document of the
 // corpus that holds a term outside the vocabulary.
 func (r *evalRun) trialDocs(c, cross *corpus.Corpus, m *ce.Model, t int) (*trialData, error) {
 	cfg := r.cfg
 	var split corpus.Split
 	if cfg.splitPath != "" {
-		var err error
-		if split, err = readSplitTSV(cfg.splitPath, c); err != nil {
+		f, err := os.Open(cfg.splitPath)
+		if err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
+		split, err = corpus.ReadSplit(f, c)
+		f.Close()
+		if err != nil {
+			return nil, fmt.Errorf("eval: %s: %w", cfg.splitPath, err)
+		}
 	} else {
-		split = seededSplit(len(c.Docs), m.Info().Seed)
+		split = corpus.RandomSplit(c, cfg.oovTags, 0, m.Info().Seed)
 	}
 	d := &trialData{train: r.vocab.EncodeAll(c.Select(split.Train))}
 	if n := m.Info().TrainDocs; n > 0 && n != len(split.Train) && t == 0 {
@@ -422,7 +440,7 @@ func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *tria
 	default:
 		fmt.Fprintf(r.progress, "%s: training on %d documents\n", label, len(d.train))
 		var bm eval.Model
-		bm, err = trainBaseline(ctx, name, d.train, r.vocab.Len(), m, seed)
+		bm, err = trainBaseline(ctx, name, d.train, r.vocab.Len(), m, seed, r.progress, label)
 		if err != nil {
 			return nil, nil, fmt.Errorf("eval: %s: %w", name, err)
 		}
@@ -458,7 +476,8 @@ func modelTuning(path string, m *ce.Model) map[string]any {
 // trainBaseline trains baseline name on the training documents (term indices of
 // the model's vocabulary of v terms) with the trial seed. LDA and PLSA use the
 // topic count of the model's local context (paper §6.2.5).
-func trainBaseline(ctx context.Context, name string, train [][]int, v int, m *ce.Model, seed uint64) (eval.Model, error) {
+// Tuning progress (InfoTheo's grid, Skip-gram's windows) goes to w.
+func trainBaseline(ctx context.Context, name string, train [][]int, v int, m *ce.Model, seed uint64, w io.Writer, label string) (eval.Model, error) {
 	switch name {
 	case "random":
 		return baselines.NewRandom(v), nil
@@ -470,6 +489,24 @@ func trainBaseline(ctx context.Context, name string, train [][]int, v int, m *ce
 		return b, nil
 	case "pca":
 		b, err := baselines.FitPCA(train, v, &baselines.GlobalOptions{Seed: seed})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case "infotheo":
+		b, err := baselines.FitInfoTheo(ctx, train, v, &baselines.InfoTheoOptions{Seed: seed,
+			Progress: func(k int, alpha, p2 float64) {
+				fmt.Fprintf(w, "%s: k=%d α=%.1f training P@2 %.4f\n", label, k, alpha, p2)
+			}})
+		if err != nil {
+			return nil, err
+		}
+		return b, nil
+	case "skipgram":
+		b, err := baselines.FitSkipGram(ctx, train, v, &baselines.SkipGramOptions{Seed: seed,
+			Progress: func(window int, p2 float64) {
+				fmt.Fprintf(w, "%s: window %d training P@2 %.4f\n", label, window, p2)
+			}})
 		if err != nil {
 			return nil, err
 		}
