@@ -1,8 +1,11 @@
 package baselines
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
 	"testing"
 
 	"github.com/taglens/taglens/ml/eval"
@@ -68,5 +71,56 @@ func TestTermVectorsCosine(t *testing.T) {
 		if math.Abs(dst[i]-want[i]) > 1e-12 {
 			t.Errorf("dst[%d]: got %v, want %v", i, dst[i], want[i])
 		}
+	}
+}
+
+// TestGlobalConcurrentAndDeterministic: the fitted global baselines give the
+// same distances when called from several goroutines at once (run with -race)
+// and when fitted twice with the same seed.
+func TestGlobalConcurrentAndDeterministic(t *testing.T) {
+	docs := globalPlanted(9, 150, 4)
+	const v = 8
+	fit := func() []eval.Model {
+		l, err := FitLSA(docs, v, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := FitPCA(docs, v, &GlobalOptions{Dim: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		it, err := FitInfoTheo(context.Background(), docs, v, &InfoTheoOptions{Dim: 3, TuneDocs: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sg, err := FitSkipGram(context.Background(), docs, v, &SkipGramOptions{Dim: 3, Epochs: 2, TuneDocs: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []eval.Model{l, p, it, sg}
+	}
+	a, b := fit(), fit()
+	queries := []int{0, 3, 5}
+	for i, m := range a {
+		want := make([]float64, len(queries)*v)
+		m.Distances(nil, queries, nil, want)
+		again := make([]float64, len(want))
+		b[i].Distances(nil, queries, nil, again)
+		if !slices.Equal(want, again) {
+			t.Errorf("%s: two fits with the same seed differ", m.Name())
+		}
+		var wg sync.WaitGroup
+		for g := 0; g < 4; g++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				got := make([]float64, len(want))
+				m.Distances(nil, queries, nil, got)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s: concurrent call differs", m.Name())
+				}
+			}()
+		}
+		wg.Wait()
 	}
 }

@@ -52,6 +52,8 @@ type LSA struct {
 	// Dim is n, POVReached the fraction of variance it covers.
 	Dim        int
 	POVReached float64
+	// POVTarget is the POV asked for (0 when Dim was fixed by the options).
+	POVTarget float64
 	// Capped reports that MaxDim stopped the randomized path below the POV.
 	Capped     bool
 	Randomized bool
@@ -148,14 +150,21 @@ func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 		POVReached:  cum / total,
 		Randomized:  randomized,
 	}
+	if o.Dim <= 0 {
+		m.POVTarget = o.POV
+	}
 	m.Capped = randomized && o.Dim <= 0 && m.POVReached < o.POV
 	return m, nil
 }
 
 // Tuning reports the kept dimension and POV (eval.Tuned).
 func (m *LSA) Tuning() map[string]any {
+	crit := "dimension fixed by options"
+	if m.POVTarget > 0 {
+		crit = fmt.Sprintf("POV >= %g%%", 100*m.POVTarget)
+	}
 	return map[string]any{
 		"dim": m.Dim, "pov": m.POVReached, "capped": m.Capped, "randomized": m.Randomized,
-		"criterion": fmt.Sprintf("POV >= %.0f%%", 100*DefaultPOV),
+		"criterion": crit,
 	}
 }
