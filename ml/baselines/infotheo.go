@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/taglens/taglens/ml/features"
 )
 
@@ -200,12 +202,29 @@ func Smooth(train [][]int, v int, idf []float64, assoc [][]int, k int, alpha flo
 
 func fitInfoTheoAt(train [][]int, v int, idf []float64, assoc [][]int, k int, alpha float64, dim int, seed uint64) (*InfoTheo, error) {
 	s := Smooth(train, v, idf, assoc, k, alpha)
-	p, scores, err := features.FitPCAOperator(features.Gram{A: s}, pcaOpts(v, dim, seed))
+	opt := pcaOpts(v, dim, seed)
+	var p *features.Projection
+	var vec []float64
+	var err error
+	if opt.Randomized {
+		// A = SᵀS only as the operator Sᵀ(S·x): no |Γ|×|Γ| matrix.
+		var scores *mat.Dense
+		p, scores, err = features.FitPCAOperator(features.Gram{A: s}, opt)
+		if err == nil {
+			vec = scores.RawMatrix().Data
+		}
+	} else {
+		a := features.GramSparse(s)
+		p, err = features.FitPCASparse(a, opt)
+		if err == nil {
+			vec = scoresOf(p, a)
+		}
+	}
 	if err != nil {
 		return nil, fmt.Errorf("baselines: infotheo: k=%d α=%g: %w", k, alpha, err)
 	}
 	return &InfoTheo{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, scores.RawMatrix().Data), name: "infotheo"},
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, vec), name: "infotheo"},
 		K:           k,
 		Alpha:       alpha,
 		Dim:         p.Out,
