@@ -133,7 +133,7 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 func staticHandler(fsys fs.FS) http.Handler {
 	h := http.FileServerFS(fsys)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if strings.HasSuffix(r.URL.Path, "/") {
+		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
 			http.NotFound(w, r)
 			return
 		}

@@ -114,7 +114,8 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 		}()
 		err = fn(ctx, rep)
 	}()
-	if err == nil && ctx.Err() != nil {
+	if ctx.Err() != nil {
+		// Whatever the job returned, the cause says who stopped it.
 		err = context.Cause(ctx)
 	}
 	m.finish(rj, err)

@@ -383,6 +383,9 @@ func (p *pages) explorer(c echo.Context) error {
 		// Default: the model corpus's most used tag, so the first visit shows a map.
 		if cr, err := p.s.store.Corpus(ctx, row.CorpusID); err == nil && len(cr.Stats.TagCounts) > 0 {
 			vm.Term = cr.Stats.TagCounts[0].Tag
+			if _, ok := m.Vocabulary().ID(demoTerm); ok && cr.Builtin {
+				vm.Term = demoTerm
+			}
 		}
 	}
 	if _, ok := m.Vocabulary().ID(vm.Term); !ok {

@@ -1,0 +1,504 @@
+package server
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestUploadCorpus(t *testing.T) {
+	ts := newTestServer(t, Config{MaxUpload: 4096})
+	rec := ts.upload("songs.tsv", smallTSV())
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("status: got %d, want 201 (%s)", rec.Code, rec.Body)
+	}
+	got := decode[corpusJSON](t, rec)
+	// 60 documents; tags counted by hand from smallTSV's three theme lists
+	// (guitar is shared by two themes): 5 + 5 + 5 − 1 = 14.
+	if got.Docs != 60 || got.Tags != 14 || got.Format != "tsv" || got.Name != "songs" || got.ID == "" {
+		t.Errorf("got %+v, want 60 docs, 14 tags, format tsv, name songs", got)
+	}
+
+	// The name and format fields, before the file, override the defaults.
+	csv := []byte("a,b,c\nb,c\nc,d,e\n")
+	body, ct := multipartBody(t, [][2]string{{"name", "mine"}, {"format", "lines"}}, "x.txt", csv)
+	rec = ts.do(http.MethodPost, "/api/corpora", body, ct)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("status: got %d, want 201 (%s)", rec.Code, rec.Body)
+	}
+	if got := decode[corpusJSON](t, rec); got.Name != "mine" || got.Format != "lines" || got.Docs != 3 {
+		t.Errorf("got %+v, want name mine, format lines, 3 docs", got)
+	}
+
+	list := decode[[]corpusJSON](t, ts.doJSON(http.MethodGet, "/api/corpora", ""))
+	if len(list) != 2 {
+		t.Fatalf("list: got %d corpora, want 2", len(list))
+	}
+}
+
+func TestUploadErrors(t *testing.T) {
+	ts := newTestServer(t, Config{MaxUpload: 2048})
+	tests := []struct {
+		name    string
+		content []byte
+		status  int
+		substr  string
+	}{
+		{"NUL byte names its line", []byte("a\tx\ty\nb\tz\tw\n\x00oops\n"), 400, "line 3"},
+		{"empty", nil, 400, "empty"},
+		{"single document", []byte("a\tx\ty\n"), 400, "2"},
+		{"oversized", bytes.Repeat([]byte("doc\ttag\tother\n"), 400), 413, "too large"},
+		{"bad JSON line", []byte("{\"id\":\"a\",\"tags\":[\"x\"]}\n{\"id\":\"b\",\"tags\":[\"y\"\n"), 400, "line 2"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantError(t, ts.upload("c.tsv", tt.content), tt.status, tt.substr)
+		})
+	}
+	// Oversized without a Content-Length (chunked): the reader hits the limit.
+	body, ct := multipartBody(t, nil, "c.tsv", bytes.Repeat([]byte("doc\ttag\tother\n"), 400))
+	req := httptest.NewRequest(http.MethodPost, "/api/corpora", body)
+	req.Header.Set("Content-Type", ct)
+	req.ContentLength = -1
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	wantError(t, rec, 413, "too large")
+
+	wantError(t, ts.do(http.MethodPost, "/api/corpora", strings.NewReader("{}"), "application/json"), 400, "multipart")
+	body, ct = multipartBody(t, [][2]string{{"name", "x"}}, "", nil)
+	wantError(t, ts.do(http.MethodPost, "/api/corpora", body, ct), 400, "file")
+
+	// Nothing was stored by any failed upload.
+	if list := decode[[]corpusJSON](t, ts.doJSON(http.MethodGet, "/api/corpora", "")); len(list) != 0 {
+		t.Errorf("after failed uploads: got %d corpora, want 0", len(list))
+	}
+}
+
+func TestCorpusGetDeleteTags(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	rec := ts.doJSON(http.MethodGet, "/api/corpora/"+c.ID, "")
+	if rec.Code != 200 {
+		t.Fatalf("get: %d %s", rec.Code, rec.Body)
+	}
+	d := decode[corpusDetailJSON](t, rec)
+	// smallTSV: document i has 3 + i%3 tags, so 20 documents each of 3, 4 and 5 tags.
+	wantCard := []int{0, 0, 0, 20, 20, 20}
+	if len(d.Cardinality) != len(wantCard) {
+		t.Fatalf("cardinality: got %v, want %v", d.Cardinality, wantCard)
+	}
+	for i := range wantCard {
+		if d.Cardinality[i] != wantCard[i] {
+			t.Fatalf("cardinality: got %v, want %v", d.Cardinality, wantCard)
+		}
+	}
+	for i := 1; i < len(d.TagCounts); i++ {
+		if d.TagCounts[i].Count > d.TagCounts[i-1].Count {
+			t.Fatalf("tag counts not descending: %v", d.TagCounts)
+		}
+	}
+	// guitar is in two themes, so it is the most used tag.
+	if d.TagCounts[0].Tag != "guitar" {
+		t.Errorf("top tag: got %q, want guitar", d.TagCounts[0].Tag)
+	}
+
+	tags := decode[[]TagCount](t, ts.doJSON(http.MethodGet, "/api/corpora/"+c.ID+"/tags?q=GU", ""))
+	if len(tags) != 1 || tags[0].Tag != "guitar" {
+		t.Errorf("autocomplete GU: got %v, want [guitar]", tags)
+	}
+	wantError(t, ts.doJSON(http.MethodGet, "/api/corpora/"+c.ID+"/tags?limit=0", ""), 400, "limit")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/corpora/nosuch", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodDelete, "/api/corpora/nosuch", ""), 404, "not found")
+	if rec := ts.doJSON(http.MethodDelete, "/api/corpora/"+c.ID, ""); rec.Code != http.StatusNoContent {
+		t.Fatalf("delete: got %d, want 204", rec.Code)
+	}
+	wantError(t, ts.doJSON(http.MethodGet, "/api/corpora/"+c.ID, ""), 404, "not found")
+}
+
+func TestMatchTagsLarge(t *testing.T) {
+	// 10,000 tags: prefix matches come first, then inner matches, limit respected.
+	all := make([]TagCount, 10000)
+	for i := range all {
+		all[i] = TagCount{Tag: "tag" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), Count: 10000 - i}
+	}
+	all[5000] = TagCount{Tag: "zebra", Count: 1}
+	all[5001] = TagCount{Tag: "the zebra", Count: 1}
+	got := matchTags(all, "zeb", 10)
+	if len(got) != 2 || got[0].Tag != "zebra" || got[1].Tag != "the zebra" {
+		t.Errorf("got %v, want [zebra, the zebra]", got)
+	}
+	if got := matchTags(all, "tag", 15); len(got) != 15 {
+		t.Errorf("limit: got %d, want 15", len(got))
+	}
+}
+
+func TestCreateModelErrors(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	tests := []struct {
+		name, body string
+		status     int
+		substr     string
+	}{
+		{"bad JSON", `{"corpus_id":`, 400, "bad JSON"},
+		{"unknown field", `{"corpus_id":"` + c.ID + `","epochs":3}`, 400, "unknown field"},
+		{"no corpus", `{}`, 400, "corpus_id"},
+		{"unknown corpus", `{"corpus_id":"nosuch"}`, 404, "nosuch"},
+		{"bad params", `{"corpus_id":"` + c.ID + `","params":{"hidden":[0]}}`, 400, "hidden"},
+		{"negative lr", `{"corpus_id":"` + c.ID + `","params":{"learning_rate":-1}}`, 400, "learning_rate"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			wantError(t, ts.doJSON(http.MethodPost, "/api/models", tt.body), tt.status, tt.substr)
+		})
+	}
+	for _, p := range []string{"/api/models/nosuch", "/api/models/nosuch/file"} {
+		wantError(t, ts.doJSON(http.MethodGet, p, ""), 404, "nosuch")
+	}
+	wantError(t, ts.doJSON(http.MethodDelete, "/api/models/nosuch", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/models/nosuch/prime", `{"tags":["a"]}`), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/models/nosuch/embed", `{"tags":["a"]}`), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/nosuch/map?term=a", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/jobs/nosuch", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodDelete, "/api/jobs/nosuch", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/jobs/nosuch/events", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/evaluations/nosuch", ""), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":[]}`), 400, "model_ids")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["nosuch"]}`), 404, "nosuch")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["x"],"protocol":"nope"}`), 400, "protocol")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["x"],"baselines":["magic"]}`), 400, "magic")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `not json`), 400, "bad JSON")
+}
+
+// TestTrainCancelRestart starts a training, cancels it through the API, checks
+// the model is interrupted, and restarts it.
+func TestTrainCancelRestart(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	rec := ts.doJSON(http.MethodPost, "/api/models", `{"corpus_id":"`+c.ID+`","seed":3,"params":{"budget_seconds":60,"max_epochs1":1000,"patience":1000,"pretrain_iterations":-1}}`)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("create: got %d, want 202 (%s)", rec.Code, rec.Body)
+	}
+	ids := decode[map[string]string](t, rec)
+	// A model in training cannot be deleted.
+	wantError(t, ts.doJSON(http.MethodDelete, "/api/models/"+ids["model_id"], ""), 409, "training")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+ids["model_id"]+"/file", ""), 409, "no file")
+	rec = ts.doJSON(http.MethodDelete, "/api/jobs/"+ids["job_id"], "")
+	if rec.Code != 200 {
+		t.Fatalf("cancel: got %d (%s)", rec.Code, rec.Body)
+	}
+	if j := decode[jobJSON](t, rec); j.State != JobCancelled {
+		t.Errorf("job state: got %s, want cancelled", j.State)
+	}
+	wantError(t, ts.doJSON(http.MethodDelete, "/api/jobs/"+ids["job_id"], ""), 409, "already finished")
+	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+ids["model_id"], ""))
+	if m.State != ModelInterrupted {
+		t.Errorf("model state: got %s, want interrupted", m.State)
+	}
+	rec = ts.doJSON(http.MethodPost, "/api/models/"+ids["model_id"]+"/restart", "")
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("restart: got %d (%s)", rec.Code, rec.Body)
+	}
+	ids2 := decode[map[string]string](t, rec)
+	if ids2["job_id"] == ids["job_id"] {
+		t.Error("restart reused the old job")
+	}
+	ts.doJSON(http.MethodDelete, "/api/jobs/"+ids2["job_id"], "")
+}
+
+// TestInterruptedAfterRestart simulates a process that died while training: the
+// next server marks the job and the model interrupted, and restart works.
+func TestInterruptedAfterRestart(t *testing.T) {
+	dir := t.TempDir()
+	st, err := OpenStore(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := st.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &ModelRow{CorpusID: row.ID, Name: "m", Seed: 1, Params: json.RawMessage(`{"pretrain_iterations":-1,"budget_seconds":60,"max_epochs1":1000,"patience":1000}`)}
+	if err := st.InsertModel(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	j := &JobRow{Kind: "train", TargetID: m.ID}
+	if err := st.InsertJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
+	j.State = JobRunning
+	st.UpdateJob(ctx, j)
+	st.SetModelJob(ctx, m.ID, j.ID)
+	st.Close()
+
+	ts := openTestServer(t, dir, Config{})
+	got := decode[jobJSON](t, ts.doJSON(http.MethodGet, "/api/jobs/"+j.ID, ""))
+	if got.State != JobInterrupted {
+		t.Errorf("job after restart: got %s, want interrupted", got.State)
+	}
+	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+m.ID, ""))
+	if mj.State != ModelInterrupted {
+		t.Errorf("model after restart: got %s, want interrupted", mj.State)
+	}
+	// The model page offers the restart button.
+	rec := ts.do(http.MethodGet, "/models/"+m.ID, nil, "")
+	if !strings.Contains(rec.Body.String(), `data-testid="restart-model"`) {
+		t.Error("model page of an interrupted model has no restart button")
+	}
+	rec = ts.doJSON(http.MethodPost, "/api/models/"+m.ID+"/restart", "")
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("restart: got %d (%s)", rec.Code, rec.Body)
+	}
+	wantError(t, ts.doJSON(http.MethodPost, "/api/models/"+m.ID+"/restart", ""), 409, "training")
+	ts.doJSON(http.MethodDelete, "/api/jobs/"+decode[map[string]string](t, rec)["job_id"], "")
+}
+
+func TestTrainedModelAPI(t *testing.T) {
+	ts, corpusID, modelID := trainedServer(t)
+	base := "/api/models/" + modelID
+
+	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, base, ""))
+	if m.State != ModelReady || m.Size <= 0 || len(m.Log) == 0 || m.CorpusID != corpusID {
+		t.Fatalf("model: got state %s size %d log %d, want ready with a file and a log", m.State, m.Size, len(m.Log))
+	}
+	rec := ts.doJSON(http.MethodGet, base+"/file", "")
+	if rec.Code != 200 || int64(rec.Body.Len()) != m.Size {
+		t.Errorf("file: got %d with %d bytes, want 200 with %d", rec.Code, rec.Body.Len(), m.Size)
+	}
+
+	rec = ts.doJSON(http.MethodPost, base+"/prime", `{"tags":["guitar","acoustic","not-a-tag"],"k":5,"variant":"ce"}`)
+	if rec.Code != 200 {
+		t.Fatalf("prime: %d %s", rec.Code, rec.Body)
+	}
+	var pr struct {
+		OOV      []string `json:"oov"`
+		Extended []struct {
+			Term     string  `json:"term"`
+			Distance float64 `json:"distance"`
+			InDoc    bool    `json:"in_doc"`
+		} `json:"extended"`
+		PerTerm map[string][]struct {
+			Term     string  `json:"term"`
+			Distance float64 `json:"distance"`
+		} `json:"per_term"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &pr)
+	if len(pr.OOV) != 1 || pr.OOV[0] != "not-a-tag" || len(pr.Extended) != 5 || len(pr.PerTerm["guitar"]) != 5 || len(pr.PerTerm["not-a-tag"]) != 5 {
+		t.Errorf("prime: got oov %v, %d extended, per-term %d/%d, want [not-a-tag], 5, 5/5", pr.OOV, len(pr.Extended), len(pr.PerTerm["guitar"]), len(pr.PerTerm["not-a-tag"]))
+	}
+	for i := 1; i < len(pr.Extended); i++ {
+		if pr.Extended[i].Distance < pr.Extended[i-1].Distance {
+			t.Errorf("extended list not sorted by distance: %v", pr.Extended)
+		}
+	}
+	wantError(t, ts.doJSON(http.MethodPost, base+"/prime", `{"tags":["guitar"],"variant":"x"}`), 400, "variant")
+	wantError(t, ts.doJSON(http.MethodPost, base+"/prime", `{"tags":[]}`), 400, "tags")
+	wantError(t, ts.doJSON(http.MethodPost, base+"/prime", `{"tags":["nope1","nope2"]}`), 422, "vocabulary")
+	wantError(t, ts.doJSON(http.MethodPost, base+"/prime", `{"tags":["guitar"],"k":-3}`), 400, "k must")
+	wantError(t, ts.doJSON(http.MethodPost, base+"/prime", `{"tags":"guitar"}`), 400, "bad JSON")
+
+	rec = ts.doJSON(http.MethodPost, base+"/embed", `{"tags":["guitar","acoustic","zzz"]}`)
+	if rec.Code != 200 {
+		t.Fatalf("embed: %d %s", rec.Code, rec.Body)
+	}
+	var em struct {
+		Vectors map[string][]float64 `json:"vectors"`
+		OOV     []string             `json:"oov"`
+	}
+	json.Unmarshal(rec.Body.Bytes(), &em)
+	// fastParams.Hidden ends in 10: the CE dimension.
+	if len(em.Vectors) != 3 || len(em.Vectors["guitar"]) != 10 || len(em.OOV) != 1 {
+		t.Errorf("embed: got %d vectors (guitar dim %d), oov %v; want 3, 10, [zzz]", len(em.Vectors), len(em.Vectors["guitar"]), em.OOV)
+	}
+	wantError(t, ts.doJSON(http.MethodPost, base+"/embed", `{"tags":[" "]}`), 400, "tags")
+
+	tags := decode[[]TagCount](t, ts.doJSON(http.MethodGet, base+"/tags?q=gui", ""))
+	if len(tags) == 0 || tags[0].Tag != "guitar" {
+		t.Errorf("model tags: got %v, want guitar first", tags)
+	}
+}
+
+func TestMapAPI(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	base := "/api/models/" + modelID + "/map"
+	wantError(t, ts.doJSON(http.MethodGet, base, ""), 400, "term")
+	wantError(t, ts.doJSON(http.MethodGet, base+"?term=nope-nope", ""), 404, "vocabulary")
+	wantError(t, ts.doJSON(http.MethodGet, base+"?term=guitar&variant=x", ""), 400, "variant")
+	wantError(t, ts.doJSON(http.MethodGet, base+"?term=guitar&corpus=nosuch", ""), 404, "nosuch")
+
+	rec := ts.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", "")
+	if rec.Code == http.StatusAccepted {
+		ts.waitJob(decode[map[string]string](t, rec)["job_id"])
+		rec = ts.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", "")
+	}
+	if rec.Code != 200 {
+		t.Fatalf("map: got %d (%s)", rec.Code, rec.Body)
+	}
+	md := decode[MapData](t, rec)
+	if len(md.Points) < 4 {
+		t.Fatalf("map: got %d points", len(md.Points))
+	}
+	for _, p := range md.Points {
+		if p.Term != "guitar" || p.Kind != "instance" || p.DocID == "" || !hasTag(p.Tags, "guitar") {
+			t.Fatalf("map point %+v: want an instance of guitar with its document's tags", p)
+		}
+	}
+	// Neighbours of a point: its own document's list.
+	p := md.Points[0]
+	q := url.Values{"term": {"guitar"}, "doc": {p.DocID}, "k": {"4"}}
+	rec = ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?"+q.Encode(), "")
+	if rec.Code != 200 {
+		t.Fatalf("neighbours: %d %s", rec.Code, rec.Body)
+	}
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar", ""), 400, "required")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar&doc=nosuch", ""), 404, "nosuch")
+
+	// The map survives a restart: a new server over the same store serves it at once.
+	ts2 := openTestServer(t, ts.dir, Config{})
+	_ = ts2
+}
+
+// TestSSE reads the event stream of a finished and a running job over a real
+// HTTP connection.
+func TestSSE(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	srv := httptest.NewServer(ts.Handler())
+	defer srv.Close()
+	release := make(chan struct{})
+	job, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error {
+		rep.Progress(0.5, "half", "halfway")
+		select {
+		case <-release:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		rep.Point(0.9, "stage1", "epoch 1", TrainPoint{Stage: "stage1", Epoch: 1, Loss: 0.25})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := http.Get(srv.URL + "/api/jobs/" + job.ID + "/events")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	if ct := resp.Header.Get("Content-Type"); ct != "text/event-stream" {
+		t.Errorf("content type: got %q", ct)
+	}
+	go func() { time.Sleep(200 * time.Millisecond); close(release) }()
+	sc := bufio.NewScanner(resp.Body)
+	var events []string
+	var sawPoint, sawEnd bool
+	for sc.Scan() {
+		line := sc.Text()
+		if strings.HasPrefix(line, "event: ") {
+			events = append(events, strings.TrimPrefix(line, "event: "))
+		}
+		if strings.HasPrefix(line, "data: ") && strings.Contains(line, `"point":{"stage":"stage1","epoch":1,"loss":0.25}`) {
+			sawPoint = true
+		}
+		if strings.HasPrefix(line, "data: ") && len(events) > 0 && events[len(events)-1] == "end" {
+			sawEnd = strings.Contains(line, `"state":"done"`)
+		}
+	}
+	if !sawPoint || !sawEnd {
+		t.Errorf("events %v: saw point %v, saw end with done %v; want both", events, sawPoint, sawEnd)
+	}
+}
+
+func TestEvaluationAPI(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	rec := ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+modelID+`"],"subset":"test","protocol":"priming","baselines":["random","lda"],"trials":2}`)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("create: %d %s", rec.Code, rec.Body)
+	}
+	ids := decode[map[string]string](t, rec)
+	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+		t.Fatalf("evaluation job: %s %s", j.State, j.Message)
+	}
+	rec = ts.doJSON(http.MethodGet, "/api/evaluations/"+ids["evaluation_id"], "")
+	if rec.Code != 200 {
+		t.Fatalf("get: %d %s", rec.Code, rec.Body)
+	}
+	var rep map[string]any
+	json.Unmarshal(rec.Body.Bytes(), &rep)
+	for _, f := range []string{"corpus", "subset", "protocol", "trials", "models", "p_values"} {
+		if _, ok := rep[f]; !ok {
+			t.Errorf("report lacks %q", f)
+		}
+	}
+	models := rep["models"].([]any)
+	names := map[string]bool{}
+	for _, m := range models {
+		mm := m.(map[string]any)
+		names[mm["name"].(string)] = true
+		for _, f := range []string{"p_at_k", "p_at_k_se", "map", "map_se", "pr", "pr_se", "auc", "auc_se", "queries"} {
+			if _, ok := mm[f]; !ok {
+				t.Errorf("model %v lacks %q", mm["name"], f)
+			}
+		}
+		if n := len(mm["p_at_k"].([]any)); n != 10 {
+			t.Errorf("p_at_k: got %d values, want 10", n)
+		}
+		if n := len(mm["pr"].([]any)); n != 11 {
+			t.Errorf("pr: got %d values, want 11", n)
+		}
+	}
+	for _, n := range []string{"ce", "siamese-ce", "random", "lda"} {
+		if !names[n] {
+			t.Errorf("report has no model %q (has %v)", n, names)
+		}
+	}
+	list := decode[[]evalJSON](t, ts.doJSON(http.MethodGet, "/api/evaluations", ""))
+	if len(list) == 0 {
+		t.Error("evaluation not listed")
+	}
+	// The compare page renders the three charts.
+	page := ts.do(http.MethodGet, "/compare/"+ids["evaluation_id"], nil, "").Body.String()
+	for _, id := range []string{"chart-patk", "chart-mapauc", "chart-pr", "score-table"} {
+		if !strings.Contains(page, `data-testid="`+id+`"`) {
+			t.Errorf("evaluation page lacks %s", id)
+		}
+	}
+}
+
+func TestDeleteModel(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	pj, _ := json.Marshal(map[string]any{"corpus_id": c.ID, "params": fastParams})
+	ids := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", string(pj)))
+	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+		t.Fatalf("training: %s %s", j.State, j.Message)
+	}
+	wantError(t, ts.doJSON(http.MethodDelete, "/api/corpora/"+c.ID, ""), 409, "used by model")
+	m, _ := ts.store.Model(context.Background(), ids["model_id"])
+	path := filepath.Join(ts.dir, m.Path)
+	if _, err := os.Stat(path); err != nil {
+		t.Fatalf("model file: %v", err)
+	}
+	if rec := ts.doJSON(http.MethodDelete, "/api/models/"+ids["model_id"], ""); rec.Code != 204 {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Errorf("model file still there after delete: %v", err)
+	}
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+ids["model_id"], ""), 404, "not found")
+}

@@ -1,0 +1,181 @@
+package server
+
+import (
+	"context"
+	"errors"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+func newJobsForTest(t *testing.T, slots int) (*Jobs, *Store) {
+	t.Helper()
+	st, err := OpenStore(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	m := NewJobs(context.Background(), st, slots, slog.New(slog.DiscardHandler))
+	t.Cleanup(func() { m.Shutdown(context.Background()) })
+	return m, st
+}
+
+// TestJobSlots: with 2 slots, 5 blocking jobs never run more than 2 at a time and
+// the others wait as queued.
+func TestJobSlots(t *testing.T) {
+	m, _ := newJobsForTest(t, 2)
+	var running, peak atomic.Int32
+	release := make(chan struct{})
+	var ids []string
+	for i := 0; i < 5; i++ {
+		j, err := m.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error {
+			n := running.Add(1)
+			for {
+				p := peak.Load()
+				if n <= p || peak.CompareAndSwap(p, n) {
+					break
+				}
+			}
+			<-release
+			running.Add(-1)
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		ids = append(ids, j.ID)
+	}
+	time.Sleep(100 * time.Millisecond)
+	queued := 0
+	for _, id := range ids {
+		j, _, _ := m.Get(context.Background(), id)
+		if j.State == JobQueued {
+			queued++
+		}
+	}
+	if queued != 3 {
+		t.Errorf("queued jobs: got %d, want 3", queued)
+	}
+	close(release)
+	for _, id := range ids {
+		if j, _ := m.Wait(context.Background(), id); j.State != JobDone {
+			t.Errorf("job %s: got %s, want done", id, j.State)
+		}
+	}
+	if p := peak.Load(); p != 2 {
+		t.Errorf("peak concurrency: got %d, want 2", p)
+	}
+}
+
+// TestSlowSubscriber: a subscriber that never reads does not block the job, and
+// its channel is closed by the manager when the job ends.
+func TestSlowSubscriber(t *testing.T) {
+	m, _ := newJobsForTest(t, 1)
+	start := make(chan struct{})
+	j, _ := m.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error {
+		<-start
+		for i := 0; i < 1000; i++ {
+			rep.Progress(float64(i)/1000, "loop", "")
+		}
+		return nil
+	})
+	ch, unsub, err := m.Subscribe(context.Background(), j.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unsub()
+	close(start)
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if got, err := m.Wait(ctx, j.ID); err != nil || got.State != JobDone {
+		t.Fatalf("job with a stalled subscriber: %v %v", got, err)
+	}
+	n := 0
+	for range ch {
+		n++
+	}
+	// The buffer holds 16 events; the rest were dropped, not queued.
+	if n == 0 || n > 16 {
+		t.Errorf("events received by the stalled subscriber: got %d, want 1..16", n)
+	}
+}
+
+// TestShutdownInterrupts: shutdown cancels running and queued jobs, which end as
+// interrupted in the store.
+func TestShutdownInterrupts(t *testing.T) {
+	m, st := newJobsForTest(t, 1)
+	block := func(ctx context.Context, rep *Reporter) error { <-ctx.Done(); return ctx.Err() }
+	a, _ := m.Submit("test", "a", nil, block)
+	b, _ := m.Submit("test", "b", nil, block)
+	time.Sleep(50 * time.Millisecond)
+	if err := m.Shutdown(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	for _, id := range []string{a.ID, b.ID} {
+		j, err := st.Job(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State != JobInterrupted {
+			t.Errorf("job %s after shutdown: got %s, want interrupted", id, j.State)
+		}
+	}
+	if _, err := m.Submit("test", "c", nil, block); !errors.Is(err, errShutdown) {
+		t.Errorf("submit after shutdown: got %v, want errShutdown", err)
+	}
+}
+
+func TestJobFailureAndPanic(t *testing.T) {
+	m, _ := newJobsForTest(t, 1)
+	f, _ := m.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error { return errors.New("boom") })
+	p, _ := m.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error { panic("oops") })
+	if j, _ := m.Wait(context.Background(), f.ID); j.State != JobFailed || j.Message != "boom" {
+		t.Errorf("failing job: got %s %q, want failed boom", j.State, j.Message)
+	}
+	if j, _ := m.Wait(context.Background(), p.ID); j.State != JobFailed {
+		t.Errorf("panicking job: got %s, want failed", j.State)
+	}
+}
+
+func TestStoreMigrationsAndReopen(t *testing.T) {
+	dir := t.TempDir()
+	ctx := context.Background()
+	st, err := OpenStore(ctx, dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := st.SchemaVersion(ctx); v != len(migrations) {
+		t.Errorf("schema version: got %d, want %d", v, len(migrations))
+	}
+	c, err := parseCorpus(bytesReader(smallTSV()), "songs", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := st.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st.Close()
+	st, err = OpenStore(ctx, dir) // reopening runs no migration twice
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	got, err := st.Documents(ctx, row.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Docs) != len(c.Docs) {
+		t.Fatalf("documents after reopen: got %d, want %d", len(got.Docs), len(c.Docs))
+	}
+	for i := range c.Docs {
+		if got.Docs[i].ID != c.Docs[i].ID || len(got.Docs[i].Tags) != len(c.Docs[i].Tags) {
+			t.Fatalf("document %d: got %+v, want %+v", i, got.Docs[i], c.Docs[i])
+		}
+	}
+	r2, _ := st.Corpus(ctx, row.ID)
+	if len(r2.Split.Train) != len(row.Split.Train) || r2.Stats.TagCounts[0] != row.Stats.TagCounts[0] {
+		t.Error("split or stats changed across reopen")
+	}
+}

@@ -1,0 +1,213 @@
+package server
+
+import (
+	"bytes"
+	"net/http"
+	"net/url"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+)
+
+func (ts *testServer) page(path string) (*goquery.Document, string) {
+	ts.t.Helper()
+	rec := ts.do(http.MethodGet, path, nil, "")
+	if rec.Code != http.StatusOK {
+		ts.t.Fatalf("GET %s: status %d (%s)", path, rec.Code, rec.Body)
+	}
+	body := rec.Body.String()
+	doc, err := goquery.NewDocumentFromReader(strings.NewReader(body))
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return doc, body
+}
+
+func testid(doc *goquery.Document, id string) *goquery.Selection {
+	return doc.Find(`[data-testid="` + id + `"]`)
+}
+
+// externalRef finds src/href/action attributes pointing at another host; the
+// only absolute URLs allowed are loopback ones.
+var externalRef = regexp.MustCompile(`(?i)(src|href|action)\s*=\s*["']?\s*(https?:)?//([^/"'\s>]+)`)
+
+func checkNoExternal(t *testing.T, path, body string) {
+	t.Helper()
+	for _, m := range externalRef.FindAllStringSubmatch(body, -1) {
+		host := m[3]
+		if !strings.HasPrefix(host, "127.0.0.1") && !strings.HasPrefix(host, "localhost") {
+			t.Errorf("%s references an external host: %s", path, m[0])
+		}
+	}
+	// go-echarts would write a script tag for its CDN when the AssetsHost is not ours.
+	if strings.Contains(body, "go-echarts-assets") || strings.Contains(body, "cdn.") {
+		t.Errorf("%s references a CDN", path)
+	}
+}
+
+func TestPagesEmptyStore(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	for _, p := range []string{"/", "/corpora", "/train", "/models", "/explorer", "/priming", "/compare"} {
+		doc, body := ts.page(p)
+		checkNoExternal(t, p, body)
+		if testid(doc, "nav").Length() != 1 {
+			t.Errorf("%s: no nav", p)
+		}
+	}
+	doc, _ := ts.page("/corpora")
+	if testid(doc, "upload-form").Length() != 1 || testid(doc, "upload-file").Length() != 1 || testid(doc, "dropzone").Length() != 1 {
+		t.Error("corpora page lacks the upload form, file input or drop zone")
+	}
+	if testid(doc, "no-corpora").Length() != 1 {
+		t.Error("corpora page: want the empty-state message")
+	}
+	for _, p := range []string{"/corpora/nosuch", "/models/nosuch", "/compare/nosuch"} {
+		if rec := ts.do(http.MethodGet, p, nil, ""); rec.Code != 404 || !strings.Contains(rec.Body.String(), "nosuch") {
+			t.Errorf("GET %s: got %d, want a 404 page naming the id", p, rec.Code)
+		}
+	}
+	// Static assets come from the binary.
+	for _, p := range []string{"/static/vendor/echarts.min.js", "/static/vendor/htmx.min.js", "/static/vendor/htmx-ext-sse.js", "/static/js/app.js", "/static/css/app.css"} {
+		if rec := ts.do(http.MethodGet, p, nil, ""); rec.Code != 200 || rec.Body.Len() < 100 {
+			t.Errorf("GET %s: got %d with %d bytes", p, rec.Code, rec.Body.Len())
+		}
+	}
+	if rec := ts.do(http.MethodGet, "/static/", nil, ""); rec.Code != 404 {
+		t.Errorf("static listing: got %d, want 404", rec.Code)
+	}
+}
+
+// TestMarkupTagsEscaped uploads tags that look like markup and checks every place
+// they are rendered keeps them as text.
+func TestMarkupTagsEscaped(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	evil := "<script>alert(1)</script>"
+	evil2 := `</script><img src=x onerror=alert(2)>`
+	tsv := "a\t" + evil + "\trock\nb\t" + evil + "\t" + evil2 + "\nc\trock\t" + evil2 + "\n"
+	rec := ts.upload("evil.tsv", []byte(tsv))
+	if rec.Code != 201 {
+		t.Fatalf("upload: %d %s", rec.Code, rec.Body)
+	}
+	c := decode[corpusJSON](t, rec)
+	doc, body := ts.page("/corpora/" + c.ID)
+	if strings.Contains(body, evil) || strings.Contains(body, "<img src=x") {
+		t.Fatal("a markup tag is rendered unescaped")
+	}
+	var got []string
+	testid(doc, "tag").Each(func(_ int, s *goquery.Selection) { got = append(got, s.Text()) })
+	if !contains(got, evil) || !contains(got, evil2) {
+		t.Errorf("top tags: got %q, want the markup tags as text", got)
+	}
+	// The chart option blocks hold the tags as JSON escapes, so they cannot close
+	// the script element; parsing the document finds exactly one script per chart.
+	n := doc.Find(`script[data-chart]`).Length()
+	if n != 2 {
+		t.Errorf("chart option blocks: got %d, want 2", n)
+	}
+	if !strings.Contains(body, `\u003cscript\u003e`) {
+		t.Error("chart option does not escape < as \\u003c")
+	}
+	checkNoExternal(t, "/corpora/"+c.ID, body)
+}
+
+func TestUploadPageFragment(t *testing.T) {
+	ts := newTestServer(t, Config{MaxUpload: 1024})
+	post := func(content []byte) string {
+		body, ct := multipartBody(t, nil, "c.tsv", content)
+		req, _ := http.NewRequest(http.MethodPost, "/corpora", body)
+		req.Header.Set("Content-Type", ct)
+		req.Header.Set("HX-Request", "true")
+		rec := httptestRecorder(ts, req)
+		if rec.Code != 200 {
+			t.Fatalf("htmx upload: got %d, want 200 with a fragment", rec.Code)
+		}
+		return rec.Body.String()
+	}
+	if b := post(smallTSV()[:300]); !strings.Contains(b, `data-testid="upload-ok"`) {
+		t.Errorf("successful upload fragment: %s", b)
+	}
+	if b := post([]byte("x\ty\nz\t\x00\n")); !strings.Contains(b, `data-testid="error"`) || !strings.Contains(b, "line 2") {
+		t.Errorf("parse error fragment: %s", b)
+	}
+	if b := post(bytes.Repeat([]byte("a\tb\n"), 400)); !strings.Contains(b, "too large") {
+		t.Errorf("oversized fragment: %s", b)
+	}
+}
+
+func TestPagesWithModel(t *testing.T) {
+	ts, corpusID, modelID := trainedServer(t)
+	paths := []string{"/", "/corpora", "/corpora/" + corpusID, "/train", "/train?corpus=" + corpusID, "/models", "/models/" + modelID,
+		"/explorer", "/explorer?model=" + modelID + "&term=guitar&variant=ce&color=corpus",
+		"/priming?model=" + modelID + "&tags=" + url.QueryEscape("guitar, acoustic, zzz-unknown") + "&k=5", "/compare"}
+	for _, p := range paths {
+		_, body := ts.page(p)
+		checkNoExternal(t, p, body)
+	}
+	doc, _ := ts.page("/corpora/" + corpusID)
+	for _, id := range []string{"chart-taguse", "chart-cardinality", "top-tags"} {
+		if testid(doc, id).Length() != 1 {
+			t.Errorf("corpus page lacks %s", id)
+		}
+	}
+	doc, _ = ts.page("/models/" + modelID)
+	if testid(doc, "chart-curve").Length() != 1 || testid(doc, "download-model").Length() != 1 || testid(doc, "kv-info").Length() != 1 {
+		t.Error("model page lacks its curve, download link or training record")
+	}
+	doc, _ = ts.page("/explorer?model=" + modelID)
+	m := testid(doc, "map")
+	if m.Length() != 1 {
+		t.Fatal("explorer has no map")
+	}
+	if u, _ := m.Attr("data-map-url"); !strings.Contains(u, "term=guitar") {
+		t.Errorf("explorer default map URL %q: want the demo's polysemous term guitar", u)
+	}
+	doc, _ = ts.page("/priming?model=" + modelID + "&tags=" + url.QueryEscape("guitar, acoustic, zzz-unknown") + "&k=5")
+	if n := testid(doc, "ranked-extended").Find(`[data-testid="ranked-item"]`).Length(); n != 5 {
+		t.Errorf("extended list: got %d items, want 5", n)
+	}
+	if got := testid(doc, "oov-tag").Text(); got != "zzz-unknown" {
+		t.Errorf("OOV tag: got %q, want zzz-unknown", got)
+	}
+	if n := testid(doc, "per-term").Length(); n != 3 {
+		t.Errorf("per-term lists: got %d, want 3", n)
+	}
+	if doc.Find(`.hit`).Length() == 0 {
+		t.Error("no hit marked in the priming lists")
+	}
+	doc, _ = ts.page("/priming?model=" + modelID + "&tags=nope1,nope2")
+	if testid(doc, "error").Length() != 1 {
+		t.Error("priming with only unknown tags shows no error")
+	}
+	doc, _ = ts.page("/compare")
+	if testid(doc, "compare-models").Find("input").Length() == 0 || testid(doc, "compare-baselines").Find("input").Length() != len(serverBaselines) {
+		t.Error("compare form lacks model or baseline choices")
+	}
+}
+
+func TestTrainAndCompareForms(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	form := url.Values{"corpus_id": {c.ID}, "seed": {"x"}}
+	rec := ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	if rec.Code != 400 {
+		t.Errorf("bad seed: got %d, want 400", rec.Code)
+	}
+	form = url.Values{"corpus_id": {c.ID}, "seed": {"2"}, "hidden": {"8,4"}, "budget_seconds": {"30"}, "max_epochs1": {"1000"}, "patience": {"1000"}}
+	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/models/") {
+		t.Fatalf("train form: got %d → %q", rec.Code, rec.Header().Get("Location"))
+	}
+	doc, _ := ts.page(rec.Header().Get("Location"))
+	if testid(doc, "job-progress").Length() != 1 || testid(doc, "cancel-job").Length() != 1 {
+		t.Error("model page of a training model lacks the live progress widget")
+	}
+	jobID, _ := testid(doc, "job-progress").Attr("data-job")
+	ts.doJSON(http.MethodDelete, "/api/jobs/"+jobID, "")
+	form = url.Values{"model_ids": {"nosuch"}, "setting": {"within-corpus"}}
+	rec = ts.do(http.MethodPost, "/compare", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	if rec.Code != 404 {
+		t.Errorf("compare with unknown model: got %d, want 404", rec.Code)
+	}
+}

@@ -1,0 +1,250 @@
+package server
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime/multipart"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+// testServer is a server on a fresh data directory.
+type testServer struct {
+	*Server
+	t   *testing.T
+	dir string
+}
+
+func newTestServer(t *testing.T, cfg Config) *testServer {
+	t.Helper()
+	dir := t.TempDir()
+	return openTestServer(t, dir, cfg)
+}
+
+func openTestServer(t *testing.T, dir string, cfg Config) *testServer {
+	t.Helper()
+	st, err := OpenStore(context.Background(), dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if cfg.TrainSlots == 0 {
+		cfg.TrainSlots = 1
+	}
+	log := slog.New(slog.DiscardHandler)
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	s, err := New(cfg, Deps{Store: st}, log)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		s.Shutdown(ctx)
+		st.Close()
+	})
+	return &testServer{Server: s, t: t, dir: dir}
+}
+
+// do sends a request to the handler and returns the recorder.
+func (ts *testServer) do(method, path string, body io.Reader, contentType string) *httptest.ResponseRecorder {
+	ts.t.Helper()
+	req := httptest.NewRequest(method, path, body)
+	if contentType != "" {
+		req.Header.Set("Content-Type", contentType)
+	}
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+func (ts *testServer) doJSON(method, path, body string) *httptest.ResponseRecorder {
+	ts.t.Helper()
+	var r io.Reader
+	if body != "" {
+		r = strings.NewReader(body)
+	}
+	return ts.do(method, path, r, "application/json")
+}
+
+// multipartBody builds a multipart form with the given fields (in order) and a file.
+func multipartBody(t *testing.T, fields [][2]string, filename string, content []byte) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	for _, f := range fields {
+		w.WriteField(f[0], f[1])
+	}
+	if filename != "" {
+		fw, err := w.CreateFormFile("file", filename)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(content)
+	}
+	w.Close()
+	return &buf, w.FormDataContentType()
+}
+
+func (ts *testServer) upload(name string, content []byte) *httptest.ResponseRecorder {
+	ts.t.Helper()
+	body, ct := multipartBody(ts.t, nil, name, content)
+	return ts.do(http.MethodPost, "/api/corpora", body, ct)
+}
+
+func decode[T any](t *testing.T, rec *httptest.ResponseRecorder) T {
+	t.Helper()
+	var v T
+	if err := json.Unmarshal(rec.Body.Bytes(), &v); err != nil {
+		t.Fatalf("decoding %q: %v", rec.Body.String(), err)
+	}
+	return v
+}
+
+// wantError checks an API error response: status and {"error": "...substring..."}.
+func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, substr string) {
+	t.Helper()
+	if rec.Code != status {
+		t.Fatalf("status: got %d, want %d (body %s)", rec.Code, status, rec.Body.String())
+	}
+	e := decode[map[string]string](t, rec)
+	if !strings.Contains(e["error"], substr) {
+		t.Errorf("error: got %q, want it to contain %q", e["error"], substr)
+	}
+}
+
+// smallTSV is a hand-written corpus: 3 themes, 60 documents.
+func smallTSV() []byte {
+	themes := [][]string{
+		{"rock", "guitar", "loud", "drums", "electric"},
+		{"jazz", "piano", "smooth", "saxophone", "bass"},
+		{"folk", "acoustic", "guitar", "banjo", "calm"},
+	}
+	var b strings.Builder
+	for i := 0; i < 60; i++ {
+		th := themes[i%3]
+		fmt.Fprintf(&b, "d%02d", i)
+		n := 3 + i%3
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&b, "\t%s", th[(i+j)%len(th)])
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
+}
+
+// trained is a model trained once on the demo corpus and shared by the tests
+// that need one (training takes seconds).
+var trained struct {
+	once     sync.Once
+	dir      string
+	corpusID string
+	modelID  string
+	err      error
+}
+
+// fastParams train a tiny model in a few seconds.
+var fastParams = TrainParams{Hidden: []int{24, 10}, MaxEpochs1: 3, MaxEpochs2: 2, Patience: 1, EpochExamples: 4000,
+	BudgetSeconds: 8, PretrainIterations: -1, Alpha: 0.1, Lambda: 2, Topics: 8}
+
+// trainedServer returns a server over a copy-free shared data directory holding
+// the demo corpus and a trained model. Tests using it must not delete them.
+func trainedServer(t *testing.T) (*testServer, string, string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("trains a model; skipped in -short mode")
+	}
+	trained.once.Do(func() {
+		dir, err := os.MkdirTemp("", "taglens-server-test-")
+		if err != nil {
+			trained.err = err
+			return
+		}
+		trained.dir = dir
+		st, err := OpenStore(context.Background(), dir)
+		if err != nil {
+			trained.err = err
+			return
+		}
+		defer st.Close()
+		s, err := New(Config{TrainSlots: 1}, Deps{Store: st}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			trained.err = err
+			return
+		}
+		defer s.Shutdown(context.Background())
+		c, _ := corpus.Demo(corpus.DemoSeed)
+		row, err := st.InsertCorpus(context.Background(), c, computeStats(c), corpus.DemoSplit(c), true)
+		if err != nil {
+			trained.err = err
+			return
+		}
+		pj, _ := json.Marshal(fastParams)
+		m := &ModelRow{CorpusID: row.ID, Name: "test model", Seed: 1, Params: pj}
+		if err := st.InsertModel(context.Background(), m); err != nil {
+			trained.err = err
+			return
+		}
+		job, err := s.startTraining(m)
+		if err != nil {
+			trained.err = err
+			return
+		}
+		j, err := s.jobs.Wait(context.Background(), job.ID)
+		if err != nil {
+			trained.err = err
+			return
+		}
+		if j.State != JobDone {
+			trained.err = fmt.Errorf("training job %s: %s", j.State, j.Message)
+			return
+		}
+		trained.corpusID, trained.modelID = row.ID, m.ID
+	})
+	if trained.err != nil {
+		t.Fatal(trained.err)
+	}
+	return openTestServer(t, trained.dir, Config{}), trained.corpusID, trained.modelID
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if trained.dir != "" {
+		os.RemoveAll(trained.dir)
+	}
+	os.Exit(code)
+}
+
+// waitJob waits for a job to finish through the manager.
+func (ts *testServer) waitJob(id string) *JobRow {
+	ts.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	j, err := ts.jobs.Wait(ctx, id)
+	if err != nil {
+		ts.t.Fatal(err)
+	}
+	return j
+}
+
+func mustSplit(c *corpus.Corpus) corpus.Split { return corpus.RandomSplit(c, nil, 0, 1) }
+
+func httptestRecorder(ts *testServer, req *http.Request) *httptest.ResponseRecorder {
+	rec := httptest.NewRecorder()
+	ts.Handler().ServeHTTP(rec, req)
+	return rec
+}
+
+func bytesReader(b []byte) *bytes.Reader { return bytes.NewReader(b) }
