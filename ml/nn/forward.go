@@ -52,14 +52,9 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 	}
 }
 
-// layerProduct sets out = in·Wᵀ for layer h (in r×k with stride ld, W n×k), using
-// the transposed weights shared by a Trainer when present.
+// layerProduct sets out = in·Wᵀ for layer h (in r×k with stride ld, W n×k).
 func (ws *Workspace) layerProduct(r, n, k int, in []float64, ld int, W []float64, h int, out []float64) {
-	if useAsm && ws.wt != nil && ws.wt[h] != nil {
-		gemmNN(r, n, k, in, ld, ws.wt[h], n, out, n, false)
-		return
-	}
-	gemmNT(r, n, k, in, ld, W, k, out, n, false, ws.tmp)
+	gemmNT(r, n, k, in, ld, W, k, out, n, false)
 }
 
 // biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n.
@@ -113,10 +108,7 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 	if cols == nil {
 		ws.cols = []int{}
 	}
-	if len(ws.tmp) < nc*k {
-		ws.tmp = make([]float64, nc*k)
-	}
-	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false, ws.tmp)
+	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false)
 	biasTanh(ws.zsub[:r*nc], nc, ws.bsub)
 	ws.upTo = H
 }

@@ -1,19 +1,19 @@
 package nn
 
+import "sync"
+
 // Dense kernels on row-major slices. Every routine computes C = A·op(B) when acc is
 // false and C += A·op(B) when acc is true; m×n is the shape of C and k the inner
 // dimension. They are the only matrix products of the package, so that a faster
 // implementation replaces them in one place.
 
-// gemmNT: C[m×n] (+)= A[m×k] · B[n×k]ᵀ. tmp (len ≥ n·k) is scratch for Bᵀ.
-func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool, tmp []float64) {
+// gemmNT: C[m×n] (+)= A[m×k] · B[n×k]ᵀ.
+func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool) {
 	if !useAsm {
 		gemmNTGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	bt := tmp[:n*k]
-	transpose(n, k, b, ldb, bt)
-	gemmNN(m, n, k, a, lda, bt, n, c, ldc, acc)
+	gemmAsm(m, n, k, a, lda, 1, b, 1, ldb, c, ldc, acc)
 }
 
 // gemmNN: C[m×n] (+)= A[m×k] · B[k×n].
@@ -22,10 +22,7 @@ func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		gemmNNGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	if !acc {
-		clearRows(m, n, c, ldc)
-	}
-	gemmAsm(m, n, k, a, lda, 1, b, ldb, c, ldc)
+	gemmAsm(m, n, k, a, lda, 1, b, ldb, 1, c, ldc, acc)
 }
 
 // gemmTN: C[m×n] (+)= A[k×m]ᵀ · B[k×n].
@@ -34,10 +31,7 @@ func gemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		gemmTNGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	if !acc {
-		clearRows(m, n, c, ldc)
-	}
-	gemmAsm(m, n, k, a, 1, lda, b, ldb, c, ldc)
+	gemmAsm(m, n, k, a, 1, lda, b, ldb, 1, c, ldc, acc)
 }
 
 func clearRows(m, n int, c []float64, ldc int) {
@@ -46,83 +40,147 @@ func clearRows(m, n int, c []float64, ldc int) {
 	}
 }
 
-// transpose writes the r×c row-major matrix b (stride ldb) into bt as c×r row-major.
-func transpose(r, c int, b []float64, ldb int, bt []float64) {
-	const blk = 32
-	for i0 := 0; i0 < r; i0 += blk {
-		i1 := min(i0+blk, r)
-		for j0 := 0; j0 < c; j0 += blk {
-			j1 := min(j0+blk, c)
-			for i := i0; i < i1; i++ {
-				row := b[i*ldb : i*ldb+c]
-				for j := j0; j < j1; j++ {
-					bt[j*r+i] = row[j]
+// Blocking of gemmAsm (Goto/BLIS scheme): a kc×nc block of B and an mc×kc block of A
+// are packed into zero-padded panels of NR columns and MR rows, and the
+// micro-kernel runs over every MR×NR tile of C with depth kc. A B panel (kc·NR
+// values) stays in L1 while the A panels of the block stream from L2.
+const (
+	kc4x8  = 256 // B panel 16 KiB
+	kc8x16 = 128 // B panel 16 KiB
+	mcMax  = 256 // rows of A per packed block (multiple of every MR)
+	ncMax  = 512 // columns of B per packed block (multiple of every NR)
+)
+
+// packBuf holds the packed blocks of one gemmAsm call.
+type packBuf struct {
+	a, b []float64
+	tile [8 * 16]float64 // edge tiles
+}
+
+var packPool = sync.Pool{New: func() any { return new(packBuf) }}
+
+// gemmAsm computes C[m×n] = A·B (acc false) or C += A·B (acc true) with A(i,p) =
+// a[i·ars + p·aps] and B(p,j) = b[p·bps + j·bjs] using the packed micro-kernels:
+// 8×16 with AVX-512 (useAVX512), else 4×8 with AVX2/FMA. For every element of C the
+// products are summed in increasing p within a depth block of kc and the blocks are
+// added in order, so results depend only on the inputs and the kernel.
+func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, c []float64, ldc int, acc bool) {
+	if m == 0 || n == 0 {
+		return
+	}
+	if k == 0 {
+		if !acc {
+			clearRows(m, n, c, ldc)
+		}
+		return
+	}
+	mr, nr, kc, kern := 4, 8, kc4x8, kernP4x8
+	if useAVX512 {
+		mr, nr, kc, kern = 8, 16, kc8x16, kernP8x16
+	}
+	_ = c[(m-1)*ldc+n-1]
+	pb := packPool.Get().(*packBuf)
+	for j0 := 0; j0 < n; j0 += ncMax {
+		nc := min(ncMax, n-j0)
+		ncp := (nc + nr - 1) / nr * nr
+		for p0 := 0; p0 < k; p0 += kc {
+			kk := min(kc, k-p0)
+			add := acc || p0 > 0
+			pb.b = grow(pb.b, kk*ncp)
+			packB(pb.b, b, bps, bjs, p0, kk, j0, nc, nr)
+			for i0 := 0; i0 < m; i0 += mcMax {
+				mc := min(mcMax, m-i0)
+				mcp := (mc + mr - 1) / mr * mr
+				pb.a = grow(pb.a, kk*mcp)
+				packA(pb.a, a, ars, aps, i0, mc, p0, kk, mr)
+				for jr := 0; jr < nc; jr += nr {
+					w := min(nr, nc-jr)
+					bp := &pb.b[jr*kk]
+					for ir := 0; ir < mc; ir += mr {
+						h := min(mr, mc-ir)
+						ap := &pb.a[ir*kk]
+						ci := (i0+ir)*ldc + j0 + jr
+						if h == mr && w == nr {
+							kern(kk, ap, bp, &c[ci], ldc*8, add)
+							continue
+						}
+						kern(kk, ap, bp, &pb.tile[0], nr*8, false)
+						for r := 0; r < h; r++ {
+							dst := c[ci+r*ldc : ci+r*ldc+w]
+							src := pb.tile[r*nr : r*nr+w]
+							if add {
+								for q, v := range src {
+									dst[q] += v
+								}
+							} else {
+								copy(dst, src)
+							}
+						}
+					}
 				}
+			}
+		}
+	}
+	packPool.Put(pb)
+}
+
+// packA writes rows i0..i0+mc-1, depths p0..p0+kk-1 of A(i,p) = a[i·ars + p·aps]
+// into panels of mr rows: dst[q·kk·mr + p·mr + r] = A(i0+q·mr+r, p0+p), zero past
+// row mc.
+func packA(dst, a []float64, ars, aps, i0, mc, p0, kk, mr int) {
+	for q := 0; q*mr < mc; q++ {
+		panel := dst[q*kk*mr : (q+1)*kk*mr]
+		rows := min(mr, mc-q*mr)
+		base := (i0 + q*mr) * ars
+		switch {
+		case aps == 1:
+			transposeInto(panel, mr, a[base+p0:], ars, rows, kk)
+		case ars == 1:
+			for p := 0; p < kk; p++ {
+				o := base + (p0+p)*aps
+				copy(panel[p*mr:p*mr+rows], a[o:o+rows])
+			}
+		default:
+			for p := 0; p < kk; p++ {
+				for r := 0; r < rows; r++ {
+					panel[p*mr+r] = a[base+r*ars+(p0+p)*aps]
+				}
+			}
+		}
+		if rows < mr {
+			for p := 0; p < kk; p++ {
+				clear(panel[p*mr+rows : (p+1)*mr])
 			}
 		}
 	}
 }
 
-// kc is the depth of one pass of the micro-kernel (k-blocking keeps a 8-column
-// panel of B, kc·64 bytes, in L1).
-const kc = 256
-
-// gemmAsm computes C[m×n] += A·B with A(r,p) = a[r·ars + p·aps] and B(p,j) =
-// b[p·ldb + j] using the 4×8 AVX2/FMA micro-kernel; blocks at the right and bottom
-// edges go through zero-padded copies.
-func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, ldb int, c []float64, ldc int) {
-	if m == 0 || n == 0 || k == 0 {
-		return
-	}
-	var (
-		apack [4 * kc]float64
-		bpack [kc * 8]float64
-		cpack [32]float64
-	)
-	mb, nb := m&^3, n&^7
-	for p0 := 0; p0 < k; p0 += kc {
-		kk := min(kc, k-p0)
-		ab, bb := p0*aps, p0*ldb
-		if mb < m {
+// packB writes depths p0..p0+kk-1, columns j0..j0+nc-1 of B(p,j) = b[p·bps + j·bjs]
+// into panels of nr columns: dst[q·kk·nr + p·nr + j] = B(p0+p, j0+q·nr+j), zero past
+// column nc.
+func packB(dst, b []float64, bps, bjs, p0, kk, j0, nc, nr int) {
+	for q := 0; q*nr < nc; q++ {
+		panel := dst[q*kk*nr : (q+1)*kk*nr]
+		cols := min(nr, nc-q*nr)
+		base := (j0 + q*nr) * bjs
+		switch {
+		case bjs == 1:
 			for p := 0; p < kk; p++ {
-				for r := 0; r < 4; r++ {
-					v := 0.0
-					if mb+r < m {
-						v = a[ab+(mb+r)*ars+p*aps]
-					}
-					apack[p*4+r] = v
+				o := base + (p0+p)*bps
+				copy(panel[p*nr:p*nr+cols], b[o:o+cols])
+			}
+		case bps == 1:
+			transposeInto(panel, nr, b[base+p0:], bjs, cols, kk)
+		default:
+			for p := 0; p < kk; p++ {
+				for j := 0; j < cols; j++ {
+					panel[p*nr+j] = b[base+j*bjs+(p0+p)*bps]
 				}
 			}
 		}
-		for j := 0; j < n; j += 8 {
-			w := min(8, n-j)
-			bp, bld := &b[bb+j], ldb
-			if j >= nb {
-				for p := 0; p < kk; p++ {
-					row := bpack[p*8 : p*8+8]
-					o := bb + p*ldb + j
-					copy(row[:w], b[o:o+w])
-					clear(row[w:])
-				}
-				bp, bld = &bpack[0], 8
-			}
-			for i := 0; i < m; i += 4 {
-				if i < mb && j < nb {
-					kern4x8(kk, &a[ab+i*ars], ars*8, aps*8, bp, bld*8, &c[i*ldc+j], ldc*8)
-					continue
-				}
-				clear(cpack[:])
-				if i < mb {
-					kern4x8(kk, &a[ab+i*ars], ars*8, aps*8, bp, bld*8, &cpack[0], 64)
-				} else {
-					kern4x8(kk, &apack[0], 8, 32, bp, bld*8, &cpack[0], 64)
-				}
-				for r := 0; r < min(4, m-i); r++ {
-					cr := c[(i+r)*ldc+j : (i+r)*ldc+j+w]
-					for q := range cr {
-						cr[q] += cpack[r*8+q]
-					}
-				}
+		if cols < nr {
+			for p := 0; p < kk; p++ {
+				clear(panel[p*nr+cols : (p+1)*nr])
 			}
 		}
 	}
@@ -179,6 +237,29 @@ func gemmTNGo(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float
 			for j, w := range bp {
 				ci[j] += v * w
 			}
+		}
+	}
+}
+
+// transposeInto sets dst[p·ld + r] = src[r·lds + p] for r < rows, p < kk: rows
+// contiguous runs of src become columns of dst. It reads four runs at a time so that
+// every destination row is written in one short contiguous piece.
+func transposeInto(dst []float64, ld int, src []float64, lds, rows, kk int) {
+	r := 0
+	for ; r+4 <= rows; r += 4 {
+		s0 := src[r*lds : r*lds+kk]
+		s1 := src[(r+1)*lds : (r+1)*lds+kk]
+		s2 := src[(r+2)*lds : (r+2)*lds+kk]
+		s3 := src[(r+3)*lds : (r+3)*lds+kk]
+		_ = dst[(kk-1)*ld+r+3]
+		for p, v := range s0 {
+			d := dst[p*ld+r : p*ld+r+4 : p*ld+r+4]
+			d[0], d[1], d[2], d[3] = v, s1[p], s2[p], s3[p]
+		}
+	}
+	for ; r < rows; r++ {
+		for p, v := range src[r*lds : r*lds+kk] {
+			dst[p*ld+r] = v
 		}
 	}
 }

@@ -4,15 +4,33 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"golang.org/x/sys/cpu"
 )
 
-// TestGemmAsmMatchesGo compares the assembly kernels (when the CPU has them) with the
-// pure-Go reference kernels on shapes with every edge case of the 4×8 blocking and of
-// the k-blocking.
-func TestGemmAsmMatchesGo(t *testing.T) {
+// asmKernels lists the assembly GEMM kernels this CPU can run, as values of
+// useAVX512.
+func asmKernels() []bool {
 	if !useAsm {
-		t.Skip("no AVX2/FMA kernels on this CPU or build")
+		return nil
 	}
+	ks := []bool{false}
+	if cpu.X86.HasAVX512F {
+		ks = append(ks, true)
+	}
+	return ks
+}
+
+// TestGemmAsmMatchesGo compares the assembly kernels (each one the CPU has) with the
+// pure-Go reference kernels on shapes with every edge case of the register tiles
+// (4×8 and 8×16), of the k-blocking (128, 256) and of the m and n blocking (256,
+// 512), with leading dimensions larger than the rows.
+func TestGemmAsmMatchesGo(t *testing.T) {
+	kernels := asmKernels()
+	if len(kernels) == 0 {
+		t.Skip("no assembly kernels on this CPU or build")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
 	rng := rand.New(rand.NewPCG(21, 22))
 	fill := func(n int) []float64 {
 		s := make([]float64, n)
@@ -21,42 +39,81 @@ func TestGemmAsmMatchesGo(t *testing.T) {
 		}
 		return s
 	}
-	shapes := [][3]int{{1, 1, 1}, {4, 8, 3}, {5, 9, 7}, {50, 100, 155}, {3, 10, 600}, {50, 136, 10}, {13, 2, 257}, {7, 17, 0}}
-	for _, sh := range shapes {
-		m, n, k := sh[0], sh[1], sh[2]
-		for _, acc := range []bool{false, true} {
-			a := fill(m*k + 3)
-			b := fill(n*k + 5)
-			c0 := fill(m*n + 2)
-			type kernel struct {
-				name   string
-				lda    int
-				ldb    int
-				asm, g func(c []float64)
-			}
-			tmp := make([]float64, n*k)
-			ks := []kernel{
-				{"NT", k, k,
-					func(c []float64) { gemmNT(m, n, k, a, k, b, k, c, n, acc, tmp) },
-					func(c []float64) { gemmNTGo(m, n, k, a, k, b, k, c, n, acc) }},
-				{"NN", k, n,
-					func(c []float64) { gemmNN(m, n, k, a, k, b, n, c, n, acc) },
-					func(c []float64) { gemmNNGo(m, n, k, a, k, b, n, c, n, acc) }},
-				{"TN", m, n,
-					func(c []float64) { gemmTN(m, n, k, a, m, b, n, c, n, acc) },
-					func(c []float64) { gemmTNGo(m, n, k, a, m, b, n, c, n, acc) }},
-			}
-			for _, kn := range ks {
-				got := append([]float64(nil), c0...)
-				want := append([]float64(nil), c0...)
-				kn.asm(got)
-				kn.g(want)
-				for i := range got {
-					if math.Abs(got[i]-want[i]) > 1e-12*(1+float64(k)) {
-						t.Fatalf("%s %v acc=%v: c[%d] = %v, want %v", kn.name, sh, acc, i, got[i], want[i])
+	shapes := [][3]int{{1, 1, 1}, {4, 8, 3}, {8, 16, 5}, {5, 9, 7}, {50, 100, 155}, {3, 10, 600},
+		{50, 136, 10}, {13, 2, 257}, {7, 17, 0}, {9, 17, 129}, {300, 20, 40}, {20, 530, 30}, {50, 2000, 10}, {2000, 10, 50}}
+	for _, avx512 := range kernels {
+		useAVX512 = avx512
+		for _, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			for _, acc := range []bool{false, true} {
+				const pad = 3 // extra columns of every leading dimension
+				a := fill((max(m, k)+1)*(max(m, k)+pad) + 3)
+				b := fill((max(n, k)+1)*(max(n, k)+pad) + 5)
+				ldc := n + pad
+				c0 := fill(m*ldc + 2)
+				type kernel struct {
+					name   string
+					asm, g func(c []float64)
+				}
+				ks := []kernel{
+					{"NT",
+						func(c []float64) { gemmNT(m, n, k, a, k+pad, b, k+pad, c, ldc, acc) },
+						func(c []float64) { gemmNTGo(m, n, k, a, k+pad, b, k+pad, c, ldc, acc) }},
+					{"NN",
+						func(c []float64) { gemmNN(m, n, k, a, k+pad, b, n+pad, c, ldc, acc) },
+						func(c []float64) { gemmNNGo(m, n, k, a, k+pad, b, n+pad, c, ldc, acc) }},
+					{"TN",
+						func(c []float64) { gemmTN(m, n, k, a, m+pad, b, n+pad, c, ldc, acc) },
+						func(c []float64) { gemmTNGo(m, n, k, a, m+pad, b, n+pad, c, ldc, acc) }},
+				}
+				for _, kn := range ks {
+					got := append([]float64(nil), c0...)
+					want := append([]float64(nil), c0...)
+					kn.asm(got)
+					kn.g(want)
+					for i := range got {
+						if math.Abs(got[i]-want[i]) > 1e-12*(1+float64(k)) {
+							t.Fatalf("avx512=%v %s %v acc=%v: c[%d] = %v, want %v", avx512, kn.name, sh, acc, i, got[i], want[i])
+						}
 					}
 				}
 			}
 		}
+	}
+}
+
+// BenchmarkGemm times the products of a training step at the dim2000 and MagTag
+// sizes (one part of 50 rows), reporting multiply-adds per CPU-second.
+func BenchmarkGemm(b *testing.B) {
+	cases := []struct {
+		name    string
+		m, n, k int
+		f       func(m, n, k int, a, bb, c []float64)
+	}{
+		{"NT_50x100x2000", 50, 100, 2000, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false) }},
+		{"TN_100x2000x50", 100, 2000, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true) }},
+		{"NT_50x2000x10", 50, 2000, 10, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false) }},
+		{"NN_50x10x2000", 50, 10, 2000, func(m, n, k int, a, bb, c []float64) { gemmNN(m, n, k, a, k, bb, n, c, n, false) }},
+		{"TN_2000x10x50", 2000, 10, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true) }},
+		{"NT_50x100x155", 50, 100, 155, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false) }},
+		{"TN_100x155x50", 100, 155, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true) }},
+		{"NN_50x100x100", 50, 100, 100, func(m, n, k int, a, bb, c []float64) { gemmNN(m, n, k, a, k, bb, n, c, n, false) }},
+	}
+	for _, cs := range cases {
+		b.Run(cs.name, func(b *testing.B) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			a := randDense(max(cs.m, cs.k), max(cs.m, cs.k), 1, rng).RawMatrix().Data
+			bb := randDense(max(cs.n, cs.k), max(cs.n, cs.k), 1, rng).RawMatrix().Data
+			c := make([]float64, cs.m*cs.n)
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				cs.f(cs.m, cs.n, cs.k, a, bb, c)
+			}
+			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+				b.ReportMetric(float64(b.N)*float64(cs.m*cs.n*cs.k)/cpu/1e9, "GMAC-per-cpu")
+			}
+		})
 	}
 }

@@ -4,9 +4,17 @@ package nn
 
 import "golang.org/x/sys/cpu"
 
-// useAsm reports whether the AVX2/FMA kernels run; tests switch it off to compare
-// with the pure-Go kernels.
-var useAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+var (
+	// useAsm reports whether the assembly kernels run (AVX2 and FMA); tests switch
+	// it off to compare with the pure-Go kernels.
+	useAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
+	// useAVX512 selects the 8×16 AVX-512 GEMM kernel instead of the 4×8 AVX2 one;
+	// tests switch it to cover both.
+	useAVX512 = useAsm && cpu.X86.HasAVX512F
+)
 
 //go:noescape
-func kern4x8(k int, a *float64, ars, aps int, b *float64, ldb int, c *float64, ldc int)
+func kernP4x8(k int, a, b, c *float64, ldc int, add bool)
+
+//go:noescape
+func kernP8x16(k int, a, b, c *float64, ldc int, add bool)

@@ -2,8 +2,15 @@
 
 package nn
 
-var useAsm = false
+var (
+	useAsm    = false
+	useAVX512 = false
+)
 
-func kern4x8(k int, a *float64, ars, aps int, b *float64, ldb int, c *float64, ldc int) {
-	panic("nn: kern4x8 without assembly")
+func kernP4x8(k int, a, b, c *float64, ldc int, add bool) {
+	panic("nn: kernP4x8 without assembly")
+}
+
+func kernP8x16(k int, a, b, c *float64, ldc int, add bool) {
+	panic("nn: kernP8x16 without assembly")
 }

@@ -19,7 +19,6 @@ type Trainer struct {
 	Net *MLP
 
 	parts []*trainPart
-	wt    [][]float64 // W_hᵀ of the current call, shared by the parts
 }
 
 type trainPart struct {
@@ -68,38 +67,8 @@ func (t *Trainer) split(n, p int) (int, int) {
 	return p * n / P, (p + 1) * n / P
 }
 
-// shareTransposed computes W_hᵀ of the current parameters once for all parts
-// (forward passes multiply by Wᵀ; the assembly kernels want it explicitly).
-func (t *Trainer) shareTransposed() {
-	m := t.Net
-	if !useAsm {
-		return
-	}
-	l := m.Layout()
-	H := m.Layers()
-	if len(t.wt) != H+1 {
-		t.wt = make([][]float64, H+1)
-	}
-	for h := 1; h <= H; h++ {
-		n, k := m.Sizes[h], m.Sizes[h-1]
-		if len(t.wt[h]) != n*k {
-			t.wt[h] = make([]float64, n*k)
-		}
-		transpose(n, k, m.Params[l.W[h]:l.B[h]], k, t.wt[h])
-	}
-	for _, p := range t.parts {
-		p.ws1.wt, p.ws2.wt = t.wt, t.wt
-	}
-}
-
 // run calls f for every non-empty part concurrently and waits.
 func (t *Trainer) run(n int, f func(p *trainPart, lo, hi int)) {
-	t.shareTransposed()
-	defer func() {
-		for _, p := range t.parts {
-			p.ws1.wt, p.ws2.wt = nil, nil
-		}
-	}()
 	var wg sync.WaitGroup
 	for i, p := range t.parts {
 		lo, hi := t.split(n, i)

@@ -21,10 +21,6 @@ type Workspace struct {
 	z     [][]float64 // z[h] = z_h, batch×Sizes[h] (z[0] unused: the input is x)
 	g     [][]float64 // back-propagated ∂L/∂z_h for hidden layers
 	delta []float64   // ∂L/∂a_h of the layer being processed
-	tmp   []float64   // scratch for a transposed weight matrix
-	// wt[h], when set by a Trainer, is W_hᵀ (Sizes[h-1]×Sizes[h]) of the current
-	// parameters, shared read-only by the Trainer's parts.
-	wt [][]float64
 
 	// restricted output path (ForwardCols)
 	cols  []int
@@ -39,9 +35,6 @@ type Workspace struct {
 func NewWorkspace(sizes []int, maxBatch int) *Workspace {
 	checkSizes(sizes)
 	ws := &Workspace{sizes: append([]int(nil), sizes...)}
-	for h := 1; h < len(sizes); h++ {
-		ws.tmp = make([]float64, max(len(ws.tmp), sizes[h]*sizes[h-1]))
-	}
 	ws.grow(max(maxBatch, 1))
 	return ws
 }
