@@ -57,14 +57,40 @@ func (ws *Workspace) layerProduct(r, n, k int, in []float64, ld int, W []float64
 	gemmNT(r, n, k, in, ld, W, k, out, n, false)
 }
 
-// biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n.
+// biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n. With
+// the assembly kernels it uses the vectorised tanh (tanhAddAVX2, within a few ulp of
+// math.Tanh); the last n mod 4 entries of a row go through the same kernel via a
+// padded copy, so an entry's value does not depend on its position.
 func biasTanh(z []float64, n int, b []float64) {
+	if !useAsm {
+		for i := 0; i+n <= len(z); i += n {
+			row := z[i : i+n]
+			for j, v := range row {
+				row[j] = math.Tanh(v + b[j])
+			}
+		}
+		return
+	}
+	b = b[:n]
+	n4 := n &^ 3
 	for i := 0; i+n <= len(z); i += n {
 		row := z[i : i+n]
-		for j, v := range row {
-			row[j] = math.Tanh(v + b[j])
+		if n4 > 0 {
+			tanhAddAVX2(&row[0], &b[0], n4)
+		}
+		if n4 < n {
+			tanhAddTail(row[n4:], b[n4:])
 		}
 	}
+}
+
+// tanhAddTail sets z[j] = tanh(z[j] + b[j]) for len(z) < 4 with tanhAddAVX2.
+func tanhAddTail(z, b []float64) {
+	var zz, bb [4]float64
+	copy(zz[:], z)
+	copy(bb[:], b)
+	tanhAddAVX2(&zz[0], &bb[0], 4)
+	copy(z, zz[:])
 }
 
 // ForwardCols computes the hidden layers z_1..z_{H-1} for the batch x and the output

@@ -18,3 +18,6 @@ func kernP4x8(k int, a, b, c *float64, ldc int, add bool)
 
 //go:noescape
 func kernP8x16(k int, a, b, c *float64, ldc int, add bool)
+
+//go:noescape
+func tanhAddAVX2(z, b *float64, n int)

@@ -14,3 +14,7 @@ func kernP4x8(k int, a, b, c *float64, ldc int, add bool) {
 func kernP8x16(k int, a, b, c *float64, ldc int, add bool) {
 	panic("nn: kernP8x16 without assembly")
 }
+
+func tanhAddAVX2(z, b *float64, n int) {
+	panic("nn: tanhAddAVX2 without assembly")
+}
