@@ -54,7 +54,7 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 
 // layerProduct sets out = in·Wᵀ for layer h (in r×k with stride ld, W n×k).
 func (ws *Workspace) layerProduct(r, n, k int, in []float64, ld int, W []float64, h int, out []float64) {
-	gemmNT(r, n, k, in, ld, W, k, out, n, false)
+	gemmNT(r, n, k, in, ld, W, k, out, n, false, &ws.pack)
 }
 
 // biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n. With
@@ -134,7 +134,7 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 	if cols == nil {
 		ws.cols = []int{}
 	}
-	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false)
+	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false, &ws.pack)
 	biasTanh(ws.zsub[:r*nc], nc, ws.bsub)
 	ws.upTo = H
 }
@@ -194,7 +194,7 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 			zin = ws.z[h-1]
 		}
 		if h == H && ws.restricted() {
-			gemmTN(n, k, r, d, n, zin, ldin, ws.dwsub, k, false)
+			gemmTN(n, k, r, d, n, zin, ldin, ws.dwsub, k, false, &ws.pack)
 			dW := dParams[l.W[H]:l.B[H]]
 			db := dParams[l.B[H] : l.B[H]+m.Sizes[H]]
 			for c, j := range ws.cols {
@@ -209,7 +209,7 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 				}
 			}
 		} else {
-			gemmTN(n, k, r, d, n, zin, ldin, dParams[l.W[h]:l.B[h]], k, true)
+			gemmTN(n, k, r, d, n, zin, ldin, dParams[l.W[h]:l.B[h]], k, true, &ws.pack)
 			colSumsAdd(dParams[l.B[h]:l.B[h]+n], d, n)
 		}
 		// Propagate to z_{h-1}.
@@ -220,7 +220,7 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 		if h == H && ws.restricted() {
 			W = ws.wsub
 		}
-		gemmNN(r, k, n, d, n, W, k, ws.g[h-1], k, false)
+		gemmNN(r, k, n, d, n, W, k, ws.g[h-1], k, false, &ws.pack)
 		have = true
 	}
 }

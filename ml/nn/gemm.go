@@ -4,34 +4,34 @@ import "sync"
 
 // Dense kernels on row-major slices. Every routine computes C = A·op(B) when acc is
 // false and C += A·op(B) when acc is true; m×n is the shape of C and k the inner
-// dimension. They are the only matrix products of the package, so that a faster
+// dimension; pb is the packing scratch of the caller (nil: a pooled one). They are the only matrix products of the package, so that a faster
 // implementation replaces them in one place.
 
 // gemmNT: C[m×n] (+)= A[m×k] · B[n×k]ᵀ.
-func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool) {
+func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool, pb *packBuf) {
 	if !useAsm {
 		gemmNTGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	gemmAsm(m, n, k, a, lda, 1, b, 1, ldb, c, ldc, acc)
+	gemmAsm(m, n, k, a, lda, 1, b, 1, ldb, c, ldc, acc, pb)
 }
 
 // gemmNN: C[m×n] (+)= A[m×k] · B[k×n].
-func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool) {
+func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool, pb *packBuf) {
 	if !useAsm {
 		gemmNNGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	gemmAsm(m, n, k, a, lda, 1, b, ldb, 1, c, ldc, acc)
+	gemmAsm(m, n, k, a, lda, 1, b, ldb, 1, c, ldc, acc, pb)
 }
 
 // gemmTN: C[m×n] (+)= A[k×m]ᵀ · B[k×n].
-func gemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool) {
+func gemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64, ldc int, acc bool, pb *packBuf) {
 	if !useAsm {
 		gemmTNGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	gemmAsm(m, n, k, a, 1, lda, b, ldb, 1, c, ldc, acc)
+	gemmAsm(m, n, k, a, 1, lda, b, ldb, 1, c, ldc, acc, pb)
 }
 
 func clearRows(m, n int, c []float64, ldc int) {
@@ -51,7 +51,7 @@ const (
 	ncMax  = 512 // columns of B per packed block (multiple of every NR)
 )
 
-// packBuf holds the packed blocks of one gemmAsm call.
+// packBuf holds the packed blocks of a gemmAsm call; a Workspace owns one.
 type packBuf struct {
 	a, b []float64
 	tile [8 * 16]float64 // edge tiles
@@ -64,7 +64,7 @@ var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 // 8×16 with AVX-512 (useAVX512), else 4×8 with AVX2/FMA. For every element of C the
 // products are summed in increasing p within a depth block of kc and the blocks are
 // added in order, so results depend only on the inputs and the kernel.
-func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, c []float64, ldc int, acc bool) {
+func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, c []float64, ldc int, acc bool, pb *packBuf) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -79,7 +79,10 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 		mr, nr, kc, kern = 8, 16, kc8x16, kernP8x16
 	}
 	_ = c[(m-1)*ldc+n-1]
-	pb := packPool.Get().(*packBuf)
+	pooled := pb == nil
+	if pooled {
+		pb = packPool.Get().(*packBuf)
+	}
 	for j0 := 0; j0 < n; j0 += ncMax {
 		nc := min(ncMax, n-j0)
 		ncp := (nc + nr - 1) / nr * nr
@@ -121,7 +124,9 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 			}
 		}
 	}
-	packPool.Put(pb)
+	if pooled {
+		packPool.Put(pb)
+	}
 }
 
 // packA writes rows i0..i0+mc-1, depths p0..p0+kk-1 of A(i,p) = a[i·ars + p·aps]
@@ -136,10 +141,7 @@ func packA(dst, a []float64, ars, aps, i0, mc, p0, kk, mr int) {
 		case aps == 1:
 			transposeInto(panel, mr, a[base+p0:], ars, rows, kk)
 		case ars == 1:
-			for p := 0; p < kk; p++ {
-				o := base + (p0+p)*aps
-				copy(panel[p*mr:p*mr+rows], a[o:o+rows])
-			}
+			copyRuns(panel, mr, a[base+p0*aps:], aps, rows, kk)
 		default:
 			for p := 0; p < kk; p++ {
 				for r := 0; r < rows; r++ {
@@ -165,10 +167,7 @@ func packB(dst, b []float64, bps, bjs, p0, kk, j0, nc, nr int) {
 		base := (j0 + q*nr) * bjs
 		switch {
 		case bjs == 1:
-			for p := 0; p < kk; p++ {
-				o := base + (p0+p)*bps
-				copy(panel[p*nr:p*nr+cols], b[o:o+cols])
-			}
+			copyRuns(panel, nr, b[base+p0*bps:], bps, cols, kk)
 		case bps == 1:
 			transposeInto(panel, nr, b[base+p0:], bjs, cols, kk)
 		default:
@@ -260,6 +259,30 @@ func transposeInto(dst []float64, ld int, src []float64, lds, rows, kk int) {
 	for ; r < rows; r++ {
 		for p, v := range src[r*lds : r*lds+kk] {
 			dst[p*ld+r] = v
+		}
+	}
+}
+
+// copyRuns sets dst[p·ld + r] = src[p·lds + r] for r < w, p < kk, with fixed-size
+// copies for full panels of 8 or 16 (runtime.memmove is slow for such short runs).
+func copyRuns(dst []float64, ld int, src []float64, lds, w, kk int) {
+	switch {
+	case w == 16 && ld == 16:
+		for p := 0; p < kk; p++ {
+			*(*[16]float64)(dst[p*16:]) = *(*[16]float64)(src[p*lds:])
+		}
+	case w == 8 && ld == 8:
+		for p := 0; p < kk; p++ {
+			*(*[8]float64)(dst[p*8:]) = *(*[8]float64)(src[p*lds:])
+		}
+	case w == 4 && ld == 4:
+		for p := 0; p < kk; p++ {
+			*(*[4]float64)(dst[p*4:]) = *(*[4]float64)(src[p*lds:])
+		}
+	default:
+		for p := 0; p < kk; p++ {
+			o := p * lds
+			copy(dst[p*ld:p*ld+w], src[o:o+w])
 		}
 	}
 }

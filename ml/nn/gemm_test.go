@@ -57,13 +57,13 @@ func TestGemmAsmMatchesGo(t *testing.T) {
 				}
 				ks := []kernel{
 					{"NT",
-						func(c []float64) { gemmNT(m, n, k, a, k+pad, b, k+pad, c, ldc, acc) },
+						func(c []float64) { gemmNT(m, n, k, a, k+pad, b, k+pad, c, ldc, acc, nil) },
 						func(c []float64) { gemmNTGo(m, n, k, a, k+pad, b, k+pad, c, ldc, acc) }},
 					{"NN",
-						func(c []float64) { gemmNN(m, n, k, a, k+pad, b, n+pad, c, ldc, acc) },
+						func(c []float64) { gemmNN(m, n, k, a, k+pad, b, n+pad, c, ldc, acc, nil) },
 						func(c []float64) { gemmNNGo(m, n, k, a, k+pad, b, n+pad, c, ldc, acc) }},
 					{"TN",
-						func(c []float64) { gemmTN(m, n, k, a, m+pad, b, n+pad, c, ldc, acc) },
+						func(c []float64) { gemmTN(m, n, k, a, m+pad, b, n+pad, c, ldc, acc, nil) },
 						func(c []float64) { gemmTNGo(m, n, k, a, m+pad, b, n+pad, c, ldc, acc) }},
 				}
 				for _, kn := range ks {
@@ -90,14 +90,14 @@ func BenchmarkGemm(b *testing.B) {
 		m, n, k int
 		f       func(m, n, k int, a, bb, c []float64)
 	}{
-		{"NT_50x100x2000", 50, 100, 2000, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false) }},
-		{"TN_100x2000x50", 100, 2000, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true) }},
-		{"NT_50x2000x10", 50, 2000, 10, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false) }},
-		{"NN_50x10x2000", 50, 10, 2000, func(m, n, k int, a, bb, c []float64) { gemmNN(m, n, k, a, k, bb, n, c, n, false) }},
-		{"TN_2000x10x50", 2000, 10, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true) }},
-		{"NT_50x100x155", 50, 100, 155, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false) }},
-		{"TN_100x155x50", 100, 155, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true) }},
-		{"NN_50x100x100", 50, 100, 100, func(m, n, k int, a, bb, c []float64) { gemmNN(m, n, k, a, k, bb, n, c, n, false) }},
+		{"NT_50x100x2000", 50, 100, 2000, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false, nil) }},
+		{"TN_100x2000x50", 100, 2000, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true, nil) }},
+		{"NT_50x2000x10", 50, 2000, 10, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false, nil) }},
+		{"NN_50x10x2000", 50, 10, 2000, func(m, n, k int, a, bb, c []float64) { gemmNN(m, n, k, a, k, bb, n, c, n, false, nil) }},
+		{"TN_2000x10x50", 2000, 10, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true, nil) }},
+		{"NT_50x100x155", 50, 100, 155, func(m, n, k int, a, bb, c []float64) { gemmNT(m, n, k, a, k, bb, k, c, n, false, nil) }},
+		{"TN_100x155x50", 100, 155, 50, func(m, n, k int, a, bb, c []float64) { gemmTN(m, n, k, a, m, bb, n, c, n, true, nil) }},
+		{"NN_50x100x100", 50, 100, 100, func(m, n, k int, a, bb, c []float64) { gemmNN(m, n, k, a, k, bb, n, c, n, false, nil) }},
 	}
 	for _, cs := range cases {
 		b.Run(cs.name, func(b *testing.B) {

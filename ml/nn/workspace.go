@@ -21,6 +21,7 @@ type Workspace struct {
 	z     [][]float64 // z[h] = z_h, batch×Sizes[h] (z[0] unused: the input is x)
 	g     [][]float64 // back-propagated ∂L/∂z_h for hidden layers
 	delta []float64   // ∂L/∂a_h of the layer being processed
+	pack  packBuf     // GEMM packing scratch
 
 	// restricted output path (ForwardCols)
 	cols  []int
