@@ -12,8 +12,6 @@ import (
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/nn"
 )
@@ -188,52 +186,59 @@ func flip(b []byte, i int) []byte {
 	return c
 }
 
-// TestSiameseLossGradient checks the Eq. 7 gradient of a whole Siamese step
-// (both members, prediction losses at the output, distance loss injected at the
-// CE layer, one shared parameter vector) against central finite differences.
-func TestSiameseLossGradient(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	sizes := []int{5, 6, 3, 7}
-	net := nn.NewMLP(sizes, rng)
-	const n = 8
-	b := &siameseBatch{x: mat.NewDense(2*n, sizes[0], nil), targets: make([]nn.Target, 2*n), types: make([]nn.PairType, n), d: make([]float64, n)}
-	for i := range b.x.RawMatrix().Data {
-		b.x.RawMatrix().Data[i] = 2*rng.Float64() - 1
-	}
-	for i := range b.targets {
-		b.targets[i] = nn.Target{Idx: []int{i % 7, (i + 3) % 7}, Complement: i%3 == 0}
-	}
-	kinds := []nn.PairType{nn.I1, nn.I2, nn.I3, nn.I3}
-	for i := range b.types {
-		b.types[i] = kinds[i%4]
-		b.d[i] = rng.Float64()
-	}
-	sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5}
-	const alpha = 0.7
-	ws := nn.NewWorkspace(sizes, 2*n)
-	gOut := mat.NewDense(2*n, sizes[3], nil)
-	gCE := mat.NewDense(2*n, sizes[2], nil)
-	grad := make([]float64, len(net.Params))
-	loss, lp, ls := siameseLoss(net, ws, b, alpha, sc, gOut, gCE, grad)
-	if math.Abs(loss-(lp+alpha*ls)) > 1e-12 {
-		t.Fatalf("loss %v != L_P %v + α·L_S %v", loss, lp, ls)
-	}
-	f := func() float64 {
-		l, _, _ := siameseLoss(net, ws, b, alpha, sc, gOut, gCE, make([]float64, len(net.Params)))
-		return l
-	}
-	const h = 1e-6
-	for i := range net.Params {
-		orig := net.Params[i]
-		net.Params[i] = orig + h
-		up := f()
-		net.Params[i] = orig - h
-		down := f()
-		net.Params[i] = orig
-		fd := (up - down) / (2 * h)
-		if math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
-			t.Errorf("param %d: analytic %v, finite difference %v", i, grad[i], fd)
-		}
+// TestStepGradients checks the gradient of Train's training steps against
+// central finite differences of the loss they return: stage 1 (Eq. 5) and
+// stage 2 (Eq. 7: both members' prediction losses at the output, the distance
+// loss injected at the CE layer, one shared parameter vector), each with the
+// exact and the sampled Eq. 5 (the column sample is drawn once and kept fixed,
+// so the sampled loss is a deterministic function of the parameters).
+func TestStepGradients(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		sample int
+		stage  int
+	}{
+		{"stage1-exact", -1, 1},
+		{"stage1-sampled", 4, 1},
+		{"stage2-exact", -1, 2},
+		{"stage2-sampled", 4, 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			tr := benchTrainer(4, 3, 12, Config{Hidden: []int{6, 3}, BatchSize: 8, OutputSample: tc.sample})
+			const alpha, lambda = 0.7, 2.0
+			sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5}
+			s := tr.step
+			if tc.stage == 1 {
+				s.fill1(tr.set.epochExamples(tr.rng, 8, nil), tr.rng)
+			} else {
+				ps := make([]pair, 8)
+				tr.set.samplePairs(tr.rng, 0.5, 0.5, ps)
+				s.fill2(ps, lambda, tr.rng)
+			}
+			f := func() float64 {
+				if tc.stage == 1 {
+					return s.grad1()
+				}
+				lp, ls := s.grad2(alpha, sc)
+				return lp + alpha*ls
+			}
+			f()
+			grad := slices.Clone(s.grad)
+			params := tr.net.Params
+			const h = 1e-6
+			for i := range params {
+				orig := params[i]
+				params[i] = orig + h
+				up := f()
+				params[i] = orig - h
+				down := f()
+				params[i] = orig
+				fd := (up - down) / (2 * h)
+				if math.Abs(fd-grad[i]) > 1e-6*math.Max(1, math.Abs(fd)) {
+					t.Errorf("param %d: analytic %v, finite difference %v", i, grad[i], fd)
+				}
+			}
+		})
 	}
 }
 

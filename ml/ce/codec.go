@@ -26,7 +26,9 @@ import (
 const (
 	fileMagic = "TLMODEL\x00"
 	// FormatVersion is the version of the model file format this package writes.
-	FormatVersion = 1
+	// Version 2 appends Info.OutputSample after the training log; version 1
+	// files (without it) are still read, with OutputSample = 0 (exact loss).
+	FormatVersion = 2
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 
@@ -157,33 +159,35 @@ func frame(payload []byte) []byte {
 	return append(out, sum[:]...)
 }
 
-// unframe checks the layout of a whole file and returns its payload.
-func unframe(file []byte) ([]byte, error) {
+// unframe checks the layout of a whole file and returns its payload and format
+// version (1..FormatVersion).
+func unframe(file []byte) ([]byte, uint32, error) {
 	if len(file) < 20 {
-		return nil, fmt.Errorf("%w: %d bytes is shorter than the 20-byte header", ErrCorrupt, len(file))
+		return nil, 0, fmt.Errorf("%w: %d bytes is shorter than the 20-byte header", ErrCorrupt, len(file))
 	}
 	if string(file[:8]) != fileMagic {
-		return nil, fmt.Errorf("%w: not a taglens model file (bad magic)", ErrCorrupt)
+		return nil, 0, fmt.Errorf("%w: not a taglens model file (bad magic)", ErrCorrupt)
 	}
-	if v := binary.LittleEndian.Uint32(file[8:12]); v != FormatVersion {
-		return nil, fmt.Errorf("ce: model file format version %d, this build reads version %d", v, FormatVersion)
+	version := binary.LittleEndian.Uint32(file[8:12])
+	if version < 1 || version > FormatVersion {
+		return nil, 0, fmt.Errorf("ce: model file format version %d, this build reads versions 1 to %d", version, FormatVersion)
 	}
 	n := binary.LittleEndian.Uint64(file[12:20])
 	if n > maxPayload {
-		return nil, fmt.Errorf("%w: payload length %d is implausible", ErrCorrupt, n)
+		return nil, 0, fmt.Errorf("%w: payload length %d is implausible", ErrCorrupt, n)
 	}
 	if want := 20 + n + sha256.Size; uint64(len(file)) != want {
 		if uint64(len(file)) < want {
-			return nil, fmt.Errorf("%w: truncated: %d bytes, header promises %d", ErrCorrupt, len(file), want)
+			return nil, 0, fmt.Errorf("%w: truncated: %d bytes, header promises %d", ErrCorrupt, len(file), want)
 		}
-		return nil, fmt.Errorf("%w: %d trailing bytes after the checksum", ErrCorrupt, uint64(len(file))-want)
+		return nil, 0, fmt.Errorf("%w: %d trailing bytes after the checksum", ErrCorrupt, uint64(len(file))-want)
 	}
 	payload := file[20 : 20+n]
 	sum := sha256.Sum256(payload)
 	if !bytes.Equal(sum[:], file[20+n:]) {
-		return nil, fmt.Errorf("%w: SHA-256 checksum mismatch", ErrCorrupt)
+		return nil, 0, fmt.Errorf("%w: SHA-256 checksum mismatch", ErrCorrupt)
 	}
-	return payload, nil
+	return payload, version, nil
 }
 
 // readAllLimited reads r to the end, refusing more than maxPayload+header bytes.

@@ -115,6 +115,42 @@ type Config struct {
 	// is the fraction of I3 pairs whose negative example is synthesised from the
 	// positive example's own document (same context, D = 1), default 0.5.
 	WithinDoc, WithinDocI3 float64
+
+	// OutputSample selects the prediction loss of stage 1 and stage 2 (issue 7,
+	// item 2). A positive value is the number M of output units drawn uniformly
+	// per mini-batch for the sampled Eq. 5 (nn.SampledPredictionLoss: every
+	// listed unit of the batch's targets is scored exactly, the others are
+	// estimated from the M sampled units with Horvitz-Thompson weight |Γ|/M, an
+	// unbiased estimate of Eq. 5 whose cost per example does not grow with |Γ|).
+	// A negative value forces the exact Eq. 5. Zero chooses: exact for
+	// vocabularies of up to SampleAbove terms, sampled with M =
+	// DefaultOutputSample above.
+	OutputSample int
+}
+
+// Defaults of the automatic choice of the prediction loss (Config.OutputSample).
+//
+// Up to SampleAbove = 1000 terms (ml/features' exact PCA threshold too) the
+// exact Eq. 5 costs little next to the hidden layers. Above it the |Γ|-wide
+// output layer and the |Γ| logarithms of Eq. 5 per example dominate a step, so
+// M = 512 sampled units (plus the listed ones) keep a step's cost bounded.
+const (
+	SampleAbove         = 1000
+	DefaultOutputSample = 512
+)
+
+// outputSample returns M of the sampled Eq. 5 for a vocabulary of v terms, or 0
+// for the exact loss.
+func (c Config) outputSample(v int) int {
+	switch {
+	case c.OutputSample < 0:
+		return 0
+	case c.OutputSample > 0:
+		return c.OutputSample
+	case v > SampleAbove:
+		return DefaultOutputSample
+	}
+	return 0
 }
 
 // withDefaults returns a copy of c with every zero field set to its default.

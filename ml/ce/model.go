@@ -45,6 +45,7 @@ type Info struct {
 	Alpha, Lambda          float64 // Eq. 7 trade-off and Eq. 6 sensitivity used
 	Rho, Beta              float64
 	WithinDoc, WithinDocI3 float64
+	OutputSample           int     // M of the sampled Eq. 5, 0 for the exact loss
 	Pretrained             bool    // stage 0 ran
 	Epochs1, Epochs2       int     // epochs run in stage 1 and stage 2
 	BestEpoch1, BestEpoch2 int     // epochs whose weights were kept
@@ -146,11 +147,11 @@ func Read(r io.Reader) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("ce: read model: %w", err)
 	}
-	payload, err := unframe(b)
+	payload, version, err := unframe(b)
 	if err != nil {
 		return nil, err
 	}
-	m, err := decode(payload)
+	m, err := decode(payload, version)
 	if err != nil {
 		return nil, err
 	}
@@ -263,9 +264,10 @@ func encodeInfo(e *encoder, in *Info) {
 		e.f64(l.ValidP2)
 		e.u64(uint64(l.Elapsed))
 	}
+	e.int(in.OutputSample) // since version 2
 }
 
-func decodeInfo(d *decoder) Info {
+func decodeInfo(d *decoder, version uint32) Info {
 	var in Info
 	in.Corpus = d.str()
 	in.Docs = d.int()
@@ -293,11 +295,14 @@ func decodeInfo(d *decoder) Info {
 	for i := 0; i < n && d.err == nil; i++ {
 		in.Log = append(in.Log, LogEntry{Stage: d.str(), Epoch: d.int(), Loss: d.f64(), ValidP2: d.f64(), Elapsed: time.Duration(d.u64())})
 	}
+	if version >= 2 {
+		in.OutputSample = d.int()
+	}
 	return in
 }
 
-// decode parses and validates a payload.
-func decode(payload []byte) (*Model, error) {
+// decode parses and validates the payload of a file of the given format version.
+func decode(payload []byte, version uint32) (*Model, error) {
 	d := &decoder{b: payload}
 	if tag := d.str(); d.err == nil && tag != payloadTag {
 		d.fail("unknown payload %q", tag)
@@ -321,7 +326,7 @@ func decode(payload []byte) (*Model, error) {
 		}
 		m.params[want] = d.f64s()
 	}
-	m.info = decodeInfo(d)
+	m.info = decodeInfo(d, version)
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d unread bytes at the end of the payload", len(d.b))
 	}

@@ -6,78 +6,8 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/mat"
-
 	"github.com/taglens/taglens/ml/nn"
 )
-
-// siameseBatch is the input of one Siamese step: N pairs stacked as 2N rows, the
-// first members in rows 0..N-1 and the second members in rows N..2N-1.
-type siameseBatch struct {
-	x       *mat.Dense    // 2N × input
-	targets []nn.Target   // 2N targets of Eq. 5
-	types   []nn.PairType // N pair situations of Eq. 6
-	d       []float64     // N context similarities D = exp(−λ/2·KL(l¹,l²))
-}
-
-// siameseLoss is the multi-objective loss of Eq. 7 for one batch of the Siamese
-// architecture with tied weights (one parameter vector net.Params shared by both
-// subnetworks):
-//
-//	L = L_P(X¹, Y¹) + L_P(X², Y²) + α · L_S(X¹, X²)                        (Eq. 7)
-//
-// with L_P the κ-weighted prediction loss of Eq. 5 (nn.PredictionLoss, mean over
-// the N rows of each member) and L_S the distance loss of Eq. 6
-// (nn.SiameseLoss, mean over the N pairs). Both members run as one forward pass
-// of 2N rows; since nn.PredictionLoss averages over its 2N rows, L_P(X¹)+L_P(X²)
-// = 2·PredictionLoss(all rows). The gradient added to grad is the exact
-// ∂L/∂θ of the shared parameters: the sum of both members' back-propagated
-// derivatives (Appendix A.3 averages them, i.e. takes ½ of this sum, a factor
-// that the learning rate absorbs). The Eq. 6 gradient is injected at the CE
-// layer z_{H-1} and the Eq. 5 gradient at the output z_H, and one backward pass
-// carries both (Eq. A.2-A.4).
-//
-// gOut (2N × |Γ|) and gCE (2N × dim CE) are caller-owned buffers.
-func siameseLoss(net *nn.MLP, ws *nn.Workspace, b *siameseBatch, alpha float64, sc nn.SiameseConfig, gOut, gCE *mat.Dense, grad []float64) (loss, lossP, lossS float64) {
-	rows, _ := b.x.Dims()
-	n := rows / 2
-	if rows != 2*n || len(b.types) != n || len(b.d) != n || len(b.targets) != rows {
-		panic(fmt.Sprintf("ce: siamese batch with %d rows, %d types, %d similarities, %d targets", rows, len(b.types), len(b.d), len(b.targets)))
-	}
-	H := net.Layers()
-	net.ForwardTo(ws, b.x, H)
-	lossP = 2 * nn.PredictionLoss(ws.Out(H), b.targets, gOut)
-	gOut.Scale(2, gOut)
-	ce := ws.Out(H - 1)
-	ce1 := ce.Slice(0, n, 0, net.Sizes[H-1]).(*mat.Dense)
-	ce2 := ce.Slice(n, rows, 0, net.Sizes[H-1]).(*mat.Dense)
-	g1 := gCE.Slice(0, n, 0, net.Sizes[H-1]).(*mat.Dense)
-	g2 := gCE.Slice(n, rows, 0, net.Sizes[H-1]).(*mat.Dense)
-	lossS = nn.SiameseLoss(ce1, ce2, b.types, b.d, sc, g1, g2)
-	gCE.Scale(alpha, gCE)
-	grads := make([]*mat.Dense, H+1)
-	grads[H] = gOut
-	grads[H-1] = gCE
-	net.Backward(ws, grads, grad)
-	return lossP + alpha*lossS, lossP, lossS
-}
-
-// fillSiamese assembles the batch of pairs ps into worker w's buffers.
-func (t *trainer) fillSiamese(w int, ps []pair, lambda float64, b *siameseBatch) {
-	n := len(ps)
-	in := t.m.sizes[0]
-	ex := make([]example, 2*n) // 2N small structs per batch
-	for i, p := range ps {
-		ex[i], ex[n+i] = p.a, p.b
-		b.types[i] = p.kind
-		b.d[i] = nn.ContextSimilarity(t.set.ctxRaw[p.a.doc], t.set.ctxRaw[p.b.doc], lambda)
-	}
-	t.set.fillInputs(ex, t.xb[w].RawMatrix().Data[:2*n*in])
-	b.x = t.xb[w].Slice(0, 2*n, 0, in).(*mat.Dense)
-	t.set.targetsTo(b.targets[:2*n], ex)
-	b.targets = b.targets[:2*n]
-	b.types, b.d = b.types[:n], b.d[:n]
-}
 
 // runSiamese trains t.net with Eq. 7 for up to maxEpochs epochs of epochPairs
 // pairs, evaluating validation P@2 after every EvalEvery epochs, and leaves the
@@ -90,10 +20,6 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 	// Stage 2 decays every DecayEvery epochs like stage 1 (§5.2 decays every 10
 	// mini-batches with thousands of epochs; our epochs are few).
 	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
-	var sb [numWorkers]siameseBatch
-	for w := range sb {
-		sb[w] = siameseBatch{targets: make([]nn.Target, 2*cfg.BatchSize), types: make([]nn.PairType, cfg.BatchSize), d: make([]float64, cfg.BatchSize)}
-	}
 	ps := make([]pair, cfg.BatchSize)
 	st := &early{}
 	start := t.elapsed()
@@ -111,26 +37,10 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 				}
 			}
 			t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
-			var losses, weight [numWorkers]float64
-			parallelBatch(len(ps), func(w, lo, hi int) {
-				clear(t.grads[w])
-				sbw := &sb[w]
-				sbw.targets, sbw.types, sbw.d = sbw.targets[:cap(sbw.targets)], sbw.types[:cap(sbw.types)], sbw.d[:cap(sbw.d)]
-				t.fillSiamese(w, ps[lo:hi], lambda, sbw)
-				rows := 2 * (hi - lo)
-				gOut := t.gOut[w].Slice(0, rows, 0, t.m.sizes[len(t.m.sizes)-1]).(*mat.Dense)
-				gCE := t.gCE[w].Slice(0, rows, 0, t.m.sizes[len(t.m.sizes)-2]).(*mat.Dense)
-				losses[w], _, _ = siameseLoss(t.net, t.ws[w], sbw, alpha, sc, gOut, gCE, t.grads[w])
-				weight[w] = float64(hi-lo) / float64(len(ps))
-			})
-			var loss float64
-			for w := range losses {
-				loss += weight[w] * losses[w]
+			loss, err := t.step2(ps, alpha, lambda, sc, opt)
+			if err != nil {
+				return 0, 0, 0, "", fmt.Errorf("%s, epoch %d: %w", stage, epoch, err)
 			}
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				return 0, 0, 0, "", fmt.Errorf("%s, epoch %d: %w", stage, epoch, ErrNaN)
-			}
-			opt.Step(t.net.Params, t.reduceGrads(weight))
 			sum += loss
 			cnt++
 		}

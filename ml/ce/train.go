@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -34,9 +33,10 @@ type Progress struct {
 // ErrNaN is wrapped by the error Train returns when a loss becomes NaN or infinite.
 var ErrNaN = errors.New("ce: training diverged (loss is not finite)")
 
-// numWorkers is the number of goroutines a mini-batch is split over. Each worker
-// owns a fixed contiguous part of the batch and its own gradient buffer; the
-// gradients are reduced in worker order, so results do not depend on scheduling.
+// numWorkers is the number of goroutines of the validation evaluation
+// (eval.Options.Workers). Training batches are split by nn.Trainer into
+// nn.DefaultParts fixed parts whose gradients are reduced in part order, so
+// results do not depend on scheduling.
 const numWorkers = 2
 
 // trainer holds the state of one Train call.
@@ -52,11 +52,7 @@ type trainer struct {
 	m     *Model  // under construction: vocab, terms, ctxProj, lda, sizes
 	net   *nn.MLP
 
-	ws               [numWorkers]*nn.Workspace
-	grads            [numWorkers][]float64
-	xb               [numWorkers]*mat.Dense
-	gOut             [numWorkers]*mat.Dense // ∂L/∂ŷ buffers, 2·BatchSize × |Γ|
-	gCE              [numWorkers]*mat.Dense // ∂L/∂CE buffers, 2·BatchSize × dim(CE)
+	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
 	lastFrac         float64
 }
@@ -216,21 +212,15 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	*info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
-		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3}
+		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
+		OutputSample: cfg.outputSample(V)}
 	info.ValidP2Random = randomP2(t.valid, V)
-
-	for w := range t.ws {
-		t.ws[w] = nn.NewWorkspace(sizes, 2*cfg.BatchSize)
-		t.grads[w] = make([]float64, nn.NumParams(sizes))
-		t.xb[w] = mat.NewDense(2*cfg.BatchSize, sizes[0], nil)
-		t.gOut[w] = mat.NewDense(2*cfg.BatchSize, V, nil)
-		t.gCE[w] = mat.NewDense(2*cfg.BatchSize, sizes[len(sizes)-2], nil)
-	}
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
 	if err := t.stage0(); err != nil {
 		return nil, err
 	}
+	t.step = newStepper(set, t.net, cfg.BatchSize, info.OutputSample)
 	// Stage 1: prediction learning (Eq. 5) → "CE".
 	if err := t.stage1(); err != nil {
 		return nil, err
@@ -335,53 +325,30 @@ func (e *early) observe(p2 float64, epoch int, params []float64, patience int) (
 	return e.bad >= patience
 }
 
-// parallelBatch runs fn(w, lo, hi) for the fixed parts [lo, hi) of n items, one
-// per worker, and waits.
-func parallelBatch(n int, fn func(w, lo, hi int)) {
-	var wg sync.WaitGroup
-	for w := 0; w < numWorkers; w++ {
-		lo, hi := w*n/numWorkers, (w+1)*n/numWorkers
-		if lo == hi {
-			continue
-		}
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			fn(w, lo, hi)
-		}()
+// step1 runs one stage-1 SGD step (Eq. 5) on the examples of batch and returns
+// the batch loss; it returns ErrNaN (and leaves the parameters unchanged) when
+// the loss is not finite.
+func (t *trainer) step1(batch []example, opt *nn.SGD) (float64, error) {
+	t.step.fill1(batch, t.rng)
+	loss := t.step.grad1()
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, ErrNaN
 	}
-	wg.Wait()
+	opt.Step(t.net.Params, t.step.grad)
+	return loss, nil
 }
 
-// reduceGrads sets grads[0] to Σ_w weight[w]·grads[w] in worker order.
-func (t *trainer) reduceGrads(weight [numWorkers]float64) []float64 {
-	g := t.grads[0]
-	for i := range g {
-		s := weight[0] * g[i]
-		for w := 1; w < numWorkers; w++ {
-			s += weight[w] * t.grads[w][i]
-		}
-		g[i] = s
+// step2 runs one stage-2 SGD step (Eq. 7) on the pairs ps and returns the loss
+// L_P(X¹)+L_P(X²)+α·L_S; it returns ErrNaN when the loss is not finite.
+func (t *trainer) step2(ps []pair, alpha, lambda float64, sc nn.SiameseConfig, opt *nn.SGD) (float64, error) {
+	t.step.fill2(ps, lambda, t.rng)
+	lp, ls := t.step.grad2(alpha, sc)
+	loss := lp + alpha*ls
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, ErrNaN
 	}
-	return g
-}
-
-// stage1Loss computes the prediction loss of Eq. 5 on the examples ex and adds
-// its gradient to grad, with worker w's buffers.
-func (t *trainer) stage1Loss(w int, ex []example, targets []nn.Target, grad []float64) float64 {
-	net, ws := t.net, t.ws[w]
-	n := len(ex)
-	x := t.xb[w].Slice(0, n, 0, net.Sizes[0]).(*mat.Dense)
-	t.set.fillInputs(ex, t.xb[w].RawMatrix().Data[:n*net.Sizes[0]])
-	t.set.targetsTo(targets, ex)
-	H := net.Layers()
-	net.ForwardTo(ws, x, H)
-	g := t.gOut[w].Slice(0, n, 0, net.Sizes[H]).(*mat.Dense)
-	loss := nn.PredictionLoss(ws.Out(H), targets, g)
-	grads := make([]*mat.Dense, H+1) // H+1 pointers: negligible
-	grads[H] = g
-	net.Backward(ws, grads, grad)
-	return loss
+	opt.Step(t.net.Params, t.step.grad)
+	return loss, nil
 }
 
 func (t *trainer) stage1() error {
@@ -400,10 +367,6 @@ func (t *trainer) stage1() error {
 	}
 	batches := (min(nEx, limit) + cfg.BatchSize - 1) / cfg.BatchSize
 	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
-	var targets [numWorkers][]nn.Target
-	for w := range targets {
-		targets[w] = make([]nn.Target, cfg.BatchSize)
-	}
 	st := &early{}
 	info := &t.m.info
 	info.StopReason1 = "max epochs"
@@ -422,20 +385,10 @@ func (t *trainer) stage1() error {
 				}
 			}
 			batch := buf[b:min(b+cfg.BatchSize, len(buf))]
-			var losses, weight [numWorkers]float64
-			parallelBatch(len(batch), func(w, lo, hi int) {
-				clear(t.grads[w])
-				losses[w] = t.stage1Loss(w, batch[lo:hi], targets[w][:hi-lo], t.grads[w])
-				weight[w] = float64(hi-lo) / float64(len(batch))
-			})
-			var loss float64
-			for w := range losses {
-				loss += weight[w] * losses[w]
+			loss, err := t.step1(batch, opt)
+			if err != nil {
+				return fmt.Errorf("stage 1, epoch %d: %w", epoch, err)
 			}
-			if math.IsNaN(loss) || math.IsInf(loss, 0) {
-				return fmt.Errorf("stage 1, epoch %d: %w", epoch, ErrNaN)
-			}
-			opt.Step(t.net.Params, t.reduceGrads(weight))
 			sum += loss * float64(len(batch))
 			cnt += len(batch)
 		}
