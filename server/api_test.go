@@ -470,7 +470,7 @@ func TestEvaluationAPI(t *testing.T) {
 	}
 	// The compare page renders the three charts.
 	page := ts.do(http.MethodGet, "/compare/"+ids["evaluation_id"], nil, "").Body.String()
-	for _, id := range []string{"chart-patk", "chart-mapauc", "chart-pr", "score-table"} {
+	for _, id := range []string{"chart-patk", "chart-map", "chart-auc", "chart-pr", "score-table"} {
 		if !strings.Contains(page, `data-testid="`+id+`"`) {
 			t.Errorf("evaluation page lacks %s", id)
 		}

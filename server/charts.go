@@ -134,8 +134,8 @@ func mapChart(id string) views.Chart {
 		charts.WithColorsOpts(opts.Colors(palette)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithGridOpts(opts.Grid{Left: "24", Right: "24", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
-		charts.WithXAxisOpts(opts.XAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
-		charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(false)}}),
+		charts.WithXAxisOpts(opts.XAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#eef0f3"}}, AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
+		charts.WithYAxisOpts(opts.YAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#eef0f3"}}, AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
 		charts.WithDataZoomOpts(
 			opts.DataZoom{Type: "inside", XAxisIndex: []int{0}},
 			opts.DataZoom{Type: "inside", YAxisIndex: []int{0}},
@@ -147,9 +147,32 @@ func mapChart(id string) views.Chart {
 	return snippet(c, id)
 }
 
-// errorBars returns boxplot items drawing mean ± se as whiskers around a flat box
-// at the mean ([low, mean, mean, mean, high]): ECharts has no error-bar series
-// and our options carry no JavaScript, so a degenerate box plot draws them.
+// barWithSE is a bar chart of one figure per model with ±SE whiskers.
+func barWithSE(id, label string, names []string, v, se []float64, col string) views.Chart {
+	bar := charts.NewBar()
+	bar.SetGlobalOptions(baseGlobals(id, "320px")...)
+	bar.SetGlobalOptions(
+		charts.WithYAxisOpts(opts.YAxis{Name: label, Min: 0}),
+		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20, Interval: "0"}}),
+		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
+	)
+	bar.SetXAxis(names)
+	d := make([]opts.BarData, len(v))
+	for i := range v {
+		d[i] = opts.BarData{Value: v[i]}
+	}
+	bar.AddSeries(label, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
+	eb := charts.NewBoxPlot()
+	eb.SetXAxis(names)
+	eb.AddSeries(label+" ± SE", errorBars(v, se), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#333", BorderColor: "#333"}))
+	bar.Overlap(eb)
+	return snippet(bar, id)
+}
+
+// errorBars returns boxplot items [mean−se, mean, mean, mean, mean+se]: ECharts has
+// no error-bar series and our options carry no JavaScript, so the option holds
+// degenerate box plots (readable as they are) and static/js/app.js redraws each
+// boxplot series as centred whiskers with a custom series.
 func errorBars(mean, se []float64) []opts.BoxPlotData {
 	out := make([]opts.BoxPlotData, len(mean))
 	for i := range mean {
@@ -211,45 +234,28 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	line.SetXAxis(ks)
 	bars := charts.NewBoxPlot()
 	bars.SetXAxis(ks)
-	for _, m := range rep.Models {
+	for i, m := range rep.Models {
 		ys := make([]opts.LineData, len(m.PAtK))
 		for i, v := range m.PAtK {
 			ys[i] = opts.LineData{Value: v}
 		}
-		line.AddSeries(m.Name, ys)
-		bars.AddSeries(m.Name, errorBars(m.PAtK, m.PAtKSE), charts.WithItemStyleOpts(opts.ItemStyle{BorderWidth: 1.5}))
+		col := palette[i%len(palette)]
+		line.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
+		bars.AddSeries(m.Name, errorBars(m.PAtK, m.PAtKSE), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
 	}
 	line.Overlap(bars)
 	vm.PAtK = snippet(line, "patk")
 
-	// MAP and AUC bars with SE.
+	// MAP and AUC bars with SE, one chart each.
 	names := make([]string, len(rep.Models))
+	var mapv, mapse, aucv, aucse []float64
 	for i, m := range rep.Models {
 		names[i] = m.Name
-	}
-	bar := charts.NewBar()
-	bar.SetGlobalOptions(baseGlobals("mapauc", "340px")...)
-	bar.SetGlobalOptions(
-		charts.WithYAxisOpts(opts.YAxis{Min: 0}),
-		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20, Interval: "0"}}),
-		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
-	)
-	bar.SetXAxis(names)
-	var mapv, mapse, aucv, aucse []float64
-	var mapd, aucd []opts.BarData
-	for _, m := range rep.Models {
 		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
 		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
-		mapd = append(mapd, opts.BarData{Value: m.MAP})
-		aucd = append(aucd, opts.BarData{Value: m.AUC})
 	}
-	bar.AddSeries("MAP", mapd).AddSeries("AUC", aucd)
-	eb := charts.NewBoxPlot()
-	eb.SetXAxis(names)
-	eb.AddSeries("MAP ± SE", errorBars(mapv, mapse))
-	eb.AddSeries("AUC ± SE", errorBars(aucv, aucse))
-	bar.Overlap(eb)
-	vm.MAPAUC = snippet(bar, "mapauc")
+	vm.MAP = barWithSE("map", "MAP", names, mapv, mapse, palette[0])
+	vm.AUC = barWithSE("auc", "AUC", names, aucv, aucse, palette[2])
 
 	// Precision at the 11 standard recall levels.
 	pr := charts.NewLine()

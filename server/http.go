@@ -40,6 +40,8 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		if he.Internal != nil && code >= 500 {
 			s.log.Error("request failed", "path", c.Request().URL.Path, "err", he.Internal)
 		}
+	case errors.Is(err, errShutdown):
+		code, msg = http.StatusServiceUnavailable, "the server is shutting down"
 	case errors.Is(err, ErrNotFound):
 		code, msg = http.StatusNotFound, "not found"
 	default:

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"net/http"
 	"net/url"
 	"sort"
@@ -37,7 +38,11 @@ func fmtSize(n int64) string {
 }
 
 func corpusVM(r *CorpusRow) views.Corpus {
-	return views.Corpus{ID: r.ID, Name: r.Name, Format: r.Format, Created: fmtTime(r.CreatedAt), Docs: r.Docs, Tags: r.Tags, Builtin: r.Builtin}
+	format := r.Format
+	if format == "" {
+		format = "built-in"
+	}
+	return views.Corpus{ID: r.ID, Name: r.Name, Format: format, Created: fmtTime(r.CreatedAt), Docs: r.Docs, Tags: r.Tags, Builtin: r.Builtin}
 }
 
 func (p *pages) corpusVMs(c echo.Context) ([]views.Corpus, map[string]string, error) {
@@ -320,7 +325,11 @@ func kvs(m map[string]any) []views.KV {
 		var s string
 		switch x := v.(type) {
 		case float64:
-			s = strconv.FormatFloat(x, 'g', 4, 64)
+			if x == math.Trunc(x) && math.Abs(x) < 1e15 {
+				s = strconv.FormatFloat(x, 'f', 0, 64)
+			} else {
+				s = strconv.FormatFloat(x, 'g', 4, 64)
+			}
 		case string:
 			s = x
 		default:

@@ -69,6 +69,7 @@ type Server struct {
 	maps   *mapCache
 
 	mu      sync.Mutex
+	httpSrv *http.Server // set by Serve
 	mapJobs map[string]string // model|map key → job id of the computing job
 }
 
@@ -110,15 +111,18 @@ func (s *Server) Jobs() *Jobs { return s.jobs }
 
 // Serve accepts connections on l until Shutdown.
 func (s *Server) Serve(l net.Listener) error {
-	s.echo.Listener = l
+	s.mu.Lock()
 	srv := &http.Server{
 		Handler:           s.echo,
+		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
 		ReadHeaderTimeout: 10 * time.Second,
 		ReadTimeout:       5 * time.Minute, // uploads
 		WriteTimeout:      2 * time.Minute, // lifted per request by the SSE route
 		IdleTimeout:       2 * time.Minute,
 	}
-	err := s.echo.StartServer(srv)
+	s.httpSrv = srv
+	s.mu.Unlock()
+	err := srv.Serve(l)
 	if errors.Is(err, http.ErrServerClosed) {
 		return nil
 	}
@@ -129,7 +133,13 @@ func (s *Server) Serve(l net.Listener) error {
 // then cancels every job (marked interrupted) and waits for them.
 func (s *Server) Shutdown(ctx context.Context) error {
 	s.closeOnce.Do(func() { close(s.closing) })
-	err := s.echo.Shutdown(ctx)
+	s.mu.Lock()
+	srv := s.httpSrv
+	s.mu.Unlock()
+	var err error
+	if srv != nil {
+		err = srv.Shutdown(ctx)
+	}
 	if jerr := s.jobs.Shutdown(ctx); err == nil {
 		err = jerr
 	}

@@ -176,7 +176,8 @@ type EvalPage struct {
 	Scores  []ModelScore
 	PValues []KV
 	PAtK    Chart
-	MAPAUC  Chart
+	MAP     Chart
+	AUC     Chart
 	PR      Chart
 	Interp  string
 	Error   string

@@ -12,10 +12,33 @@
       var el = document.getElementById(id);
       if (!el || charts[id]) return;
       var chart = echarts.init(el, null, { renderer: "canvas" });
-      chart.setOption(JSON.parse(s.textContent));
+      var opt = JSON.parse(s.textContent);
+      if (Array.isArray(opt.series)) opt.series = opt.series.map(function (se) { return se.type === "boxplot" ? errorBarSeries(se) : se; });
+      chart.setOption(opt);
       charts[id] = chart;
     });
   }
+  // errorBarSeries redraws a degenerate boxplot series [lo, m, m, m, hi] (see
+  // server/charts.go errorBars) as whiskers centred on each category.
+  function errorBarSeries(se) {
+    var color = (se.itemStyle && se.itemStyle.color) || "#333";
+    var data = (se.data || []).map(function (d, i) { var v = d.value || d; return [i, v[0], v[4]]; });
+    return {
+      type: "custom", name: se.name, data: data, z: 10, silent: true, tooltip: { show: false },
+      encode: { x: 0, y: [1, 2] },
+      renderItem: function (params, api) {
+        var x = api.value(0), lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
+        var w = Math.max(3, api.size([1, 0])[0] * 0.08);
+        var style = { stroke: color, lineWidth: 1.5 };
+        return { type: "group", children: [
+          { type: "line", shape: { x1: lo[0], y1: lo[1], x2: hi[0], y2: hi[1] }, style: style },
+          { type: "line", shape: { x1: lo[0] - w, y1: lo[1], x2: lo[0] + w, y2: lo[1] }, style: style },
+          { type: "line", shape: { x1: hi[0] - w, y1: hi[1], x2: hi[0] + w, y2: hi[1] }, style: style },
+        ] };
+      },
+    };
+  }
+
   window.addEventListener("resize", function () {
     Object.keys(charts).forEach(function (k) { charts[k].resize(); });
   });
@@ -210,6 +233,7 @@
         if (!groups[g]) { groups[g] = []; order.push(g); }
         groups[g].push([p.x, p.y, i]);
       });
+      order.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
       var large = points.length > 3000;
       var series = order.map(function (g) {
         var kind = groups[g].length ? points[groups[g][0][2]].kind : "instance";
