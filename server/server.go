@@ -69,7 +69,7 @@ type Server struct {
 	maps   *mapCache
 
 	mu      sync.Mutex
-	httpSrv *http.Server // set by Serve
+	httpSrv *http.Server      // set by Serve
 	mapJobs map[string]string // model|map key → job id of the computing job
 }
 
