@@ -5,10 +5,10 @@ import "math"
 // Interpolation settings of the FFT method (Linderman et al. 2019, Sec. 3 and
 // their defaults): fftInterp Lagrange nodes per box along each axis, boxes at
 // most fftBoxWidth wide, at least fftMinBoxes boxes per axis.
-const (
+var (
 	fftInterp   = 3
 	fftBoxWidth = 1.0
-	fftMinBoxes = 50
+	fftMinBoxes = 10
 )
 
 // fftGrad is the FIt-SNE gradient (Linderman et al. 2019): the attractive term
@@ -33,17 +33,17 @@ type fftGrad struct {
 	klpart  []float64
 
 	// Grid state, resized when the embedding spreads.
-	m     int // FFT size per axis (power of two ≥ 2·nodes)
-	nodes int // interpolation nodes per axis
-	plan  *fftPlan
-	kern  []float64    // m×m real spectrum of the circulant kernel
-	a, b  []complex128 // m×m packed grids: a = q₁ + i q₂, b = q₃ + i q₄
-	colA  [][]complex128
-	colB  [][]complex128
-	box   []int32   // per point: node index of its box's first node (row·nodes + col)
-	wts   []float64 // per point: 3 x-weights then 3 y-weights
-	phi   []float64 // per point: φ₁..φ₄
-	zpart []float64
+	m      int // FFT size per axis (power of two ≥ 2·nodes)
+	nodes  int // interpolation nodes per axis
+	plan   *fftPlan
+	kern   []float64    // m×m real spectrum of the circulant kernel
+	a, b   []complex128 // m×m packed grids: a = q₁ + i q₂, b = q₃ + i q₄
+	colA   [][]complex128
+	colB   [][]complex128
+	box    []int32   // per point: node index of its box's first node (row·nodes + col)
+	wts    []float64 // per point: 3 x-weights then 3 y-weights
+	phi    []float64 // per point: φ₁..φ₄
+	zpart  []float64
 	c0, c1 float64 // grid centre; charges use coordinates relative to it
 	h      float64 // node spacing of the current kernel spectrum
 }
@@ -52,7 +52,7 @@ func newFFTGrad(P *csr, n, workers int) *fftGrad {
 	return &fftGrad{
 		P: P, n: n, workers: workers, plogp: P.plogp(),
 		attr: make([]float64, 2*n), klpart: make([]float64, numBlocks(n)),
-		box: make([]int32, n), wts: make([]float64, 2*fftInterp*n), phi: make([]float64, 4*n),
+		box: make([]int32, n), wts: make([]float64, 2*8*n), phi: make([]float64, 4*n),
 		zpart: make([]float64, numBlocks(n)),
 	}
 }
@@ -60,15 +60,15 @@ func newFFTGrad(P *csr, n, workers int) *fftGrad {
 // lagrange writes the fftInterp Lagrange basis values at u ∈ [0,1] for nodes
 // at (k+½)/fftInterp.
 func lagrange(u float64, w []float64) {
-	const p = fftInterp
+	p := fftInterp
 	for k := 0; k < p; k++ {
-		tk := (float64(k) + 0.5) / p
+		tk := (float64(k) + 0.5) / float64(p)
 		v := 1.0
 		for m := 0; m < p; m++ {
 			if m == k {
 				continue
 			}
-			tm := (float64(m) + 0.5) / p
+			tm := (float64(m) + 0.5) / float64(p)
 			v *= (u - tm) / (tk - tm)
 		}
 		w[k] = v
@@ -117,7 +117,7 @@ func (f *fftGrad) grad(y, g []float64, exag float64, wantKL bool) float64 {
 
 // repulsive fills f.phi for every point and returns Z = Σ_{k≠l} w_kl.
 func (f *fftGrad) repulsive(y []float64) float64 {
-	const p = fftInterp
+	p := fftInterp
 	n := f.n
 	min0, max0 := math.Inf(1), math.Inf(-1)
 	min1, max1 := math.Inf(1), math.Inf(-1)
@@ -139,7 +139,7 @@ func (f *fftGrad) repulsive(y []float64) float64 {
 	if bw == 0 {
 		bw = 1e-9
 	}
-	h := bw / p
+	h := bw / float64(p)
 	f.c0 = min0 + float64(nb)*bw/2
 	f.c1 = min1 + float64(nb)*bw/2
 	if h != f.h {
