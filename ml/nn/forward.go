@@ -52,8 +52,13 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 	}
 }
 
-// layerProduct sets out = in·Wᵀ for layer h (in r×k with stride ld, W n×k).
+// layerProduct sets out = in·Wᵀ for layer h (in r×k with stride ld, W n×k), using
+// the packed weights shared by a Trainer when present.
 func (ws *Workspace) layerProduct(r, n, k int, in []float64, ld int, W []float64, h int, out []float64) {
+	if useAsm && ws.pre != nil && ws.pre[h] != nil {
+		gemmAsm(r, n, k, in, ld, 1, nil, 0, 0, out, n, false, &ws.pack, ws.pre[h])
+		return
+	}
 	gemmNT(r, n, k, in, ld, W, k, out, n, false, &ws.pack)
 }
 
@@ -155,6 +160,12 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 //
 // It panics on a shape mismatch.
 func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
+	m.backward(ws, grads, dParams, false)
+}
+
+// backward is Backward; with overwrite it sets dParams to ∂L/∂θ instead of adding to
+// it (saving the clearing of a large gradient vector).
+func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, overwrite bool) {
 	ws.check(m)
 	l := m.Layout()
 	if len(dParams) != l.N {
@@ -166,6 +177,11 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 	}
 	r := ws.batch
 	H := m.Layers()
+	if overwrite {
+		for h := top + 1; h <= H; h++ {
+			clear(l.Layer(dParams, h))
+		}
+	}
 	have := false // whether ws.g[h] holds a propagated gradient
 	for h := top; h >= 1; h-- {
 		n, k := ws.width(h), m.Sizes[h-1]
@@ -178,6 +194,9 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 		if !have && gin == nil {
 			// Nothing reaches this layer: ∂L/∂θ_h = 0 and nothing flows below
 			// unless a lower layer has its own gradient.
+			if overwrite {
+				clear(l.Layer(dParams, h))
+			}
 			continue
 		}
 		var gprop []float64
@@ -197,6 +216,10 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 			gemmTN(n, k, r, d, n, zin, ldin, ws.dwsub, k, false, &ws.pack)
 			dW := dParams[l.W[H]:l.B[H]]
 			db := dParams[l.B[H] : l.B[H]+m.Sizes[H]]
+			if overwrite {
+				clear(dW)
+				clear(db)
+			}
 			for c, j := range ws.cols {
 				dst := dW[j*k : (j+1)*k]
 				for p, v := range ws.dwsub[c*k : (c+1)*k] {
@@ -209,8 +232,14 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 				}
 			}
 		} else {
-			gemmTN(n, k, r, d, n, zin, ldin, dParams[l.W[h]:l.B[h]], k, true, &ws.pack)
-			colSumsAdd(dParams[l.B[h]:l.B[h]+n], d, n)
+			gemmTN(n, k, r, d, n, zin, ldin, dParams[l.W[h]:l.B[h]], k, !overwrite, &ws.pack)
+			db := dParams[l.B[h] : l.B[h]+n]
+			if overwrite {
+				copy(db, d[:n])
+				colSumsAdd(db, d[n:], n)
+			} else {
+				colSumsAdd(db, d, n)
+			}
 		}
 		// Propagate to z_{h-1}.
 		if h == 1 {

@@ -13,7 +13,7 @@ func gemmNT(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		gemmNTGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	gemmAsm(m, n, k, a, lda, 1, b, 1, ldb, c, ldc, acc, pb)
+	gemmAsm(m, n, k, a, lda, 1, b, 1, ldb, c, ldc, acc, pb, nil)
 }
 
 // gemmNN: C[m×n] (+)= A[m×k] · B[k×n].
@@ -22,7 +22,7 @@ func gemmNN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		gemmNNGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	gemmAsm(m, n, k, a, lda, 1, b, ldb, 1, c, ldc, acc, pb)
+	gemmAsm(m, n, k, a, lda, 1, b, ldb, 1, c, ldc, acc, pb, nil)
 }
 
 // gemmTN: C[m×n] (+)= A[k×m]ᵀ · B[k×n].
@@ -31,7 +31,7 @@ func gemmTN(m, n, k int, a []float64, lda int, b []float64, ldb int, c []float64
 		gemmTNGo(m, n, k, a, lda, b, ldb, c, ldc, acc)
 		return
 	}
-	gemmAsm(m, n, k, a, 1, lda, b, ldb, 1, c, ldc, acc, pb)
+	gemmAsm(m, n, k, a, 1, lda, b, ldb, 1, c, ldc, acc, pb, nil)
 }
 
 func clearRows(m, n int, c []float64, ldc int) {
@@ -63,8 +63,9 @@ var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 // a[i·ars + p·aps] and B(p,j) = b[p·bps + j·bjs] using the packed micro-kernels:
 // 8×16 with AVX-512 (useAVX512), else 4×8 with AVX2/FMA. For every element of C the
 // products are summed in increasing p within a depth block of kc and the blocks are
-// added in order, so results depend only on the inputs and the kernel.
-func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, c []float64, ldc int, acc bool, pb *packBuf) {
+// added in order, so results depend only on the inputs and the kernel. If pre is not
+// nil it holds B already packed by packNT for the current kernel (b is then unused).
+func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, c []float64, ldc int, acc bool, pb *packBuf, pre []float64) {
 	if m == 0 || n == 0 {
 		return
 	}
@@ -89,8 +90,14 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
 			add := acc || p0 > 0
-			pb.b = grow(pb.b, kk*ncp)
-			packB(pb.b, b, bps, bjs, p0, kk, j0, nc, nr)
+			var bpk []float64
+			if pre != nil {
+				bpk, pre = pre[:kk*ncp], pre[kk*ncp:]
+			} else {
+				pb.b = grow(pb.b, kk*ncp)
+				packB(pb.b, b, bps, bjs, p0, kk, j0, nc, nr)
+				bpk = pb.b
+			}
 			for i0 := 0; i0 < m; i0 += mcMax {
 				mc := min(mcMax, m-i0)
 				mcp := (mc + mr - 1) / mr * mr
@@ -98,7 +105,7 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 				packA(pb.a, a, ars, aps, i0, mc, p0, kk, mr)
 				for jr := 0; jr < nc; jr += nr {
 					w := min(nr, nc-jr)
-					bp := &pb.b[jr*kk]
+					bp := &bpk[jr*kk]
 					for ir := 0; ir < mc; ir += mr {
 						h := min(mr, mc-ir)
 						ap := &pb.a[ir*kk]
@@ -127,6 +134,33 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 	if pooled {
 		packPool.Put(pb)
 	}
+}
+
+// packNT returns w (n×k, row-major) packed as the B operand of gemmAsm for
+// C = A·wᵀ, i.e. B(p,j) = w[j·k + p], in the block order of gemmAsm for the current
+// kernel, reusing dst when it is large enough. Forward passes that share a weight
+// matrix (the parts of a Trainer) pack it once.
+func packNT(dst, w []float64, n, k int) []float64 {
+	nr, kc := 8, kc4x8
+	if useAVX512 {
+		nr, kc = 16, kc8x16
+	}
+	size := 0
+	for j0 := 0; j0 < n; j0 += ncMax {
+		size += k * ((min(ncMax, n-j0) + nr - 1) / nr * nr)
+	}
+	dst = grow(dst, size)
+	off := 0
+	for j0 := 0; j0 < n; j0 += ncMax {
+		nc := min(ncMax, n-j0)
+		ncp := (nc + nr - 1) / nr * nr
+		for p0 := 0; p0 < k; p0 += kc {
+			kk := min(kc, k-p0)
+			packB(dst[off:off+kk*ncp], w, 1, k, p0, kk, j0, nc, nr)
+			off += kk * ncp
+		}
+	}
+	return dst
 }
 
 // packA writes rows i0..i0+mc-1, depths p0..p0+kk-1 of A(i,p) = a[i·ars + p·aps]

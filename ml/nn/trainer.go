@@ -18,7 +18,8 @@ type Trainer struct {
 	// between calls by a network of the same sizes.
 	Net *MLP
 
-	parts []*trainPart
+	parts  []*trainPart
+	packed [][]float64 // W_h packed by packNT for the current call, shared by the parts
 }
 
 type trainPart struct {
@@ -67,38 +68,76 @@ func (t *Trainer) split(n, p int) (int, int) {
 	return p * n / P, (p + 1) * n / P
 }
 
-// run calls f for every non-empty part concurrently and waits.
+// run calls f for every non-empty part concurrently and waits. The weights of the
+// network are packed once for all parts' forward passes.
 func (t *Trainer) run(n int, f func(p *trainPart, lo, hi int)) {
-	var wg sync.WaitGroup
-	for i, p := range t.parts {
+	t.sharePacked()
+	defer func() {
+		for _, p := range t.parts {
+			p.ws1.pre, p.ws2.pre = nil, nil
+		}
+	}()
+	t.parallel(func(i int, p *trainPart) {
 		lo, hi := t.split(n, i)
 		if lo == hi {
 			clear(p.grad)
 			p.lp, p.ls = 0, 0
-			continue
+			return
 		}
-		if i == len(t.parts)-1 {
-			f(p, lo, hi)
-			continue
-		}
+		f(p, lo, hi)
+	})
+}
+
+// sharePacked packs W_h of the current parameters for the assembly kernels and
+// hands them to every part's workspaces.
+func (t *Trainer) sharePacked() {
+	if !useAsm {
+		return
+	}
+	m := t.Net
+	l := m.Layout()
+	H := m.Layers()
+	if len(t.packed) != H+1 {
+		t.packed = make([][]float64, H+1)
+	}
+	for h := 1; h <= H; h++ {
+		t.packed[h] = packNT(t.packed[h], m.Params[l.W[h]:l.B[h]], m.Sizes[h], m.Sizes[h-1])
+	}
+	for _, p := range t.parts {
+		p.ws1.pre, p.ws2.pre = t.packed, t.packed
+	}
+}
+
+// parallel calls f(i, parts[i]) for every part concurrently (the last one on the
+// calling goroutine) and waits.
+func (t *Trainer) parallel(f func(i int, p *trainPart)) {
+	var wg sync.WaitGroup
+	last := len(t.parts) - 1
+	for i, p := range t.parts[:last] {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			f(p, lo, hi)
+			f(i, p)
 		}()
 	}
+	f(last, t.parts[last])
 	wg.Wait()
 }
 
-// reduce writes Σ_p parts[p].grad (in part order) into grad.
+// reduce writes Σ_p parts[p].grad (summed in part order) into grad; the parts sum
+// disjoint ranges of the vector concurrently, which does not change any sum.
 func (t *Trainer) reduce(grad []float64) {
 	if len(grad) != len(t.Net.Params) {
 		panic(fmt.Sprintf("nn: gradient vector has length %d, want %d", len(grad), len(t.Net.Params)))
 	}
-	copy(grad, t.parts[0].grad)
-	for _, p := range t.parts[1:] {
-		axpyUnitary(1, p.grad, grad)
-	}
+	t.parallel(func(i int, _ *trainPart) {
+		lo, hi := t.split(len(grad), i)
+		g := grad[lo:hi]
+		copy(g, t.parts[0].grad[lo:hi])
+		for _, p := range t.parts[1:] {
+			axpyUnitary(1, p.grad[lo:hi], g)
+		}
+	})
 }
 
 func rowsOf(x *mat.Dense, lo, hi int) *mat.Dense {
@@ -163,10 +202,9 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 		p.gOut1 = grow(p.gOut1, n*G)
 		g := mat.NewDense(n, G, p.gOut1)
 		p.lp = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
-		clear(p.grad)
 		grads := make([]*mat.Dense, H+1)
 		grads[H] = g
-		m.Backward(p.ws1, grads, p.grad)
+		m.backward(p.ws1, grads, p.grad, true)
 	})
 	t.reduce(grad)
 	var lp float64
@@ -218,10 +256,9 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 		p.lp = lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st) +
 			lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
 		p.ls = siameseLoss(p.ws1.Out(H-1), p.ws2.Out(H-1), types[lo:hi], d[lo:hi], cfg, gc1, gc2, N, alpha)
-		clear(p.grad)
 		grads := make([]*mat.Dense, H+1)
 		grads[H], grads[H-1] = go1, gc1
-		m.Backward(p.ws1, grads, p.grad)
+		m.backward(p.ws1, grads, p.grad, true)
 		grads[H], grads[H-1] = go2, gc2
 		m.Backward(p.ws2, grads, p.grad)
 	})

@@ -22,6 +22,9 @@ type Workspace struct {
 	g     [][]float64 // back-propagated ∂L/∂z_h for hidden layers
 	delta []float64   // ∂L/∂a_h of the layer being processed
 	pack  packBuf     // GEMM packing scratch
+	// pre[h], when set by a Trainer, is W_h packed by packNT for the current
+	// parameters, shared read-only by the Trainer's parts.
+	pre [][]float64
 
 	// restricted output path (ForwardCols)
 	cols  []int
