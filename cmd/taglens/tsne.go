@@ -1,0 +1,155 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/taglens/taglens/tsne"
+)
+
+func init() {
+	register(command{name: "tsne", summary: "embed vectors in 2-D with t-SNE", run: runTSNE})
+}
+
+// runTSNE reads one tab-separated vector per line, embeds them with t-SNE and
+// writes "x\ty" per line in input order.
+func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("tsne", "--in VECTORS.tsv --out POINTS.tsv [flags]", stderr)
+	in := fs.String("in", "", "input vectors, one tab-separated vector per line")
+	out := fs.String("out", "", "output points, x<TAB>y per line in input order")
+	perp := fs.Float64("perplexity", 30, "perplexity (3·perplexity must be below the number of vectors)")
+	iters := fs.Int("iters", 1000, "gradient-descent iterations (early exaggeration included)")
+	seed := fs.Uint64("seed", 1, "random seed")
+	method := fs.String("method", "auto", "gradient method: auto, exact, bh or fft")
+	asJSON := fs.Bool("json", false, `print {"n","dims","method","iterations","seconds","kl"} to stdout`)
+	if err := parseFlags(fs, args); err != nil {
+		return err
+	}
+	if err := requireFlags(fs, "in", "out"); err != nil {
+		return err
+	}
+	switch tsne.Method(*method) {
+	case tsne.Auto, tsne.Exact, tsne.BarnesHut, tsne.FFT:
+	default:
+		return &usageError{fmt.Sprintf("-method %q: want auto, exact, bh or fft", *method)}
+	}
+	if *iters <= 0 {
+		return &usageError{fmt.Sprintf("-iters %d: must be positive", *iters)}
+	}
+	f, err := os.Open(*in)
+	if err != nil {
+		return fmt.Errorf("tsne: %w", err)
+	}
+	x, err := readVectors(f)
+	f.Close()
+	if err != nil {
+		return fmt.Errorf("tsne: %s: %w", *in, err)
+	}
+	if len(x) < 4 {
+		return fmt.Errorf("tsne: %s: need at least 4 vectors, got %d", *in, len(x))
+	}
+	if 3**perp >= float64(len(x)) {
+		return fmt.Errorf("tsne: perplexity %v too large for %d vectors (3·perplexity must be < n)", *perp, len(x))
+	}
+
+	start := time.Now()
+	lastReport := start
+	opt := tsne.Options{
+		Perplexity: *perp, Iterations: *iters, Method: tsne.Method(*method), Seed: *seed,
+		Progress: func(it int, kl float64, _ []float64) bool {
+			if now := time.Now(); it == *iters || now.Sub(lastReport) >= time.Second {
+				lastReport = now
+				fmt.Fprintf(stderr, "tsne: iteration %d/%d, KL %.4f, %.1fs\n", it, *iters, kl, now.Sub(start).Seconds())
+			}
+			return true
+		},
+	}
+	e, err := tsne.Embed(ctx, x, opt)
+	if err != nil {
+		return err
+	}
+	secs := time.Since(start).Seconds()
+	if err := writePoints(*out, e.Y); err != nil {
+		return fmt.Errorf("tsne: %w", err)
+	}
+	fmt.Fprintf(stderr, "tsne: %d points, method %s, %d iterations, KL %.4f, %.2fs\n", len(x), e.Method, e.Iterations, e.KL, secs)
+	if *asJSON {
+		rep := struct {
+			N          int     `json:"n"`
+			Dims       int     `json:"dims"`
+			Method     string  `json:"method"`
+			Iterations int     `json:"iterations"`
+			Seconds    float64 `json:"seconds"`
+			KL         float64 `json:"kl"`
+		}{len(x), len(x[0]), string(e.Method), e.Iterations, secs, e.KL}
+		enc := json.NewEncoder(stdout)
+		return enc.Encode(rep)
+	}
+	return nil
+}
+
+// readVectors parses one tab-separated vector per non-empty line. Errors name
+// the 1-based line.
+func readVectors(r io.Reader) ([][]float64, error) {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 1<<20), 1<<30)
+	var x [][]float64
+	dims := -1
+	for line := 1; sc.Scan(); line++ {
+		text := strings.TrimRight(sc.Text(), "\r")
+		if strings.TrimSpace(text) == "" {
+			continue
+		}
+		fields := strings.Split(text, "\t")
+		if dims >= 0 && len(fields) != dims {
+			return nil, fmt.Errorf("line %d: %d values, want %d like the first line", line, len(fields), dims)
+		}
+		dims = len(fields)
+		v := make([]float64, len(fields))
+		for j, s := range fields {
+			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+			if err != nil {
+				return nil, fmt.Errorf("line %d field %d: %q is not a number", line, j+1, s)
+			}
+			if math.IsNaN(f) || math.IsInf(f, 0) {
+				return nil, fmt.Errorf("line %d field %d: %q is not finite", line, j+1, s)
+			}
+			v[j] = f
+		}
+		x = append(x, v)
+	}
+	if err := sc.Err(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// writePoints writes x<TAB>y per line, with the shortest exact float format.
+func writePoints(path string, y [][]float64) error {
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriter(f)
+	buf := make([]byte, 0, 64)
+	for _, p := range y {
+		buf = strconv.AppendFloat(buf[:0], p[0], 'g', -1, 64)
+		buf = append(buf, '\t')
+		buf = strconv.AppendFloat(buf, p[1], 'g', -1, 64)
+		buf = append(buf, '\n')
+		w.Write(buf)
+	}
+	if err := w.Flush(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
