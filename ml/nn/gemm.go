@@ -303,11 +303,17 @@ func copyRuns(dst []float64, ld int, src []float64, lds, w, kk int) {
 	switch {
 	case w == 16 && ld == 16:
 		for p := 0; p < kk; p++ {
-			*(*[16]float64)(dst[p*16:]) = *(*[16]float64)(src[p*lds:])
+			d, s := (*[16]float64)(dst[p*16:]), (*[16]float64)(src[p*lds:])
+			*(*[4]float64)(d[0:]) = *(*[4]float64)(s[0:])
+			*(*[4]float64)(d[4:]) = *(*[4]float64)(s[4:])
+			*(*[4]float64)(d[8:]) = *(*[4]float64)(s[8:])
+			*(*[4]float64)(d[12:]) = *(*[4]float64)(s[12:])
 		}
 	case w == 8 && ld == 8:
 		for p := 0; p < kk; p++ {
-			*(*[8]float64)(dst[p*8:]) = *(*[8]float64)(src[p*lds:])
+			d, s := (*[8]float64)(dst[p*8:]), (*[8]float64)(src[p*lds:])
+			*(*[4]float64)(d[0:]) = *(*[4]float64)(s[0:])
+			*(*[4]float64)(d[4:]) = *(*[4]float64)(s[4:])
 		}
 	case w == 4 && ld == 4:
 		for p := 0; p < kk; p++ {

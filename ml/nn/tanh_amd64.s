@@ -161,7 +161,8 @@ GLOBL tanhc_small<>(SB), RODATA|NOPTR, $32
 // a = min(ax, 22) (tanh rounds to ±1 beyond 19.1), e^y = 2^m·exp(r) with
 // m = round(y·log2 e), r = y - m·ln 2 (Cody-Waite, two-part ln 2) and exp(r) the
 // degree-13 Taylor polynomial (|r| ≤ 0.347, truncation < 1e-17). Both branches run
-// for every lane and are blended; NaN propagates, ±0 keeps its sign.
+// for every lane and are blended (sharing one division); NaN propagates, ±0 keeps
+// its sign.
 TEXT ·tanhAddAVX2(SB), NOSPLIT, $0-24
 	MOVQ z+0(FP), DI
 	MOVQ b+8(FP), SI
@@ -185,8 +186,6 @@ loop:
 	VFMADD213PD tanhc_tq2<>(SB), Y3, Y5
 	VMULPD      Y3, Y1, Y6
 	VMULPD      Y4, Y6, Y6
-	VDIVPD      Y5, Y6, Y6
-	VADDPD      Y1, Y6, Y6
 
 	// large branch: Y12 = 1 - 2/(exp(2·min(ax,22))+1)
 	VMOVUPD      tanhc_big<>(SB), Y7
@@ -215,12 +214,17 @@ loop:
 	VPADDQ       tanhc_bias<>(SB), Y8, Y8
 	VMULPD       Y8, Y10, Y10
 	VADDPD       tanhc_one<>(SB), Y10, Y10
-	VMOVUPD      tanhc_two<>(SB), Y11
-	VDIVPD       Y10, Y11, Y11
-	VMOVUPD      tanhc_one<>(SB), Y12
-	VSUBPD       Y11, Y12, Y12
 
+	// One division for both branches: q = ax·s·P/Q (small) or 2/(e+1) (large),
+	// tanh = ax + q (small) or 1 - q (large).
 	VCMPPD    $1, tanhc_small<>(SB), Y1, Y13
+	VMOVUPD   tanhc_two<>(SB), Y11
+	VBLENDVPD Y13, Y6, Y11, Y11
+	VBLENDVPD Y13, Y5, Y10, Y10
+	VDIVPD    Y10, Y11, Y11
+	VADDPD    Y1, Y11, Y6
+	VMOVUPD   tanhc_one<>(SB), Y12
+	VSUBPD    Y11, Y12, Y12
 	VBLENDVPD Y13, Y6, Y12, Y14
 	VORPD     Y2, Y14, Y14
 	VMOVUPD   Y14, (DI)
