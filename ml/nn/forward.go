@@ -160,12 +160,14 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 //
 // It panics on a shape mismatch.
 func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
-	m.backward(ws, grads, dParams, false)
+	m.backward(ws, grads, dParams, false, false)
 }
 
 // backward is Backward; with overwrite it sets dParams to ∂L/∂θ instead of adding to
-// it (saving the clearing of a large gradient vector).
-func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, overwrite bool) {
+// it (saving the clearing of a large gradient vector); with topDelta, grads[ws.upTo]
+// is already δ of that layer (∂L/∂a, the tanh derivative applied, as
+// predictionLossFold writes it).
+func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, overwrite, topDelta bool) {
 	ws.check(m)
 	l := m.Layout()
 	if len(dParams) != l.N {
@@ -203,7 +205,11 @@ func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, ove
 		if have {
 			gprop = ws.g[h][:r*n]
 		}
-		tanhBack(d, z, gin, gprop)
+		if topDelta && h == top {
+			d = gin
+		} else {
+			tanhBack(d, z, gin, gprop)
+		}
 		// Parameter gradients.
 		var zin []float64
 		ldin := k

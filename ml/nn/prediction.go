@@ -73,6 +73,21 @@ func PredictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense) float64 
 // predictionLoss is PredictionLoss normalised by totalK instead of the number of rows
 // (a part of a larger batch).
 func predictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense, totalK int) float64 {
+	return predictionLossFold(yhat, targets, grad, totalK, false)
+}
+
+// predictionLossFold is predictionLoss; with fold it writes into grad, instead of
+// ∂L_P/∂ŷ, the gradient with respect to the output pre-activation a_H (ŷ = tanh(a_H)):
+//
+//	δ_H = ∂L_P/∂ŷ ⊙ (1 - ŷ²),
+//
+// the first step of back-propagation (MLP.backward with topDelta). For an unclamped
+// ŷ (|ŷ| ≤ 1-Eps) the products of the default class reduce to
+//
+//	-wPos/(1+ŷ)·(1-ŷ²) = -wPos(1-ŷ),   wNeg/(1-ŷ)·(1-ŷ²) = wNeg(1+ŷ),
+//
+// which need no division; clamped and listed entries use the product as written.
+func predictionLossFold(yhat *mat.Dense, targets []Target, grad *mat.Dense, totalK int, fold bool) float64 {
 	K, G := yhat.Dims()
 	if len(targets) != K {
 		panic(fmt.Sprintf("nn: %d targets for %d rows", len(targets), K))
@@ -102,15 +117,31 @@ func predictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense, totalK i
 		} else {
 			sum = -wNeg * sumLog1m(row)
 		}
-		if grow != nil {
-			if defPos {
-				for j, v := range row {
-					grow[j] = -wPos / (1 + clampY(v))
+		switch {
+		case grow == nil:
+		case fold && defPos:
+			for j, v := range row {
+				if v >= -1+Eps && v <= 1-Eps {
+					grow[j] = -wPos * (1 - v)
+				} else {
+					grow[j] = -wPos / (1 + clampY(v)) * (1 - v*v)
 				}
-			} else {
-				for j, v := range row {
-					grow[j] = wNeg / (1 - clampY(v))
+			}
+		case fold:
+			for j, v := range row {
+				if v >= -1+Eps && v <= 1-Eps {
+					grow[j] = wNeg * (1 + v)
+				} else {
+					grow[j] = wNeg / (1 - clampY(v)) * (1 - v*v)
 				}
+			}
+		case defPos:
+			for j, v := range row {
+				grow[j] = -wPos / (1 + clampY(v))
+			}
+		default:
+			for j, v := range row {
+				grow[j] = wNeg / (1 - clampY(v))
 			}
 		}
 		for _, j := range t.Idx {
@@ -129,6 +160,9 @@ func predictionLoss(yhat *mat.Dense, targets []Target, grad *mat.Dense, totalK i
 				if grow != nil {
 					grow[j] = -wPos / (1 + v)
 				}
+			}
+			if grow != nil && fold {
+				grow[j] *= 1 - row[j]*row[j]
 			}
 		}
 		loss += sum

@@ -182,11 +182,14 @@ func forwardOut(m *MLP, ws *Workspace, x *mat.Dense, s *ColumnSample) int {
 	return len(s.Cols)
 }
 
-func lossOut(yhat *mat.Dense, s *ColumnSample, targets []Target, g *mat.Dense, total int, st *stamps) float64 {
+// lossOut computes the (exact or sampled) Eq. 5 loss of a part and its gradient
+// into g: δ_H = ∂L/∂a_H for the exact loss (predictionLossFold), ∂L/∂ŷ for the
+// sampled one; it reports which.
+func lossOut(yhat *mat.Dense, s *ColumnSample, targets []Target, g *mat.Dense, total int, st *stamps) (loss float64, delta bool) {
 	if s == nil {
-		return predictionLoss(yhat, targets, g, total)
+		return predictionLossFold(yhat, targets, g, total, true), true
 	}
-	return sampledPredictionLoss(yhat, s, targets, g, total, st)
+	return sampledPredictionLoss(yhat, s, targets, g, total, st), false
 }
 
 func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample, grad []float64) float64 {
@@ -201,10 +204,11 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 		G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s)
 		p.gOut1 = grow(p.gOut1, n*G)
 		g := mat.NewDense(n, G, p.gOut1)
-		p.lp = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
+		var delta bool
+		p.lp, delta = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
 		grads := make([]*mat.Dense, H+1)
 		grads[H] = g
-		m.backward(p.ws1, grads, p.grad, true)
+		m.backward(p.ws1, grads, p.grad, true, delta)
 	})
 	t.reduce(grad)
 	var lp float64
@@ -253,14 +257,15 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 		p.gCE1, p.gCE2 = grow(p.gCE1, n*C), grow(p.gCE2, n*C)
 		go1, go2 := mat.NewDense(n, G, p.gOut1), mat.NewDense(n, G, p.gOut2)
 		gc1, gc2 := mat.NewDense(n, C, p.gCE1), mat.NewDense(n, C, p.gCE2)
-		p.lp = lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st) +
-			lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
+		lp1, delta := lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st)
+		lp2, _ := lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
+		p.lp = lp1 + lp2
 		p.ls = siameseLoss(p.ws1.Out(H-1), p.ws2.Out(H-1), types[lo:hi], d[lo:hi], cfg, gc1, gc2, N, alpha)
 		grads := make([]*mat.Dense, H+1)
 		grads[H], grads[H-1] = go1, gc1
-		m.backward(p.ws1, grads, p.grad, true)
+		m.backward(p.ws1, grads, p.grad, true, delta)
 		grads[H], grads[H-1] = go2, gc2
-		m.Backward(p.ws2, grads, p.grad)
+		m.backward(p.ws2, grads, p.grad, false, delta)
 	})
 	t.reduce(grad)
 	for _, p := range t.parts {
