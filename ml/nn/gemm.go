@@ -90,10 +90,20 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
 			add := acc || p0 > 0
+			// B panels are read in place when B is row-major (bjs = 1), except a
+			// partial last panel; otherwise packed (or pre-packed).
+			directB := pre == nil && bjs == 1
 			var bpk []float64
-			if pre != nil {
+			switch {
+			case pre != nil:
 				bpk, pre = pre[:kk*ncp], pre[kk*ncp:]
-			} else {
+			case directB:
+				if nc%nr != 0 {
+					q := nc / nr
+					pb.b = grow(pb.b, kk*nr)
+					packB(pb.b, b, bps, bjs, p0, kk, j0+q*nr, nc-q*nr, nr)
+				}
+			default:
 				pb.b = grow(pb.b, kk*ncp)
 				packB(pb.b, b, bps, bjs, p0, kk, j0, nc, nr)
 				bpk = pb.b
@@ -101,20 +111,48 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 			for i0 := 0; i0 < m; i0 += mcMax {
 				mc := min(mcMax, m-i0)
 				mcp := (mc + mr - 1) / mr * mr
-				pb.a = grow(pb.a, kk*mcp)
-				packA(pb.a, a, ars, aps, i0, mc, p0, kk, mr)
+				// Likewise A panels when A is stored transposed (ars = 1).
+				directA := ars == 1
+				if directA {
+					if mc%mr != 0 {
+						q := mc / mr
+						pb.a = grow(pb.a, kk*mr)
+						packA(pb.a, a, ars, aps, i0+q*mr, mc-q*mr, p0, kk, mr)
+					}
+				} else {
+					pb.a = grow(pb.a, kk*mcp)
+					packA(pb.a, a, ars, aps, i0, mc, p0, kk, mr)
+				}
 				for jr := 0; jr < nc; jr += nr {
 					w := min(nr, nc-jr)
-					bp := &bpk[jr*kk]
+					var bp *float64
+					bs := nr * 8
+					switch {
+					case !directB:
+						bp = &bpk[jr*kk]
+					case w == nr:
+						bp, bs = &b[p0*bps+j0+jr], bps*8
+					default:
+						bp = &pb.b[0]
+					}
 					for ir := 0; ir < mc; ir += mr {
 						h := min(mr, mc-ir)
-						ap := &pb.a[ir*kk]
+						var ap *float64
+						as := mr * 8
+						switch {
+						case !directA:
+							ap = &pb.a[ir*kk]
+						case h == mr:
+							ap, as = &a[p0*aps+i0+ir], aps*8
+						default:
+							ap = &pb.a[0]
+						}
 						ci := (i0+ir)*ldc + j0 + jr
 						if h == mr && w == nr {
-							kern(kk, ap, bp, &c[ci], ldc*8, add)
+							kern(kk, ap, as, bp, bs, &c[ci], ldc*8, add)
 							continue
 						}
-						kern(kk, ap, bp, &pb.tile[0], nr*8, false)
+						kern(kk, ap, as, bp, bs, &pb.tile[0], nr*8, false)
 						for r := 0; r < h; r++ {
 							dst := c[ci+r*ldc : ci+r*ldc+w]
 							src := pb.tile[r*nr : r*nr+w]

@@ -2,21 +2,24 @@
 
 #include "textflag.h"
 
-// Packed micro-kernels. A panel holds k steps of MR values (a + p·8·MR bytes), a B
-// panel k steps of NR values (b + p·8·NR bytes); both are zero-padded by the caller.
+// GEMM micro-kernels. Step p of the A panel is MR contiguous values at a + p·as
+// bytes, step p of the B panel NR contiguous values at b + p·bs bytes (packed panels
+// have as = 8·MR, bs = 8·NR; panels read in place have the matrices' strides).
 // They compute the MR×NR tile T = Σ_{p<k} A(:,p)·B(p,:) and store it into C (row r at
 // c + r·ldc bytes), or add it to C when add is true. k ≥ 1.
 
-// func kernP4x8(k int, a, b, c *float64, ldc int, add bool)
+// func kernP4x8(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, add bool)
 //
 // MR = 4, NR = 8; requires AVX2 and FMA.
-TEXT ·kernP4x8(SB), NOSPLIT, $0-41
+TEXT ·kernP4x8(SB), NOSPLIT, $0-57
 	MOVQ    k+0(FP), CX
 	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R11
-	MOVBQZX add+40(FP), R12
+	MOVQ    as+16(FP), R8
+	MOVQ    b+24(FP), DI
+	MOVQ    bs+32(FP), R9
+	MOVQ    c+40(FP), DX
+	MOVQ    ldc+48(FP), R11
+	MOVBQZX add+56(FP), R12
 
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
@@ -42,8 +45,8 @@ loop4x8:
 	VBROADCASTSD 24(SI), Y13
 	VFMADD231PD  Y8, Y13, Y6
 	VFMADD231PD  Y9, Y13, Y7
-	ADDQ $32, SI
-	ADDQ $64, DI
+	ADDQ R8, SI
+	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop4x8
 
@@ -86,16 +89,18 @@ store4x8:
 	VZEROUPPER
 	RET
 
-// func kernP8x16(k int, a, b, c *float64, ldc int, add bool)
+// func kernP8x16(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, add bool)
 //
 // MR = 8, NR = 16; requires AVX-512F.
-TEXT ·kernP8x16(SB), NOSPLIT, $0-41
+TEXT ·kernP8x16(SB), NOSPLIT, $0-57
 	MOVQ    k+0(FP), CX
 	MOVQ    a+8(FP), SI
-	MOVQ    b+16(FP), DI
-	MOVQ    c+24(FP), DX
-	MOVQ    ldc+32(FP), R11
-	MOVBQZX add+40(FP), R12
+	MOVQ    as+16(FP), R8
+	MOVQ    b+24(FP), DI
+	MOVQ    bs+32(FP), R9
+	MOVQ    c+40(FP), DX
+	MOVQ    ldc+48(FP), R11
+	MOVBQZX add+56(FP), R12
 
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
@@ -141,8 +146,8 @@ loop8x16:
 	VFMADD231PD  Z17, Z24, Z13
 	VFMADD231PD  Z16, Z25, Z14
 	VFMADD231PD  Z17, Z25, Z15
-	ADDQ $64, SI
-	ADDQ $128, DI
+	ADDQ R8, SI
+	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop8x16
 
