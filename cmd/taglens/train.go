@@ -18,7 +18,7 @@ func init() {
 }
 
 const trainSynopsis = "--corpus PATH [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
-	"[--hidden 100,100,10] [--budget 100s] [--alpha A] [--lambda L] [--reproducible] [--json OUT]"
+	"[--hidden 100,100,10] [--budget 110s] [--alpha A] [--lambda L] [--output-sample M] [--reproducible] [--json OUT]"
 
 // trainSummary is the --json output of taglens train.
 type trainSummary struct {
@@ -48,9 +48,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed := fs.Uint64("seed", 1, "random seed")
 	topics := fs.Int("topics", 0, "LDA topics (0 = automatic)")
 	hidden := fs.String("hidden", "", "hidden layer widths, comma-separated (default 100,100,10)")
-	budget := fs.Duration("budget", 0, "wall-time budget of the whole training (default 100s)")
+	budget := fs.Duration("budget", 0, "wall-time safety net of the whole training; training normally ends by early stopping (default 110s, 9m above 1000 terms; negative = none)")
 	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
 	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")
+	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 1000 terms, 512 above; -1 = exact)")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	if err := parseFlags(fs, args); err != nil {
@@ -59,7 +60,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := requireFlags(fs, "corpus", "out"); err != nil {
 		return err
 	}
-	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda, Reproducible: *repro}
+	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
+		OutputSample: *outSample, Reproducible: *repro}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {
 			var n int

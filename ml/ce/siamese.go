@@ -65,7 +65,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 			}
 		}
 		if t.overBudget(deadline) {
-			reason = "time budget"
+			reason = "time budget (safety net)"
 			break
 		}
 	}
@@ -108,7 +108,7 @@ func (t *trainer) stage2() error {
 	var bestParams []float64
 	// Pilots need time: with less than 20 s of budget left for stage 2 the grid
 	// is skipped and its first values are used (recorded in Info).
-	if len(alphas)*len(lambdas) > 1 && (cfg.Reproducible || remaining > 20*time.Second) {
+	if len(alphas)*len(lambdas) > 1 && (cfg.Reproducible || cfg.Budget <= 0 || remaining > 20*time.Second) {
 		// Pilots: one short epoch each (a quarter of an epoch's pairs), together
 		// at most 30 % of the remaining budget.
 		pilotPairs := max(epochPairs/4, cfg.BatchSize)
