@@ -265,3 +265,33 @@ func TestPredictionLossFold(t *testing.T) {
 		}
 	}
 }
+
+// TestSumLogProd compares the product-of-factors logarithm sums with a plain sum of
+// math.Log over lengths around the 4×16 blocking, including clamped entries.
+func TestSumLogProd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(81, 82))
+	for _, n := range []int{0, 1, 3, 15, 16, 63, 64, 65, 127, 200, 2000} {
+		v := make([]float64, n)
+		for i := range v {
+			v[i] = 2*rng.Float64() - 1
+			if i%17 == 5 {
+				v[i] = 1 // clamped to 1-Eps: log(1-v) = log(Eps)
+			}
+			if i%19 == 7 {
+				v[i] = -1
+			}
+		}
+		for _, sgn := range []float64{1, -1} {
+			var want, abs float64
+			for _, x := range v {
+				l := math.Log(1 + sgn*clampY(x))
+				want += l
+				abs += math.Abs(l)
+			}
+			got := sumLogProd(v, sgn)
+			if math.Abs(got-want) > 1e-14*(1+abs) {
+				t.Errorf("n=%d sgn=%v: got %v, want %v", n, sgn, got, want)
+			}
+		}
+	}
+}

@@ -180,36 +180,55 @@ func clampY(v float64) float64 {
 	return v
 }
 
-// sumLog1p returns Σ_j log(1+clamp(v_j)). The logarithm of products of 16 factors
-// each in [Eps, 2] cannot overflow or underflow (Eps^16 = 1e-192), so it takes one
-// logarithm per 16 entries.
-func sumLog1p(v []float64) float64 {
-	var s float64
-	for len(v) > 0 {
-		n := min(16, len(v))
-		p := 1.0
-		for _, x := range v[:n] {
-			p *= 1 + clampY(x)
+// sumLog1p returns Σ_j log(1+clamp(v_j)) (sumLogProd).
+func sumLog1p(v []float64) float64 { return sumLogProd(v, 1) }
+
+// sumLog1m returns Σ_j log(1-clamp(v_j)) (sumLogProd).
+func sumLog1m(v []float64) float64 { return sumLogProd(v, -1) }
+
+// sumLogProd returns Σ_j log(1 + sgn·clamp(v_j)), sgn = ±1, with one logarithm per
+// call: the factors, each in [Eps, 2], are multiplied in four interleaved products;
+// after at most 16 factors a product lies in [Eps^16, 2^17] ⊂ normal range
+// (Eps^16 = 1e-192) and its binary exponent is moved into an integer counter
+// (renorm), so that Σ log = log(p0·p1·p2·p3) + e·ln 2 with every p_i in [1, 2).
+func sumLogProd(v []float64, sgn float64) float64 {
+	p0, p1, p2, p3 := 1.0, 1.0, 1.0, 1.0
+	e := 0
+	for len(v) >= 64 {
+		c := v[:64]
+		for i := 0; i < 64; i += 4 {
+			p0 *= 1 + sgn*clampY(c[i])
+			p1 *= 1 + sgn*clampY(c[i+1])
+			p2 *= 1 + sgn*clampY(c[i+2])
+			p3 *= 1 + sgn*clampY(c[i+3])
 		}
-		s += math.Log(p)
-		v = v[n:]
+		p0, p1, p2, p3 = renorm(p0, &e), renorm(p1, &e), renorm(p2, &e), renorm(p3, &e)
+		v = v[64:]
 	}
-	return s
+	// At most 63 entries remain: at most 16 per product.
+	for i, x := range v {
+		f := 1 + sgn*clampY(x)
+		switch i & 3 {
+		case 0:
+			p0 *= f
+		case 1:
+			p1 *= f
+		case 2:
+			p2 *= f
+		default:
+			p3 *= f
+		}
+	}
+	p0, p1, p2, p3 = renorm(p0, &e), renorm(p1, &e), renorm(p2, &e), renorm(p3, &e)
+	return math.Log(p0*p1*p2*p3) + float64(e)*math.Ln2
 }
 
-// sumLog1m returns Σ_j log(1-clamp(v_j)) (see sumLog1p).
-func sumLog1m(v []float64) float64 {
-	var s float64
-	for len(v) > 0 {
-		n := min(16, len(v))
-		p := 1.0
-		for _, x := range v[:n] {
-			p *= 1 - clampY(x)
-		}
-		s += math.Log(p)
-		v = v[n:]
-	}
-	return s
+// renorm returns the mantissa m ∈ [1, 2) of a positive normal x = m·2^k and adds k
+// to *e.
+func renorm(x float64, e *int) float64 {
+	b := math.Float64bits(x)
+	*e += int(b>>52) - 1023
+	return math.Float64frombits(b&(1<<52-1) | 1023<<52)
 }
 
 // PredictionLossDense is Eq. 5 with a dense K×|Γ| target matrix y of ±1 entries (for
