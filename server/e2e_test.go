@@ -1,0 +1,265 @@
+package server
+
+import (
+	"context"
+	"fmt"
+	"net"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/chromedp/cdproto/input"
+	"github.com/chromedp/chromedp"
+
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+// chromiumPath finds a Chromium binary or skips the test.
+func chromiumPath(t *testing.T) string {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("browser test skipped in -short mode")
+	}
+	for _, name := range []string{"chromium", "chromium-browser", "google-chrome"} {
+		if p, err := exec.LookPath(name); err == nil {
+			return p
+		}
+	}
+	t.Skip("chromium is not installed (Debian: apt-get install chromium); skipping the real-browser test")
+	return ""
+}
+
+// liveServer serves ts on a loopback port until the test ends.
+func liveServer(t *testing.T, ts *testServer) string {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go ts.Serve(l)
+	return "http://" + l.Addr().String()
+}
+
+// browser starts headless Chromium with a fresh profile and no network features.
+func browser(t *testing.T) context.Context {
+	t.Helper()
+	path := chromiumPath(t)
+	opts := []chromedp.ExecAllocatorOption{
+		chromedp.ExecPath(path),
+		chromedp.Headless, chromedp.NoSandbox, chromedp.DisableGPU,
+		chromedp.NoFirstRun, chromedp.NoDefaultBrowserCheck,
+		chromedp.Flag("disable-background-networking", true),
+		chromedp.Flag("disable-component-update", true),
+		chromedp.Flag("disable-sync", true),
+		chromedp.Flag("hide-scrollbars", true),
+		chromedp.UserDataDir(t.TempDir()),
+		chromedp.WindowSize(1300, 1000),
+	}
+	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
+	ctx, cancelB := chromedp.NewContext(actx)
+	t.Cleanup(func() { cancelB(); cancelA() })
+	if err := chromedp.Do(ctx); err != nil { // start the browser
+		t.Fatalf("starting chromium: %v", err)
+	}
+	return ctx
+}
+
+// shotDir is where screenshots go: the test's temp dir, or TAGLENS_SCREENSHOTS.
+func shotDir(t *testing.T) string {
+	if d := os.Getenv("TAGLENS_SCREENSHOTS"); d != "" {
+		os.MkdirAll(d, 0o755)
+		return d
+	}
+	return t.TempDir()
+}
+
+func screenshot(t *testing.T, ctx context.Context, dir, name string) {
+	t.Helper()
+	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(90))
+	if err != nil {
+		t.Fatalf("screenshot %s: %v", name, err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, name+".jpg"), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func tid(id string) chromedp.CSS { return chromedp.CSS(`[data-testid="` + id + `"]`) }
+
+// step runs actions with a time limit and fails the test naming the step.
+func step(t *testing.T, ctx context.Context, name string, limit time.Duration, actions ...chromedp.Action[chromedp.Void]) {
+	t.Helper()
+	sctx, cancel := context.WithTimeout(ctx, limit)
+	defer cancel()
+	if err := chromedp.Do(sctx, actions...); err != nil {
+		t.Fatalf("%s: %v", name, err)
+	}
+}
+
+// TestBrowserEndToEnd drives real headless Chromium through upload → train →
+// explorer map → priming → compare, saving a screenshot of each screen.
+func TestBrowserEndToEnd(t *testing.T) {
+	ctx := browser(t)
+	ts := newTestServer(t, Config{TrainSlots: 2})
+	base := liveServer(t, ts)
+	dir := shotDir(t)
+	t.Logf("screenshots in %s", dir)
+
+	// A demo-sized corpus file to upload (the built-in demo corpus, written as TSV).
+	c, _ := corpus.Demo(corpus.DemoSeed)
+	file := filepath.Join(t.TempDir(), "demo-songs.tsv")
+	f, err := os.Create(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := corpus.Write(f, c, corpus.FormatTSV); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+
+	// 1. Upload with the file picker; the htmx fragment links the new corpus.
+	step(t, ctx, "upload", 60*time.Second,
+		chromedp.Navigate(base+"/corpora"),
+		chromedp.SetUploadFiles(tid("upload-file"), []string{file}),
+		chromedp.Click(tid("upload-submit")),
+		chromedp.WaitVisible(tid("upload-ok")),
+	)
+	screenshot(t, ctx, dir, "1-upload")
+	href, err := chromedp.Run(ctx, chromedp.AttributeValue(tid("uploaded-link"), "href"))
+	if err != nil || !href.Exists {
+		t.Fatalf("uploaded link: %v", err)
+	}
+	corpusID := strings.TrimPrefix(href.Value, "/corpora/")
+	step(t, ctx, "corpus page", 30*time.Second,
+		chromedp.Navigate(base+href.Value),
+		chromedp.WaitVisible(`#taguse canvas`),
+		chromedp.WaitVisible(`#cardinality canvas`),
+	)
+	screenshot(t, ctx, dir, "2-corpus")
+
+	// 2. Train with fast settings; the model page shows live progress and then
+	// reloads itself into the ready model.
+	fast := map[string]string{"budget_seconds": "20", "hidden": "24,10", "max_epochs1": "3", "max_epochs2": "2",
+		"patience": "1", "epoch_examples": "4000", "alpha": "0.1", "lambda": "2", "topics": "8"}
+	actions := []chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/train?corpus=" + corpusID)}
+	for k, v := range fast {
+		actions = append(actions, chromedp.SetValue(tid("param-"+k), v))
+	}
+	actions = append(actions, chromedp.Click(tid("train-submit")), chromedp.WaitVisible(tid("job-progress")))
+	step(t, ctx, "start training", 30*time.Second, actions...)
+	screenshot(t, ctx, dir, "3-training")
+	// The page reloads itself when the job ends, so poll across navigations.
+	waitJS(t, ctx, "training done", 3*time.Minute,
+		`(function () { var e = document.querySelector('[data-testid="model-state"]'); return !!e && e.textContent === "ready" && !!document.querySelector('#curve canvas'); })()`)
+	screenshot(t, ctx, dir, "4-model")
+	loc, err := chromedp.Run(ctx, chromedp.Location())
+	if err != nil {
+		t.Fatal(err)
+	}
+	modelID := loc[strings.LastIndex(loc, "/")+1:]
+
+	// 3. Explorer: the map of "guitar" is computed in the background and drawn.
+	step(t, ctx, "explorer map", 2*time.Minute,
+		chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`,
+			chromedp.WithPollingTimeout(2*time.Minute), chromedp.WithPollingInterval(300*time.Millisecond)),
+	)
+	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.getElementById('map-status').getAttribute('data-points'))`))
+	if err != nil || n < 4 {
+		t.Fatalf("map points: got %d (%v), want at least 4", n, err)
+	}
+	// Hover a point: the tooltip names the term.
+	hoverPoint(t, ctx, "map", "guitar")
+	screenshot(t, ctx, dir, "5-explorer")
+
+	// 4. Priming with an OOV tag; hits are marked.
+	q := url.Values{"model": {modelID}, "tags": {"guitar, acoustic, not-a-real-tag"}, "k": {"8"}}
+	step(t, ctx, "priming", 30*time.Second,
+		chromedp.Navigate(base+"/priming?"+q.Encode()),
+		chromedp.WaitVisible(tid("ranked-extended")),
+		chromedp.WaitVisible(tid("oov-tag")),
+	)
+	items, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="ranked-extended"] [data-testid="ranked-item"]').length`))
+	if err != nil || items != 8 {
+		t.Errorf("extended priming items: got %d (%v), want 8", items, err)
+	}
+	screenshot(t, ctx, dir, "6-priming")
+
+	// 5. Compare: the model against two baselines, run as a job; the charts render.
+	step(t, ctx, "compare", 3*time.Minute,
+		chromedp.Navigate(base+"/compare?model="+modelID),
+		chromedp.SetValue(`input[name="trials"]`, "2"),
+		chromedp.Click(tid("compare-submit")),
+	)
+	// The evaluation page shows the job, then reloads itself with the charts.
+	waitJS(t, ctx, "compare charts", 3*time.Minute,
+		`!!document.querySelector('#patk canvas') && !!document.querySelector('#map canvas') && !!document.querySelector('#pr canvas') && !!document.querySelector('[data-testid="score-table"]')`)
+	rows, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.querySelectorAll('[data-testid="score-row"]').length`))
+	if err != nil || rows < 3 {
+		t.Errorf("score rows: got %d (%v), want ce, siamese-ce and baselines", rows, err)
+	}
+	screenshot(t, ctx, dir, "7-compare")
+}
+
+// waitJS evaluates a boolean expression until it is true, tolerating page
+// navigations in between.
+func waitJS(t *testing.T, ctx context.Context, name string, limit time.Duration, expr string) {
+	t.Helper()
+	deadline := time.Now().Add(limit)
+	var last error
+	for time.Now().Before(deadline) {
+		ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return
+		}
+		last = err
+		time.Sleep(300 * time.Millisecond)
+	}
+	t.Fatalf("%s: not reached within %v (last error %v)", name, limit, last)
+}
+
+// hoverPoint moves the mouse over the first point of the scatter chart and waits
+// for the ECharts tooltip to show want; it returns how long that took.
+func hoverPoint(t *testing.T, ctx context.Context, chartID, want string) time.Duration {
+	t.Helper()
+	type xy struct{ X, Y float64 }
+	js := fmt.Sprintf(`(function () {
+		document.getElementById(%q).scrollIntoView({block: "center"});
+		var c = window.taglensCharts[%q];
+		var s = c.getOption().series[0];
+		var d = s.data[0];
+		var p = c.convertToPixel({seriesIndex: 0}, [d[0], d[1]]);
+		var r = document.getElementById(%q).getBoundingClientRect();
+		return {X: r.left + p[0], Y: r.top + p[1]};
+	})()`, chartID, chartID, chartID)
+	// Let the scatter's entry animation finish before hovering.
+	time.Sleep(1500 * time.Millisecond)
+	pt, err := chromedp.Run(ctx, chromedp.Evaluate[xy](js))
+	if err != nil {
+		t.Fatalf("locating a point: %v", err)
+	}
+	start := time.Now()
+	tctx, cancel := context.WithTimeout(ctx, 20*time.Second)
+	defer cancel()
+	err = chromedp.Do(tctx,
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt.X-6, pt.Y-6),
+		chromedp.Sleep(50*time.Millisecond),
+		chromedp.MouseEvent(input.DispatchMouseEventTypeMouseMoved, pt.X, pt.Y),
+		chromedp.Poll[chromedp.Void](fmt.Sprintf(`Array.from(document.querySelectorAll('div')).some(function (d) {
+			return d.style.zIndex === '9999999' && d.style.display !== 'none' && d.style.opacity !== '0' && d.textContent.indexOf(%q) >= 0; })`, want),
+			chromedp.WithPollingTimeout(20*time.Second), chromedp.WithPollingInterval(20*time.Millisecond)),
+	)
+	if err != nil {
+		dump, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll('div')).filter(function (d) { return d.style.zIndex; }).map(function (d) { return d.style.cssText.slice(0, 160) + ' | ' + d.textContent.slice(0, 60); }).join('\n')`))
+		t.Fatalf("hover tooltip with %q at (%.0f, %.0f): %v\nchart divs:\n%s", want, pt.X, pt.Y, err, dump)
+	}
+	return time.Since(start)
+}
+
+
