@@ -261,5 +261,3 @@ func hoverPoint(t *testing.T, ctx context.Context, chartID, want string) time.Du
 	}
 	return time.Since(start)
 }
-
-
