@@ -110,18 +110,11 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 			}
 			for i0 := 0; i0 < m; i0 += mcMax {
 				mc := min(mcMax, m-i0)
-				mcp := (mc + mr - 1) / mr * mr
-				// Likewise A panels when A is stored transposed (ars = 1).
-				directA := ars == 1
-				if directA {
-					if mc%mr != 0 {
-						q := mc / mr
-						pb.a = grow(pb.a, kk*mr)
-						packA(pb.a, a, ars, aps, i0+q*mr, mc-q*mr, p0, kk, mr)
-					}
-				} else {
-					pb.a = grow(pb.a, kk*mcp)
-					packA(pb.a, a, ars, aps, i0, mc, p0, kk, mr)
+				// A is read in place, except a partial last panel of rows.
+				if mc%mr != 0 {
+					q := mc / mr
+					pb.a = grow(pb.a, kk*mr)
+					packA(pb.a, a, ars, aps, i0+q*mr, mc-q*mr, p0, kk, mr)
 				}
 				for jr := 0; jr < nc; jr += nr {
 					w := min(nr, nc-jr)
@@ -138,21 +131,18 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 					for ir := 0; ir < mc; ir += mr {
 						h := min(mr, mc-ir)
 						var ap *float64
-						as := mr * 8
-						switch {
-						case !directA:
-							ap = &pb.a[ir*kk]
-						case h == mr:
-							ap, as = &a[p0*aps+i0+ir], aps*8
-						default:
-							ap = &pb.a[0]
+						ars8, aps8 := ars*8, aps*8
+						if h == mr {
+							ap = &a[(i0+ir)*ars+p0*aps]
+						} else {
+							ap, ars8, aps8 = &pb.a[0], 8, mr*8
 						}
 						ci := (i0+ir)*ldc + j0 + jr
 						if h == mr && w == nr {
-							kern(kk, ap, as, bp, bs, &c[ci], ldc*8, add)
+							kern(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
 							continue
 						}
-						kern(kk, ap, as, bp, bs, &pb.tile[0], nr*8, false)
+						kern(kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
 						for r := 0; r < h; r++ {
 							dst := c[ci+r*ldc : ci+r*ldc+w]
 							src := pb.tile[r*nr : r*nr+w]

@@ -2,24 +2,27 @@
 
 #include "textflag.h"
 
-// GEMM micro-kernels. Step p of the A panel is MR contiguous values at a + p·as
-// bytes, step p of the B panel NR contiguous values at b + p·bs bytes (packed panels
-// have as = 8·MR, bs = 8·NR; panels read in place have the matrices' strides).
-// They compute the MR×NR tile T = Σ_{p<k} A(:,p)·B(p,:) and store it into C (row r at
-// c + r·ldc bytes), or add it to C when add is true. k ≥ 1.
+// GEMM micro-kernels. A(r,p), r < MR, is at a + r·ars + p·aps bytes (a packed panel
+// has ars = 8, aps = 8·MR; a row-major matrix read in place ars = 8·lda, aps = 8; a
+// transposed one ars = 8, aps = 8·lda). Step p of the B panel is NR contiguous values
+// at b + p·bs bytes (packed: bs = 8·NR). They compute the MR×NR tile
+// T = Σ_{p<k} A(:,p)·B(p,:) and store it into C (row r at c + r·ldc bytes), or add it
+// to C when add is true. k ≥ 1.
 
-// func kernP4x8(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, add bool)
+// func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 //
 // MR = 4, NR = 8; requires AVX2 and FMA.
-TEXT ·kernP4x8(SB), NOSPLIT, $0-57
+TEXT ·kernP4x8(SB), NOSPLIT, $0-65
 	MOVQ    k+0(FP), CX
 	MOVQ    a+8(FP), SI
-	MOVQ    as+16(FP), R8
-	MOVQ    b+24(FP), DI
-	MOVQ    bs+32(FP), R9
-	MOVQ    c+40(FP), DX
-	MOVQ    ldc+48(FP), R11
-	MOVBQZX add+56(FP), R12
+	MOVQ    ars+16(FP), R8
+	MOVQ    aps+24(FP), R10
+	MOVQ    b+32(FP), DI
+	MOVQ    bs+40(FP), R9
+	MOVQ    c+48(FP), DX
+	MOVQ    ldc+56(FP), R11
+	MOVBQZX add+64(FP), R12
+	LEAQ    (R8)(R8*2), R14
 
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
@@ -33,19 +36,19 @@ TEXT ·kernP4x8(SB), NOSPLIT, $0-57
 loop4x8:
 	VMOVUPD (DI), Y8
 	VMOVUPD 32(DI), Y9
-	VBROADCASTSD 0(SI), Y10
+	VBROADCASTSD (SI), Y10
 	VFMADD231PD  Y8, Y10, Y0
 	VFMADD231PD  Y9, Y10, Y1
-	VBROADCASTSD 8(SI), Y11
+	VBROADCASTSD (SI)(R8*1), Y11
 	VFMADD231PD  Y8, Y11, Y2
 	VFMADD231PD  Y9, Y11, Y3
-	VBROADCASTSD 16(SI), Y12
+	VBROADCASTSD (SI)(R8*2), Y12
 	VFMADD231PD  Y8, Y12, Y4
 	VFMADD231PD  Y9, Y12, Y5
-	VBROADCASTSD 24(SI), Y13
+	VBROADCASTSD (SI)(R14*1), Y13
 	VFMADD231PD  Y8, Y13, Y6
 	VFMADD231PD  Y9, Y13, Y7
-	ADDQ R8, SI
+	ADDQ R10, SI
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop4x8
@@ -89,18 +92,21 @@ store4x8:
 	VZEROUPPER
 	RET
 
-// func kernP8x16(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, add bool)
+// func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 //
 // MR = 8, NR = 16; requires AVX-512F.
-TEXT ·kernP8x16(SB), NOSPLIT, $0-57
+TEXT ·kernP8x16(SB), NOSPLIT, $0-65
 	MOVQ    k+0(FP), CX
 	MOVQ    a+8(FP), SI
-	MOVQ    as+16(FP), R8
-	MOVQ    b+24(FP), DI
-	MOVQ    bs+32(FP), R9
-	MOVQ    c+40(FP), DX
-	MOVQ    ldc+48(FP), R11
-	MOVBQZX add+56(FP), R12
+	MOVQ    ars+16(FP), R8
+	MOVQ    aps+24(FP), R10
+	MOVQ    b+32(FP), DI
+	MOVQ    bs+40(FP), R9
+	MOVQ    c+48(FP), DX
+	MOVQ    ldc+56(FP), R11
+	MOVBQZX add+64(FP), R12
+	LEAQ    (R8)(R8*2), R14
+	LEAQ    (SI)(R8*4), R13
 
 	VPXORQ Z0, Z0, Z0
 	VPXORQ Z1, Z1, Z1
@@ -122,14 +128,14 @@ TEXT ·kernP8x16(SB), NOSPLIT, $0-57
 loop8x16:
 	VMOVUPD (DI), Z16
 	VMOVUPD 64(DI), Z17
-	VBROADCASTSD 0(SI), Z18
-	VBROADCASTSD 8(SI), Z19
-	VBROADCASTSD 16(SI), Z20
-	VBROADCASTSD 24(SI), Z21
-	VBROADCASTSD 32(SI), Z22
-	VBROADCASTSD 40(SI), Z23
-	VBROADCASTSD 48(SI), Z24
-	VBROADCASTSD 56(SI), Z25
+	VBROADCASTSD (SI), Z18
+	VBROADCASTSD (SI)(R8*1), Z19
+	VBROADCASTSD (SI)(R8*2), Z20
+	VBROADCASTSD (SI)(R14*1), Z21
+	VBROADCASTSD (R13), Z22
+	VBROADCASTSD (R13)(R8*1), Z23
+	VBROADCASTSD (R13)(R8*2), Z24
+	VBROADCASTSD (R13)(R14*1), Z25
 	VFMADD231PD  Z16, Z18, Z0
 	VFMADD231PD  Z17, Z18, Z1
 	VFMADD231PD  Z16, Z19, Z2
@@ -146,7 +152,8 @@ loop8x16:
 	VFMADD231PD  Z17, Z24, Z13
 	VFMADD231PD  Z16, Z25, Z14
 	VFMADD231PD  Z17, Z25, Z15
-	ADDQ R8, SI
+	ADDQ R10, SI
+	ADDQ R10, R13
 	ADDQ R9, DI
 	DECQ CX
 	JNZ  loop8x16

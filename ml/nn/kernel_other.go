@@ -7,11 +7,11 @@ var (
 	useAVX512 = false
 )
 
-func kernP4x8(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, add bool) {
+func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
 	panic("nn: kernP4x8 without assembly")
 }
 
-func kernP8x16(k int, a *float64, as int, b *float64, bs int, c *float64, ldc int, add bool) {
+func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
 	panic("nn: kernP8x16 without assembly")
 }
 
