@@ -6,7 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sort"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/taglens/taglens/ml/features"
 )
@@ -15,11 +16,41 @@ import (
 // best windows were 1 and 3; "the smaller the window size, the better").
 var SkipGramWindows = []int{1, 3, 5}
 
-// Defaults of SkipGramOptions (word2vec's skip-gram defaults where they apply).
+// SkipGramVectors names the term representation of a trained Skip-gram model.
+// Both are compared by the cosine distance (paper §6.2.5).
+type SkipGramVectors string
+
 const (
-	DefaultSkipGramEpochs    = 10
+	// SkipGramInput represents a term by its input vector v alone: what
+	// word2vec writes out, and so the paper's reading.
+	SkipGramInput SkipGramVectors = "input"
+	// SkipGramInputOutput represents a term by the sum of its input and output
+	// vectors, v + u ("adding context vectors", Levy, Goldberg & Dagan 2015,
+	// "Improving distributional similarity with lessons learned from word
+	// embeddings", TACL 3). The cosine of input vectors reflects second-order
+	// similarity (terms sharing co-occurring terms, e.g. alternative genres);
+	// v + u adds the first-order (co-occurrence) signal that priming rewards.
+	SkipGramInputOutput SkipGramVectors = "input+output"
+)
+
+// SkipGramRepresentations is the representation grid searched by FitSkipGram,
+// in tie-breaking order (the paper's input vectors first).
+var SkipGramRepresentations = []SkipGramVectors{SkipGramInput, SkipGramInputOutput}
+
+// Defaults of SkipGramOptions (word2vec.c's skip-gram defaults where they apply:
+// iter 5, negative 5, alpha 0.025).
+const (
+	DefaultSkipGramEpochs    = 5
 	DefaultSkipGramNegatives = 5
 	DefaultSkipGramRate      = 0.025
+	// SkipGramUpdateBudget bounds the default number of epochs on large corpora:
+	// with P (center, context) pairs per epoch at a window, the default is
+	// min(DefaultSkipGramEpochs, max(1, ⌈SkipGramUpdateBudget/P⌉)) epochs, so a
+	// window costs at most about max(P, SkipGramUpdateBudget) SGD steps. Small
+	// corpora keep word2vec's 5 epochs (mtg-jamendo's training subset has 0.17-0.3
+	// million pairs per epoch, so windows 3 and 5 get 4 epochs); an epoch over a
+	// large corpus already revisits every term pair many times.
+	SkipGramUpdateBudget = 1_000_000
 )
 
 // SkipGramOptions tunes FitSkipGram. The zero value means the defaults.
@@ -29,7 +60,11 @@ type SkipGramOptions struct {
 	Dim int
 	// Window, if positive, fixes the window instead of searching SkipGramWindows.
 	Window int
-	// Epochs over the training documents (default DefaultSkipGramEpochs).
+	// Vectors, if not empty, fixes the representation instead of searching
+	// SkipGramRepresentations. It panics if it is not one of them.
+	Vectors SkipGramVectors
+	// Epochs over the training documents; zero means the rule of
+	// SkipGramUpdateBudget (word2vec's 5 on small corpora).
 	Epochs int
 	// Negatives per positive pair (default DefaultSkipGramNegatives).
 	Negatives int
@@ -37,19 +72,15 @@ type SkipGramOptions struct {
 	// training (default DefaultSkipGramRate).
 	Rate float64
 	// TuneDocs is the number of training documents (seeded sample) on which
-	// training P@2 picks the window (default DefaultTuneDocs).
+	// training P@2 picks the window and representation (default DefaultTuneDocs).
 	TuneDocs int
-	// AddContext represents a term by the sum of its input and output vectors
-	// (v + u, Levy, Goldberg & Dagan 2015) instead of word2vec's input vectors
-	// alone (the default, as the paper used word2vec's output). On tag corpora the
-	// input vectors' cosine reflects second-order similarity (terms sharing
-	// co-occurring terms, e.g. alternative genres), which priming does not reward;
-	// v + u adds the first-order (co-occurrence) signal.
-	AddContext bool
 	// Seed drives initialization, shuffling, negative sampling and tuning.
 	Seed uint64
-	// Progress, if not nil, is called after each window with its training P@2.
+	// Progress, if not nil, is called after each searched window with the best
+	// training P@2 over the representations at that window.
 	Progress func(window int, p2 float64)
+	// PointProgress, if not nil, is called after each searched grid point.
+	PointProgress func(SkipGramPoint)
 }
 
 // SkipGram is the Skip-gram baseline with negative sampling (Mikolov et al.
@@ -63,28 +94,35 @@ type SkipGramOptions struct {
 //
 //	ℓ = −log σ(<v_c, u_o>) − Σ_k log σ(−<v_c, u_{n_k}>),
 //
-// minimized by SGD with a linearly decaying rate (see sgnsLoss). Terms are
-// represented by their input vectors v and compared by cosine distance. The
-// window is chosen from {1, 3, 5} by training P@2 under the extended priming
-// protocol (ties keep the smaller window). SkipGram is non-contextual.
+// minimized by SGD with a linearly decaying rate, as word2vec does (see
+// sgnsLoss and sgnsStep). Terms are represented by their input vectors v or by
+// v + u (see SkipGramVectors) and compared by cosine distance. The window,
+// from {1, 3, 5}, and the representation are chosen together by training P@2
+// under the extended priming protocol, the paper's selection rule; ties keep
+// the earlier grid point (smaller window, then input vectors). SkipGram is
+// non-contextual.
 type SkipGram struct {
 	vectorModel
 	Window, Dim, Epochs int
-	// TrainP2 is the chosen window's training P@2 (0 with a fixed window).
+	// Vectors is the chosen (or fixed) representation.
+	Vectors SkipGramVectors
+	// TrainP2 is the chosen point's training P@2 (0 when nothing was searched).
 	TrainP2 float64
 	Grid    []SkipGramPoint
-	// AddContext records whether terms are v + u (see SkipGramOptions).
-	AddContext bool
 }
 
-// SkipGramPoint is one window of the Skip-gram tuning.
+// SkipGramPoint is one point of the Skip-gram tuning grid.
 type SkipGramPoint struct {
-	Window  int     `json:"window"`
-	TrainP2 float64 `json:"train_p2"`
+	Window  int             `json:"window"`
+	Vectors SkipGramVectors `json:"vectors"`
+	Epochs  int             `json:"epochs"`
+	TrainP2 float64         `json:"train_p2"`
 }
 
 // FitSkipGram trains Skip-gram on the encoded training documents, searching the
-// window unless fixed. opt may be nil. It stops with ctx.Err() when cancelled.
+// window and the representation unless fixed. opt may be nil. It stops with
+// ctx.Err() when cancelled, and panics if opt.Vectors is not a known
+// representation.
 func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions) (*SkipGram, error) {
 	if err := checkTrain("skipgram", train, v); err != nil {
 		return nil, err
@@ -93,46 +131,118 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions
 	if opt != nil {
 		o = *opt
 	}
-	if o.Epochs <= 0 {
-		o.Epochs = DefaultSkipGramEpochs
-	}
 	if o.Negatives <= 0 {
 		o.Negatives = DefaultSkipGramNegatives
 	}
 	if o.Rate <= 0 {
 		o.Rate = DefaultSkipGramRate
 	}
+	reps := SkipGramRepresentations
+	if o.Vectors != "" {
+		if !slices.Contains(SkipGramRepresentations, o.Vectors) {
+			panic(fmt.Sprintf("baselines: FitSkipGram: unknown vectors %q", o.Vectors))
+		}
+		reps = []SkipGramVectors{o.Vectors}
+	}
+	windows := SkipGramWindows
+	if o.Window > 0 {
+		windows = []int{o.Window}
+	}
 	dim, err := lsaDim(train, v, o.Dim, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: skipgram: %w", err)
 	}
 	o.Dim = dim
-	if o.Window > 0 {
-		return trainSkipGram(ctx, train, v, o.Window, &o)
+	docs := sgDocs(train)
+	search := len(windows)*len(reps) > 1
+	var tune [][]int
+	if search {
+		tune = tuningDocs(train, v, o.TuneDocs, o.Seed)
 	}
-	tune := tuningDocs(train, v, o.TuneDocs, o.Seed)
+	tr := newSGTrainer(train, v, &o)
 	var best *SkipGram
 	var grid []SkipGramPoint
-	for _, w := range SkipGramWindows {
-		m, err := trainSkipGram(ctx, train, v, w, &o)
+	for _, w := range windows {
+		in, out, epochs, err := tr.train(ctx, docs, w)
 		if err != nil {
 			return nil, err
 		}
-		p2, err := tuneP2(ctx, m, tune, o.Seed)
-		if err != nil {
-			return nil, fmt.Errorf("baselines: skipgram: tuning: %w", err)
+		bestW := math.Inf(-1)
+		for _, r := range reps {
+			m := newSkipGram(v, o.Dim, in, out, w, epochs, r)
+			if !search {
+				return m, nil
+			}
+			p2, err := tuneP2(ctx, m, tune, o.Seed)
+			if err != nil {
+				return nil, fmt.Errorf("baselines: skipgram: tuning: %w", err)
+			}
+			m.TrainP2 = p2
+			pt := SkipGramPoint{Window: w, Vectors: r, Epochs: epochs, TrainP2: p2}
+			grid = append(grid, pt)
+			if o.PointProgress != nil {
+				o.PointProgress(pt)
+			}
+			bestW = max(bestW, p2)
+			if best == nil || p2 > best.TrainP2 {
+				best = m
+			}
 		}
-		m.TrainP2 = p2
-		grid = append(grid, SkipGramPoint{Window: w, TrainP2: p2})
 		if o.Progress != nil {
-			o.Progress(w, p2)
-		}
-		if best == nil || p2 > best.TrainP2 {
-			best = m
+			o.Progress(w, bestW)
 		}
 	}
 	best.Grid = grid
 	return best, nil
+}
+
+// newSkipGram returns the model of window w whose terms are represented by r
+// from the V×d input and output vectors.
+func newSkipGram(v, d int, in, out []float64, w, epochs int, r SkipGramVectors) *SkipGram {
+	rep := in
+	if r == SkipGramInputOutput {
+		rep = make([]float64, len(in))
+		floats.AddTo(rep, in, out)
+	}
+	return &SkipGram{
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, rep), name: "skipgram"},
+		Window:      w,
+		Dim:         d,
+		Epochs:      epochs,
+		Vectors:     r,
+	}
+}
+
+// sgDocs returns the deduplicated training documents with at least two terms
+// (the only ones that yield pairs).
+func sgDocs(train [][]int) [][]int {
+	docs := make([][]int, 0, len(train))
+	for _, doc := range train {
+		if b := features.BoW(doc); len(b) >= 2 {
+			docs = append(docs, b)
+		}
+	}
+	return docs
+}
+
+// sgPairs returns the number of (center, context) pairs per epoch at window w.
+func sgPairs(docs [][]int, w int) int {
+	var n int
+	for _, b := range docs {
+		for i := range b {
+			n += min(i+w, len(b)-1) - max(i-w, 0)
+		}
+	}
+	return n
+}
+
+// sgEpochs returns the number of epochs: epochs if positive, else the rule of
+// SkipGramUpdateBudget for pairs (center, context) pairs per epoch.
+func sgEpochs(epochs, pairs int) int {
+	if epochs > 0 {
+		return epochs
+	}
+	return min(DefaultSkipGramEpochs, max(1, (SkipGramUpdateBudget+pairs-1)/max(pairs, 1)))
 }
 
 // sgnsLoss returns the negative-sampling loss of one pair,
@@ -140,6 +250,7 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions
 // (output) vector and ys[1:] the negatives, and its gradient: gx = ∂ℓ/∂x and
 // gy[k] = ∂ℓ/∂y_k (gy[k] may be nil to skip). Since d/dz −log σ(±z) = ∓(1−σ(±z)),
 // with label l_k = 1 for k = 0 and 0 otherwise, ∂ℓ/∂z_k = σ(z_k) − l_k.
+// It is the exact reference of the training step sgnsStep.
 func sgnsLoss(x []float64, ys [][]float64, gx []float64, gy [][]float64) float64 {
 	var loss float64
 	for i := range gx {
@@ -185,52 +296,165 @@ func sgnsSigmoid(z float64) float64 {
 	return e / (1 + e)
 }
 
-// trainSkipGram trains one model with window w.
-func trainSkipGram(ctx context.Context, train [][]int, v, w int, o *SkipGramOptions) (*SkipGram, error) {
-	d := o.Dim
+// Sigmoid table of the training step (word2vec's expTable, finer): σ sampled at
+// the midpoints of sigmoidBins equal bins of [−sigmoidMax, sigmoidMax],
+// saturating to 0 and 1 outside. Since |σ'| ≤ 1/4, its error is at most
+// (1/4)·sigmoidMax/sigmoidBins (half a bin) inside and σ(−sigmoidMax) outside,
+// so below 5·10⁻⁴.
+const (
+	sigmoidMax  = 8
+	sigmoidBins = 4096
+)
+
+var sigmoidTable = func() *[sigmoidBins]float64 {
+	var t [sigmoidBins]float64
+	for i := range t {
+		t[i] = sgnsSigmoid((float64(i)+0.5)/sigmoidBins*2*sigmoidMax - sigmoidMax)
+	}
+	return &t
+}()
+
+// fastSigmoid returns σ(z) from sigmoidTable (absolute error < 5·10⁻⁴).
+func fastSigmoid(z float64) float64 {
+	switch {
+	case z >= sigmoidMax:
+		return 1
+	case z <= -sigmoidMax:
+		return 0
+	}
+	i := int((z + sigmoidMax) * (sigmoidBins / (2 * sigmoidMax)))
+	return sigmoidTable[min(i, sigmoidBins-1)]
+}
+
+// sgnsStep is one SGD step of rate on the loss of sgnsLoss for input vector x
+// (a row of the input matrix) and the rows targets[0] (the context) and
+// targets[1:] (the negatives) of the row-major output matrix out of d columns,
+// in word2vec's order: for each target in turn, ∂ℓ/∂z_k = σ(z_k) − l_k with
+// z_k = <x, y_k> (σ from fastSigmoid), y_k −= rate·∂ℓ/∂z_k·x, and the input
+// gradient Σ_k ∂ℓ/∂z_k·y_k (old y_k) is accumulated in gx; then x −= rate·gx.
+// With distinct targets this is x −= rate·∂ℓ/∂x, y_k −= rate·∂ℓ/∂y_k up to the
+// table's error; a repeated negative sees its first update, as in word2vec.
+func sgnsStep(x, out []float64, d int, targets []int, rate float64, gx []float64) {
+	clear(gx)
+	for k, t := range targets {
+		y := out[t*d : (t+1)*d]
+		g := fastSigmoid(floats.Dot(x, y))
+		if k == 0 {
+			g--
+		}
+		floats.AddScaled(gx, g, y)
+		floats.AddScaled(y, -rate*g, x)
+	}
+	floats.AddScaled(x, -rate, gx)
+}
+
+// aliasTable samples index i with probability w_i/Σw in O(1) (Walker's alias
+// method, in Vose's construction): draw a column i uniformly, keep it with
+// probability prob[i], else take alias[i].
+type aliasTable struct {
+	prob  []float64
+	alias []int
+}
+
+// newAliasTable returns the alias table of the nonnegative weights w, whose sum
+// must be positive (else it panics).
+func newAliasTable(w []float64) *aliasTable {
+	n := len(w)
+	var sum float64
+	for _, x := range w {
+		sum += x
+	}
+	if !(sum > 0) {
+		panic("baselines: newAliasTable: weights do not sum to a positive number")
+	}
+	a := &aliasTable{prob: make([]float64, n), alias: make([]int, n)}
+	scaled := make([]float64, n)
+	var small, large []int
+	for i, x := range w {
+		scaled[i] = x * float64(n) / sum
+		a.alias[i] = i
+		if scaled[i] < 1 {
+			small = append(small, i)
+		} else {
+			large = append(large, i)
+		}
+	}
+	for len(small) > 0 && len(large) > 0 {
+		s, l := small[len(small)-1], large[len(large)-1]
+		small = small[:len(small)-1]
+		a.prob[s], a.alias[s] = scaled[s], l
+		scaled[l] -= 1 - scaled[s]
+		if scaled[l] < 1 {
+			large = large[:len(large)-1]
+			small = append(small, l)
+		}
+	}
+	// Columns left over hold mass 1 up to rounding: keep them whole, except a
+	// zero-weight column (left over only by rounding), which must never be
+	// drawn: send it to the heaviest index.
+	for _, l := range large {
+		a.prob[l] = 1
+	}
+	for _, s := range small {
+		if w[s] > 0 {
+			a.prob[s] = 1
+		} else {
+			a.alias[s] = slices.Index(w, slices.Max(w))
+		}
+	}
+	return a
+}
+
+// draw returns a random index.
+func (a *aliasTable) draw(rng *rand.Rand) int {
+	i := rng.IntN(len(a.prob))
+	if rng.Float64() < a.prob[i] {
+		return i
+	}
+	return a.alias[i]
+}
+
+// sgTrainer holds what every window's training shares.
+type sgTrainer struct {
+	v     int
+	o     *SkipGramOptions
+	noise *aliasTable
+}
+
+func newSGTrainer(train [][]int, v int, o *SkipGramOptions) *sgTrainer {
+	// Noise distribution: df^0.75 (word2vec's unigram^0.75 over documents).
+	df := features.DocFreq(train, v)
+	w := make([]float64, v)
+	for i, f := range df {
+		w[i] = math.Pow(float64(f), 0.75)
+	}
+	return &sgTrainer{v: v, o: o, noise: newAliasTable(w)}
+}
+
+// train trains one model with window w on docs (sgDocs) and returns its V×Dim
+// input and output vectors and the number of epochs.
+func (tr *sgTrainer) train(ctx context.Context, docs [][]int, w int) (in, out []float64, epochs int, err error) {
+	o, v, d := tr.o, tr.v, tr.o.Dim
+	pairs := sgPairs(docs, w)
+	epochs = sgEpochs(o.Epochs, pairs)
 	rng := rand.New(rand.NewPCG(o.Seed, 0x5c1d9a3))
-	in := make([]float64, v*d)
-	out := make([]float64, v*d) // word2vec: input uniform in ±0.5/d, output zero
+	in = make([]float64, v*d)
+	out = make([]float64, v*d) // word2vec: input uniform in ±0.5/d, output zero
 	for i := range in {
 		in[i] = (rng.Float64() - 0.5) / float64(d)
 	}
-	// Noise distribution: df^0.75, sampled by binary search on its CDF.
-	df := features.DocFreq(train, v)
-	cdf := make([]float64, v)
-	var acc float64
-	for i, f := range df {
-		acc += math.Pow(float64(f), 0.75)
-		cdf[i] = acc
-	}
-	docs := make([][]int, 0, len(train))
-	var pairsPerEpoch int
-	for _, doc := range train {
-		b := features.BoW(doc)
-		if len(b) < 2 {
-			continue
-		}
-		docs = append(docs, b)
-		for i := range b {
-			pairsPerEpoch += min(i+w, len(b)-1) - max(i-w, 0)
-		}
-	}
-	total := float64(pairsPerEpoch * o.Epochs)
+	total := float64(pairs * epochs)
 	done := 0.0
-	ys := make([][]float64, 1+o.Negatives)
-	gy := make([][]float64, 1+o.Negatives)
-	for k := range gy {
-		gy[k] = make([]float64, d)
-	}
-	idx := make([]int, 1+o.Negatives)
+	targets := make([]int, 1+o.Negatives)
 	gx := make([]float64, d)
 	order := make([]int, len(docs))
 	for i := range order {
 		order[i] = i
 	}
 	var buf []int
-	for ep := 0; ep < o.Epochs; ep++ {
+	for ep := 0; ep < epochs; ep++ {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return nil, nil, 0, err
 		}
 		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
 		for _, di := range order {
@@ -244,60 +468,28 @@ func trainSkipGram(ctx context.Context, train [][]int, v, w int, o *SkipGramOpti
 					}
 					rate := o.Rate * max(1-done/total, 1e-4)
 					done++
-					idx[0] = buf[j]
-					n := 1
-					for n <= o.Negatives {
-						t := sort.SearchFloat64s(cdf, (1-rng.Float64())*acc) // u ∈ (0, acc]: never a zero-mass term
-						t = min(t, v-1)
-						if t == idx[0] {
-							continue
-						}
-						idx[n] = t
-						n++
-					}
-					for k, t := range idx {
-						ys[k] = out[t*d : (t+1)*d]
-					}
-					sgnsLoss(x, ys, gx, gy)
-					for k := range idx {
-						y := ys[k]
-						for q := range y {
-							y[q] -= rate * gy[k][q]
+					targets[0] = buf[j]
+					for n := 1; n <= o.Negatives; {
+						if t := tr.noise.draw(rng); t != targets[0] {
+							targets[n] = t
+							n++
 						}
 					}
-					for q := range x {
-						x[q] -= rate * gx[q]
-					}
+					sgnsStep(x, out, d, targets, rate, gx)
 				}
 			}
 		}
 	}
-	rep := in
-	if o.AddContext {
-		rep = make([]float64, len(in))
-		for i := range rep {
-			rep[i] = in[i] + out[i]
-		}
-	}
-	return &SkipGram{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, rep), name: "skipgram"},
-		Window:      w,
-		Dim:         d,
-		Epochs:      o.Epochs,
-		AddContext:  o.AddContext,
-	}, nil
+	return in, out, epochs, nil
 }
 
-// Tuning reports the chosen window and dimension (eval.Tuned).
+// Tuning reports the chosen window, representation and dimension (eval.Tuned).
 func (m *SkipGram) Tuning() map[string]any {
-	vec := "input"
-	if m.AddContext {
-		vec = "input+output"
-	}
-	t := map[string]any{"window": m.Window, "dim": m.Dim, "epochs": m.Epochs, "shuffled_order": true, "vectors": vec}
+	t := map[string]any{"window": m.Window, "dim": m.Dim, "epochs": m.Epochs, "shuffled_order": true,
+		"vectors": string(m.Vectors), "distance": "cosine"}
 	if len(m.Grid) > 0 {
 		t["train_p2"] = m.TrainP2
-		t["criterion"] = "training P@2, extended priming"
+		t["criterion"] = "training P@2, extended priming, over window × vectors"
 		t["grid"] = slices.Clone(m.Grid)
 	} else {
 		t["criterion"] = "fixed by options"
