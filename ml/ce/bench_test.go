@@ -51,7 +51,7 @@ func benchTrainer(dt, dc, v int, cfg Config) *trainer {
 	sizes := append(append([]int{dt + dc}, cfg.Hidden...), v)
 	t := &trainer{ctx: context.Background(), cfg: cfg, start: time.Now(), rng: rng, set: set,
 		m: &Model{sizes: sizes}, net: nn.NewMLP(sizes, rng)}
-	t.step = newStepper(set, t.net, cfg.BatchSize, cfg.outputSample(v))
+	t.step = newStepper(set, t.net, cfg.BatchSize, cfg.outputSample(v), 1)
 	return t
 }
 
@@ -123,6 +123,32 @@ func BenchmarkStage2(b *testing.B) {
 			b.ReportMetric(float64(b.N*len(ps))/b.Elapsed().Seconds(), "pairs/s")
 			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
 				b.ReportMetric(float64(b.N*len(ps))/cpu, "pairs-per-cpu-s")
+			}
+		})
+	}
+}
+
+// BenchmarkEmbedVocab measures CE(τ|δ) for every vocabulary term in one context
+// (the work of one validation or priming document), reporting terms/s.
+func BenchmarkEmbedVocab(b *testing.B) {
+	for _, d := range []struct {
+		name   string
+		dt, dc int
+		v      int
+	}{{"magtag_in155_v136", 136, 19, 136}, {"in220_v9743", 200, 20, 9743}} {
+		b.Run(d.name, func(b *testing.B) {
+			t := benchTrainer(d.dt, d.dc, d.v, Config{})
+			e := newEmbedder(t.m.sizes, t.net.Params, t.set.termX, d.dc)
+			dst := make([]float64, d.v*e.ceDim())
+			b.ReportAllocs()
+			b.ResetTimer()
+			cpu0 := processCPU()
+			for i := 0; i < b.N; i++ {
+				e.embedVocab(dst, t.set.ctxX[i%len(t.set.ctxX)])
+			}
+			b.ReportMetric(float64(b.N*d.v)/b.Elapsed().Seconds(), "terms/s")
+			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+				b.ReportMetric(float64(b.N*d.v)/cpu, "terms-per-cpu-s")
 			}
 		})
 	}

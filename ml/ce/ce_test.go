@@ -12,6 +12,8 @@ import (
 	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/mat"
+
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/nn"
 )
@@ -209,11 +211,11 @@ func TestStepGradients(t *testing.T) {
 			sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5}
 			s := tr.step
 			if tc.stage == 1 {
-				s.fill1(tr.set.epochExamples(tr.rng, 8, nil), tr.rng)
+				s.fill1(tr.set.epochExamples(tr.rng, 8, nil))
 			} else {
 				ps := make([]pair, 8)
 				tr.set.samplePairs(tr.rng, 0.5, 0.5, ps)
-				s.fill2(ps, lambda, tr.rng)
+				s.fill2(ps, lambda)
 			}
 			f := func() float64 {
 				if tc.stage == 1 {
@@ -391,5 +393,65 @@ func TestValidationAboveRandom(t *testing.T) {
 	}
 	if len(in.Log) == 0 {
 		t.Fatal("empty training log")
+	}
+}
+
+// TestEmbedderMatchesNetwork checks the batched CE inference (first layer split
+// into a precomputed term part and a per-document context part, deeper layers
+// through nn) against the plain forward pass of the whole network on the
+// concatenated input x = (t(τ), l(δ)) (nn.MLP.ForwardTo up to the CE layer).
+func TestEmbedderMatchesNetwork(t *testing.T) {
+	for _, hidden := range [][]int{{4}, {6, 3}, {7, 5, 3}} {
+		rng := rand.New(rand.NewPCG(8, uint64(len(hidden))))
+		const dt, dc, v = 5, 3, 9
+		sizes := append(append([]int{dt + dc}, hidden...), v)
+		net := nn.NewMLP(sizes, rng)
+		for i := range net.Params {
+			net.Params[i] += 0.1 * rng.NormFloat64() // non-zero biases too
+		}
+		termX := make([][]float64, v)
+		for i := range termX {
+			termX[i] = make([]float64, dt)
+			for j := range termX[i] {
+				termX[i][j] = 2*rng.Float64() - 1
+			}
+		}
+		ctx := []float64{0.3, -0.8, 0.5}
+		e := newEmbedder(sizes, net.Params, termX, dc)
+		d := e.ceDim()
+		got := make([]float64, v*d)
+		e.embedVocab(got, ctx)
+		x := mat.NewDense(v, dt+dc, nil)
+		for i := range termX {
+			copy(x.RawRowView(i), append(slices.Clone(termX[i]), ctx...))
+		}
+		ws := nn.NewWorkspace(sizes, v)
+		H := net.Layers()
+		net.ForwardTo(ws, x, H-1)
+		want := ws.Out(H - 1)
+		terms := []int{7, 2}
+		sub := make([]float64, len(terms)*d)
+		e.embedTerms(sub, terms, ctx)
+		one := make([]float64, d)
+		e.embedInput(one, termX[4], ctx)
+		for i := 0; i < v; i++ {
+			for k := 0; k < d; k++ {
+				if w, g := want.At(i, k), got[i*d+k]; math.Abs(w-g) > 1e-12 {
+					t.Fatalf("hidden %v: CE[%d][%d] = %v, want %v", hidden, i, k, g, w)
+				}
+			}
+		}
+		for r, i := range terms {
+			for k := 0; k < d; k++ {
+				if w, g := want.At(i, k), sub[r*d+k]; math.Abs(w-g) > 1e-12 {
+					t.Fatalf("hidden %v: embedTerms[%d][%d] = %v, want %v", hidden, r, k, g, w)
+				}
+			}
+		}
+		for k := 0; k < d; k++ {
+			if w, g := want.At(4, k), one[k]; math.Abs(w-g) > 1e-12 {
+				t.Fatalf("hidden %v: embedInput[%d] = %v, want %v", hidden, k, g, w)
+			}
+		}
 	}
 }

@@ -5,8 +5,7 @@ import (
 	"math"
 	"sync"
 
-	"gonum.org/v1/gonum/blas"
-	"gonum.org/v1/gonum/blas/blas64"
+	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/nn"
 )
@@ -30,13 +29,15 @@ type embedder struct {
 	dt, dc  int       // widths of the term part and the context part of x
 	v       int       // |Γ|
 	termPre []float64 // v × sizes[1], row-major
+	tail    *nn.MLP   // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
 	pool    sync.Pool // *embedWork
 }
 
 // embedWork is the per-call workspace of an embedder (one per goroutine).
 type embedWork struct {
 	ctxPre []float64
-	a, b   []float64 // ping-pong activations, rows × max hidden width
+	a      []float64 // rows × sizes[1]: z_1
+	ws     *nn.Workspace
 }
 
 // newEmbedder precomputes the term part of the first layer for the scaled term
@@ -57,6 +58,11 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 		panic(fmt.Sprintf("ce: input width %d+%d, network expects %d", dt, dc, sizes[0]))
 	}
 	e := &embedder{sizes: sizes, layout: l, params: params, dt: dt, dc: dc, v: len(termX)}
+	if H := len(sizes) - 1; H > 2 {
+		// Layers 2..H-1 are stored contiguously in nn's layout (W_h then b_h),
+		// exactly as the flat parameters of an MLP with sizes[1..H-1].
+		e.tail = &nn.MLP{Sizes: sizes[1:H], Params: params[l.W[2] : l.B[H-1]+sizes[H-1]]}
+	}
 	h1 := sizes[1]
 	e.termPre = make([]float64, e.v*h1)
 	for t, x := range termX {
@@ -101,17 +107,15 @@ func (e *embedder) work(rows int) *embedWork {
 	w, _ := e.pool.Get().(*embedWork)
 	if w == nil {
 		w = &embedWork{}
-	}
-	width := 0
-	for _, s := range e.sizes[1 : len(e.sizes)-1] {
-		width = max(width, s)
+		if e.tail != nil {
+			w.ws = nn.NewWorkspace(e.tail.Sizes, rows)
+		}
 	}
 	if len(w.ctxPre) < e.sizes[1] {
 		w.ctxPre = make([]float64, e.sizes[1])
 	}
-	if n := rows * width; len(w.a) < n {
+	if n := rows * e.sizes[1]; len(w.a) < n {
 		w.a = make([]float64, n)
-		w.b = make([]float64, n)
 	}
 	return w
 }
@@ -119,6 +123,8 @@ func (e *embedder) work(rows int) *embedWork {
 // embedPre computes CE for rows whose first-layer pre-activations minus the
 // context part are given: row r of pre1 (rows × sizes[1]) holds W_1ᵗ·t(τ_r). It
 // writes the CE vectors (rows × ceDim) to dst. ctx is the scaled context input.
+// Layer 1 is z_1 = tanh(pre1 + W_1ᶜ·l(δ) + b_1); layers 2..H-1 run as one
+// batch through nn.MLP.ForwardTo (nn's GEMM kernels).
 func (e *embedder) embedPre(dst []float64, pre1 []float64, rows int, ctx []float64) {
 	w := e.work(rows)
 	defer e.pool.Put(w)
@@ -133,31 +139,16 @@ func (e *embedder) embedPre(dst []float64, pre1 []float64, rows int, ctx []float
 			row[j] = math.Tanh(src[j] + cp[j])
 		}
 	}
-	cur, next := w.a, w.b
-	last := len(e.sizes) - 2 // CE layer index
-	for h := 2; h <= last; h++ {
-		in, out := e.sizes[h-1], e.sizes[h]
-		wt := e.params[e.layout.W[h]:e.layout.B[h]]
-		b := e.params[e.layout.B[h] : e.layout.B[h]+out]
-		z := next[:rows*out]
-		if h == last {
-			z = dst[:rows*out]
-		}
-		for r := 0; r < rows; r++ {
-			copy(z[r*out:(r+1)*out], b)
-		}
-		// Z (rows×out) += A (rows×in) · Wᵀ (in×out); W is out×in row-major.
-		blas64.Gemm(blas.NoTrans, blas.Trans, 1,
-			blas64.General{Rows: rows, Cols: in, Stride: in, Data: cur[:rows*in]},
-			blas64.General{Rows: out, Cols: in, Stride: in, Data: wt},
-			1, blas64.General{Rows: rows, Cols: out, Stride: out, Data: z})
-		for i := range z {
-			z[i] = math.Tanh(z[i])
-		}
-		cur, next = z, cur
-	}
-	if last == 1 {
+	if e.tail == nil {
 		copy(dst[:rows*h1], a)
+		return
+	}
+	L := e.tail.Layers()
+	e.tail.ForwardTo(w.ws, mat.NewDense(rows, h1, a), L)
+	out := w.ws.Out(L)
+	d := e.ceDim()
+	for r := 0; r < rows; r++ {
+		copy(dst[r*d:(r+1)*d], out.RawRowView(r))
 	}
 }
 

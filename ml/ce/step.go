@@ -39,11 +39,14 @@ type stepper struct {
 	// Eq. 5; zero means the exact loss.
 	sampleM int
 	cs      nn.ColumnSample
+	colRng  *rand.Rand // draws the column samples: its own stream, so that the
+	// examples and pairs drawn from the trainer's stream do not depend on the loss
 }
 
 // newStepper returns a stepper for net and batches of up to maxBatch examples or
-// pairs; sampleM > 0 selects the sampled Eq. 5 with M = sampleM.
-func newStepper(set *trainSet, net *nn.MLP, maxBatch, sampleM int) *stepper {
+// pairs; sampleM > 0 selects the sampled Eq. 5 with M = sampleM, whose column
+// samples are drawn from a stream seeded by seed.
+func newStepper(set *trainSet, net *nn.MLP, maxBatch, sampleM int, seed uint64) *stepper {
 	in := net.Sizes[0]
 	return &stepper{
 		set: set, tr: nn.NewTrainer(net, maxBatch),
@@ -51,6 +54,7 @@ func newStepper(set *trainSet, net *nn.MLP, maxBatch, sampleM int) *stepper {
 		t1: make([]nn.Target, maxBatch), t2: make([]nn.Target, maxBatch), tAll: make([]nn.Target, 0, 2*maxBatch),
 		types: make([]nn.PairType, maxBatch), d: make([]float64, maxBatch),
 		grad: make([]float64, len(net.Params)), sampleM: sampleM,
+		colRng: rand.New(rand.NewPCG(seed, 4)),
 	}
 }
 
@@ -61,8 +65,8 @@ func (s *stepper) rows(x *mat.Dense) *mat.Dense {
 
 // fill1 assembles a stage-1 batch: inputs x(τ,δ) and targets (BoW(δ) or its
 // complement, §4.3.1) of the examples, and, for the sampled loss, the batch's
-// column sample drawn with rng.
-func (s *stepper) fill1(ex []example, rng *rand.Rand) {
+// column sample.
+func (s *stepper) fill1(ex []example) {
 	if len(ex) > len(s.t1) {
 		panic(fmt.Sprintf("ce: batch of %d examples, stepper holds %d", len(ex), len(s.t1)))
 	}
@@ -71,7 +75,7 @@ func (s *stepper) fill1(ex []example, rng *rand.Rand) {
 	s.set.fillInputs(ex, s.x1.RawMatrix().Data[:s.n*in])
 	s.set.targetsTo(s.t1[:s.n], ex)
 	if s.sampleM > 0 {
-		s.cs.Draw(s.t1[:s.n], s.set.v, s.sampleM, rng)
+		s.cs.Draw(s.t1[:s.n], s.set.v, s.sampleM, s.colRng)
 	}
 }
 
@@ -87,8 +91,8 @@ func (s *stepper) grad1() float64 {
 // fill2 assembles a stage-2 batch of pairs: both members' inputs and targets,
 // the pair types and D = exp(−λ/2·KL_sym) of the raw topic vectors of the two
 // contexts (Eq. 6), and, for the sampled loss, one column sample over the targets
-// of both members drawn with rng.
-func (s *stepper) fill2(ps []pair, lambda float64, rng *rand.Rand) {
+// of both members.
+func (s *stepper) fill2(ps []pair, lambda float64) {
 	if len(ps) > len(s.t1) {
 		panic(fmt.Sprintf("ce: batch of %d pairs, stepper holds %d", len(ps), len(s.t1)))
 	}
@@ -112,7 +116,7 @@ func (s *stepper) fill2(ps []pair, lambda float64, rng *rand.Rand) {
 	}
 	if s.sampleM > 0 {
 		s.tAll = append(append(s.tAll[:0], s.t1[:s.n]...), s.t2[:s.n]...)
-		s.cs.Draw(s.tAll, s.set.v, s.sampleM, rng)
+		s.cs.Draw(s.tAll, s.set.v, s.sampleM, s.colRng)
 	}
 }
 

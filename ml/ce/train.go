@@ -222,7 +222,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if err := t.stage0(); err != nil {
 		return nil, err
 	}
-	t.step = newStepper(set, t.net, cfg.BatchSize, info.OutputSample)
+	t.step = newStepper(set, t.net, cfg.BatchSize, info.OutputSample, cfg.Seed)
 	// Stage 1: prediction learning (Eq. 5) → "CE".
 	if err := t.stage1(); err != nil {
 		return nil, err
@@ -372,7 +372,7 @@ func (e *early) observe(p2 float64, epoch int, params []float64, patience int) (
 // the batch loss; it returns ErrNaN (and leaves the parameters unchanged) when
 // the loss is not finite.
 func (t *trainer) step1(batch []example, opt *nn.SGD) (float64, error) {
-	t.step.fill1(batch, t.rng)
+	t.step.fill1(batch)
 	loss := t.step.grad1()
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return loss, ErrNaN
@@ -384,7 +384,7 @@ func (t *trainer) step1(batch []example, opt *nn.SGD) (float64, error) {
 // step2 runs one stage-2 SGD step (Eq. 7) on the pairs ps and returns the loss
 // L_P(X¹)+L_P(X²)+α·L_S; it returns ErrNaN when the loss is not finite.
 func (t *trainer) step2(ps []pair, alpha, lambda float64, sc nn.SiameseConfig, opt *nn.SGD) (float64, error) {
-	t.step.fill2(ps, lambda, t.rng)
+	t.step.fill2(ps, lambda)
 	lp, ls := t.step.grad2(alpha, sc)
 	loss := lp + alpha*ls
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {

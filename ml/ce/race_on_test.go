@@ -1,0 +1,6 @@
+//go:build race
+
+package ce
+
+// raceEnabled is true under the race detector, which slows training ~10×.
+const raceEnabled = true
