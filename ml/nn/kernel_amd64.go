@@ -21,3 +21,6 @@ func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, 
 
 //go:noescape
 func tanhAddAVX2(z, b *float64, n int)
+
+//go:noescape
+func tanhAddAVX512(z, b *float64, n int)

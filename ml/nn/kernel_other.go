@@ -18,3 +18,7 @@ func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, 
 func tanhAddAVX2(z, b *float64, n int) {
 	panic("nn: tanhAddAVX2 without assembly")
 }
+
+func tanhAddAVX512(z, b *float64, n int) {
+	panic("nn: tanhAddAVX512 without assembly")
+}

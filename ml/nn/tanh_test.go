@@ -13,6 +13,14 @@ func TestTanhAsmAccuracy(t *testing.T) {
 	if !useAsm {
 		t.Skip("no assembly kernels on this CPU or build")
 	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	for _, avx512 := range asmKernels() {
+		useAVX512 = avx512
+		testTanhAccuracy(t)
+	}
+}
+
+func testTanhAccuracy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	var xs []float64
 	// log-uniform magnitudes from 1e-300 to 1e3, and a dense grid around the branch
@@ -56,11 +64,11 @@ func TestTanhAsmAccuracy(t *testing.T) {
 			rel := math.Abs(got-want) / math.Abs(want)
 			maxRel = max(maxRel, rel)
 			if rel > tol {
-				t.Fatalf("width %d: tanh(%v) = %v, want %v (relative error %.3g)", width, x, got, want, rel)
+				t.Fatalf("avx512=%v width %d: tanh(%v) = %v, want %v (relative error %.3g)", useAVX512, width, x, got, want, rel)
 			}
 		}
 	}
-	t.Logf("max relative error %.3g", maxRel)
+	t.Logf("avx512=%v: max relative error %.3g", useAVX512, maxRel)
 }
 
 // TestBiasTanhAddsBias checks that the bias is added per column before the tanh.
@@ -100,5 +108,48 @@ func TestTanhAsmNegativeZero(t *testing.T) {
 				t.Fatalf("n=%d: tanh(-0) = %v at %d, want -0", n, v, i)
 			}
 		}
+	}
+}
+
+// TestTanhAVX512MatchesAVX2 checks that the 8-lane tanh gives the same bits as the
+// 4-lane one (same operations), so results do not depend on the CPU's vector width.
+func TestTanhAVX512MatchesAVX2(t *testing.T) {
+	if len(asmKernels()) < 2 {
+		t.Skip("no AVX-512 on this CPU or build")
+	}
+	rng := rand.New(rand.NewPCG(35, 36))
+	const n = 4096
+	z := make([]float64, n)
+	b := make([]float64, n)
+	for i := range z {
+		z[i] = math.Pow(10, -5+7*rng.Float64()) * float64(1-2*rng.IntN(2))
+		b[i] = rng.Float64() - 0.5
+	}
+	z2 := append([]float64(nil), z...)
+	tanhAddAVX2(&z[0], &b[0], n)
+	tanhAddAVX512(&z2[0], &b[0], n)
+	for i := range z {
+		if math.Float64bits(z[i]) != math.Float64bits(z2[i]) {
+			t.Fatalf("entry %d: AVX-512 %v, AVX2 %v", i, z2[i], z[i])
+		}
+	}
+}
+
+// BenchmarkBiasTanh times the output layer's tanh at dim2000 (50 rows × 2000).
+func BenchmarkBiasTanh(b *testing.B) {
+	rng := rand.New(rand.NewPCG(37, 38))
+	const r, n = 50, 2000
+	z0 := randDense(r, n, 3, rng).RawMatrix().Data
+	bias := randDense(1, n, 1, rng).RawMatrix().Data
+	z := make([]float64, r*n)
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu0 := processCPU()
+	for i := 0; i < b.N; i++ {
+		copy(z, z0)
+		biasTanh(z, n, bias)
+	}
+	if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
+		b.ReportMetric(cpu*1e9/float64(b.N*r*n), "cpu-ns/value")
 	}
 }
