@@ -400,14 +400,20 @@ func TestValidationAboveRandom(t *testing.T) {
 // into a precomputed term part and a per-document context part, deeper layers
 // through nn) against the plain forward pass of the whole network on the
 // concatenated input x = (t(τ), l(δ)) (nn.MLP.ForwardTo up to the CE layer).
+// Weights scaled ×8 saturate layer 1, exercising the direct-tanh fallback of
+// the addition theorem.
 func TestEmbedderMatchesNetwork(t *testing.T) {
-	for _, hidden := range [][]int{{4}, {6, 3}, {7, 5, 3}} {
+	for _, tc := range []struct {
+		hidden []int
+		scale  float64
+	}{{[]int{4}, 1}, {[]int{6, 3}, 1}, {[]int{7, 5, 3}, 1}, {[]int{6, 3}, 8}} {
+		hidden := tc.hidden
 		rng := rand.New(rand.NewPCG(8, uint64(len(hidden))))
 		const dt, dc, v = 5, 3, 9
 		sizes := append(append([]int{dt + dc}, hidden...), v)
 		net := nn.NewMLP(sizes, rng)
 		for i := range net.Params {
-			net.Params[i] += 0.1 * rng.NormFloat64() // non-zero biases too
+			net.Params[i] = tc.scale * (net.Params[i] + 0.1*rng.NormFloat64()) // non-zero biases too
 		}
 		termX := make([][]float64, v)
 		for i := range termX {

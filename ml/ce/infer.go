@@ -29,6 +29,7 @@ type embedder struct {
 	dt, dc  int       // widths of the term part and the context part of x
 	v       int       // |Γ|
 	termPre []float64 // v × sizes[1], row-major
+	termTh  []float64 // tanh of termPre
 	tail    *nn.MLP   // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
 	pool    sync.Pool // *embedWork
 }
@@ -36,6 +37,7 @@ type embedder struct {
 // embedWork is the per-call workspace of an embedder (one per goroutine).
 type embedWork struct {
 	ctxPre []float64
+	ctxTh  []float64 // tanh of ctxPre
 	a      []float64 // rows × sizes[1]: z_1
 	ws     *nn.Workspace
 }
@@ -65,8 +67,12 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 	}
 	h1 := sizes[1]
 	e.termPre = make([]float64, e.v*h1)
+	e.termTh = make([]float64, e.v*h1)
 	for t, x := range termX {
 		e.termPreTo(e.termPre[t*h1:(t+1)*h1], x)
+	}
+	for i, a := range e.termPre {
+		e.termTh[i] = math.Tanh(a)
 	}
 	return e
 }
@@ -113,6 +119,7 @@ func (e *embedder) work(rows int) *embedWork {
 	}
 	if len(w.ctxPre) < e.sizes[1] {
 		w.ctxPre = make([]float64, e.sizes[1])
+		w.ctxTh = make([]float64, e.sizes[1])
 	}
 	if n := rows * e.sizes[1]; len(w.a) < n {
 		w.a = make([]float64, n)
@@ -121,22 +128,40 @@ func (e *embedder) work(rows int) *embedWork {
 }
 
 // embedPre computes CE for rows whose first-layer pre-activations minus the
-// context part are given: row r of pre1 (rows × sizes[1]) holds W_1ᵗ·t(τ_r). It
-// writes the CE vectors (rows × ceDim) to dst. ctx is the scaled context input.
-// Layer 1 is z_1 = tanh(pre1 + W_1ᶜ·l(δ) + b_1); layers 2..H-1 run as one
-// batch through nn.MLP.ForwardTo (nn's GEMM kernels).
-func (e *embedder) embedPre(dst []float64, pre1 []float64, rows int, ctx []float64) {
+// context part are given: row r of pre1 (rows × sizes[1]) holds a = W_1ᵗ·t(τ_r)
+// and row r of th1 holds tanh(a). It writes the CE vectors (rows × ceDim) to
+// dst. ctx is the scaled context input.
+//
+// Layer 1 is z_1 = tanh(a + c) with c = W_1ᶜ·l(δ) + b_1, computed by the
+// addition theorem tanh(a + c) = (tanh a + tanh c)/(1 + tanh a · tanh c) from
+// the precomputed tanh a and one tanh c per document: no exponential per
+// (term, document) pair. Where the denominator is small (a and c both large
+// with opposite signs, where the formula would cancel), tanh(a + c) is taken
+// directly. Layers 2..H-1 run as one batch through nn.MLP.ForwardTo (nn's
+// GEMM kernels).
+func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 	w := e.work(rows)
 	defer e.pool.Put(w)
 	h1 := e.sizes[1]
 	cp := w.ctxPre[:h1]
 	e.ctxPreTo(cp, ctx)
+	ct := w.ctxTh[:h1]
+	for j, c := range cp {
+		ct[j] = math.Tanh(c)
+	}
 	a := w.a[:rows*h1]
 	for r := 0; r < rows; r++ {
 		src := pre1[r*h1 : (r+1)*h1]
+		th := th1[r*h1 : (r+1)*h1]
 		row := a[r*h1 : (r+1)*h1]
-		for j := range row {
-			row[j] = math.Tanh(src[j] + cp[j])
+		for j, ta := range th {
+			tc := ct[j]
+			den := 1 + ta*tc
+			if den < 0.5 {
+				row[j] = math.Tanh(src[j] + cp[j])
+			} else {
+				row[j] = (ta + tc) / den
+			}
 		}
 	}
 	if e.tail == nil {
@@ -155,17 +180,19 @@ func (e *embedder) embedPre(dst []float64, pre1 []float64, rows int, ctx []float
 // embedVocab writes CE(τ|δ) for every vocabulary term τ (|Γ| × ceDim) to dst, for
 // the scaled context input ctx of document δ.
 func (e *embedder) embedVocab(dst []float64, ctx []float64) {
-	e.embedPre(dst, e.termPre, e.v, ctx)
+	e.embedPre(dst, e.termPre, e.termTh, e.v, ctx)
 }
 
 // embedTerms writes CE(τ|δ) of the given vocabulary terms (len(terms) × ceDim).
 func (e *embedder) embedTerms(dst []float64, terms []int, ctx []float64) {
 	h1 := e.sizes[1]
 	pre := make([]float64, len(terms)*h1)
+	th := make([]float64, len(terms)*h1)
 	for i, t := range terms {
 		copy(pre[i*h1:(i+1)*h1], e.termPre[t*h1:(t+1)*h1])
+		copy(th[i*h1:(i+1)*h1], e.termTh[t*h1:(t+1)*h1])
 	}
-	e.embedPre(dst, pre, len(terms), ctx)
+	e.embedPre(dst, pre, th, len(terms), ctx)
 }
 
 // embedInput writes CE of an arbitrary scaled term input x (dt) in context ctx
@@ -173,7 +200,11 @@ func (e *embedder) embedTerms(dst []float64, terms []int, ctx []float64) {
 func (e *embedder) embedInput(dst []float64, x []float64, ctx []float64) {
 	pre := make([]float64, e.sizes[1])
 	e.termPreTo(pre, x)
-	e.embedPre(dst, pre, 1, ctx)
+	th := make([]float64, len(pre))
+	for i, a := range pre {
+		th[i] = math.Tanh(a)
+	}
+	e.embedPre(dst, pre, th, 1, ctx)
 }
 
 // euclid returns ‖a − b‖₂, the distance e(τ,τ_i|δ) in CE space (§4.3.3).
