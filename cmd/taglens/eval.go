@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -310,6 +311,8 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 			r.note(fmt.Sprintf("%s skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)", b))
 		case b == "crbm" && (cfg.subset != "train" || cross != nil):
 			r.note("crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)")
+		case b == "crbm" && !cfg.missing.IsZero():
+			r.note("crbm skipped: its context, the document's one-hot condition, cannot be made incomplete (paper §6.5)")
 		default:
 			names = append(names, b)
 		}
@@ -445,7 +448,7 @@ func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *tria
 			return nil, nil, fmt.Errorf("eval: %s: %w", name, err)
 		}
 		if tm, ok := bm.(eval.Tuned); ok {
-			tun = tm.Tuning()
+			tun = maps.Clone(tm.Tuning())
 		}
 		if tun == nil {
 			tun = map[string]any{}
