@@ -154,13 +154,15 @@ func metricOf(name string, t *TrialFigures) float64 {
 // ComputePValues fills r.PValues: for each metric, the best and the runner-up model
 // by mean over trials (ties go to the earlier model) and Student's t-test between
 // their per-trial values. With fewer than two models PValues is empty; with a single
-// trial the p-values are null and a note says so.
+// trial, or when neither model's values vary across trials (the test degenerates),
+// the p-values are null and a note says so.
 func (r *Report) ComputePValues() {
 	r.PValues = map[string]PValue{}
 	if len(r.Models) < 2 {
 		return
 	}
 	single := false
+	var flat []string
 	for _, name := range metricNames() {
 		means := make([]float64, len(r.Models))
 		samples := make([][]float64, len(r.Models))
@@ -186,19 +188,38 @@ func (r *Report) ComputePValues() {
 			}
 		}
 		pv := PValue{Best: r.Models[best].Name, RunnerUp: r.Models[second].Name}
-		if t, p, ok := StudentTTest(samples[best], samples[second]); ok && len(samples[best]) > 1 && len(samples[second]) > 1 {
+		t, p, ok := StudentTTest(samples[best], samples[second])
+		switch {
+		case !ok || len(samples[best]) < 2 || len(samples[second]) < 2:
+			single = true
+		case constant(samples[best]) && constant(samples[second]):
+			// t is ±Inf or 0: a degenerate test, not evidence.
+			flat = append(flat, name)
+		default:
 			pv.P = &p
 			if !math.IsInf(t, 0) {
 				pv.T = &t
 			}
-		} else {
-			single = true
 		}
 		r.PValues[name] = pv
 	}
 	if single {
 		r.Notes = append(r.Notes, "p-values unavailable: Student's t-test needs at least 2 trials per model")
 	}
+	if len(flat) > 0 {
+		r.Notes = append(r.Notes, fmt.Sprintf("p-values of %s unavailable: neither the best nor the runner-up varies across trials "+
+			"(e.g. deterministic models evaluated from one model file)", strings.Join(flat, ", ")))
+	}
+}
+
+// constant reports whether every value of x is the same.
+func constant(x []float64) bool {
+	for _, v := range x {
+		if v != x[0] {
+			return false
+		}
+	}
+	return true
 }
 
 // WriteTable writes a readable summary of r to w: one row per model with P@1, P@2,

@@ -138,3 +138,22 @@ func TestSummarizeAndPValues(t *testing.T) {
 		t.Errorf("table lacks rows:\n%s", sb.String())
 	}
 }
+
+// TestPValuesConstantTrials: when neither the best nor the runner-up varies across
+// trials, the t-test degenerates (t = ±Inf) and no p-value is reported.
+func TestPValuesConstantTrials(t *testing.T) {
+	seeds := []uint64{1, 2, 3}
+	rep := &Report{Trials: 3, Seeds: seeds}
+	for _, m := range []struct {
+		name string
+		base float64
+	}{{"a", 0.3}, {"b", 0.5}} {
+		res := []*Result{fixedResult(m.base, 10), fixedResult(m.base, 10), fixedResult(m.base, 10)}
+		rep.Models = append(rep.Models, Summarize(m.name, res, seeds))
+	}
+	rep.ComputePValues()
+	pv := rep.PValues["map"]
+	if pv.Best != "b" || pv.RunnerUp != "a" || pv.P != nil || len(rep.Notes) != 1 {
+		t.Errorf("got %+v, notes %v, want b over a, no p-value, one note", pv, rep.Notes)
+	}
+}
