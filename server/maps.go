@@ -1,7 +1,11 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -41,6 +45,8 @@ type MapData struct {
 // embedding (for Transform) with the CE rows of its points.
 type mapEntry struct {
 	json []byte
+	gz   []byte // gzip of json, made once
+	etag string
 	data *MapData
 	emb  *tsne.Embedding
 }
@@ -130,16 +136,20 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 
 	e := h.s.maps.get(key)
 	if e == nil && len(docs) == 0 {
-		if b, err := h.s.store.Map(ctx, row.ID, mapKey(variant, term, corpora)); err == nil {
-			// Cached on disk: serve it, and keep the bytes in memory.
-			e = &mapEntry{json: b}
-			h.s.maps.put(key, e)
+		// Cached on disk: load it once (concurrent requests wait for the first
+		// one rather than each reading and compressing the same map).
+		h.s.mapLoad.Lock()
+		if e = h.s.maps.get(key); e == nil {
+			if b, err := h.s.store.Map(ctx, row.ID, mapKey(variant, term, corpora)); err == nil {
+				e = newMapEntry(b, nil, nil)
+				h.s.maps.put(key, e)
+			}
 		}
+		h.s.mapLoad.Unlock()
 	}
 	if e != nil && (len(docs) == 0 || e.emb != nil) {
 		if len(docs) == 0 {
-			c.Response().Header().Set("Cache-Control", "private, max-age=60")
-			return c.JSONBlob(http.StatusOK, e.json)
+			return serveMap(c, e)
 		}
 		out, err := h.s.overlay(ctx, m, e, variant, corpora, docs)
 		if err != nil {
@@ -152,6 +162,34 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
+}
+
+// serveMap answers a cached map: gzip-compressed when the client accepts it
+// (compressed once, at the best level: a 10,000-point map shrinks about 5×),
+// with an ETag for revalidation.
+func serveMap(c echo.Context, e *mapEntry) error {
+	h := c.Response().Header()
+	h.Set("Cache-Control", "private, max-age=60")
+	h.Set("ETag", e.etag)
+	h.Add("Vary", "Accept-Encoding")
+	if c.Request().Header.Get("If-None-Match") == e.etag {
+		return c.NoContent(http.StatusNotModified)
+	}
+	if strings.Contains(c.Request().Header.Get("Accept-Encoding"), "gzip") {
+		h.Set("Content-Encoding", "gzip")
+		return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, e.gz)
+	}
+	return c.JSONBlob(http.StatusOK, e.json)
+}
+
+// newMapEntry prepares a cached map for serving.
+func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(b)
+	zw.Close()
+	sum := sha256.Sum256(b)
+	return &mapEntry{json: b, gz: buf.Bytes(), etag: `"` + hex.EncodeToString(sum[:12]) + `"`, data: data, emb: emb}
 }
 
 func splitList(s string) []string {
@@ -263,7 +301,7 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, mapKey(variant, term, corpora), b); err != nil {
 		return err
 	}
-	s.maps.put(modelID+"|"+mapKey(variant, term, corpora), &mapEntry{json: b, data: data, emb: emb})
+	s.maps.put(modelID+"|"+mapKey(variant, term, corpora), newMapEntry(b, data, emb))
 	rep.Progress(1, "done", fmt.Sprintf("%d points, KL %.3f", len(pts), emb.KL))
 	return nil
 }

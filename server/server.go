@@ -71,6 +71,7 @@ type Server struct {
 	mu      sync.Mutex
 	httpSrv *http.Server      // set by Serve
 	mapJobs map[string]string // model|map key → job id of the computing job
+	mapLoad sync.Mutex        // serialises loading maps from the store into memory
 }
 
 // New returns a server on the given store. Jobs left running by an earlier process
