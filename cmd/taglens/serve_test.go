@@ -142,7 +142,9 @@ func TestServeFirstStart(t *testing.T) {
 	ctx2, cancel2 := context.WithCancel(context.Background())
 	done2 := make(chan error, 1)
 	var stderr2 syncBuffer
-	go func() { done2 <- run(ctx2, []string{"serve", "--addr", addr, "--data", dir}, &bytes.Buffer{}, &stderr2) }()
+	go func() {
+		done2 <- run(ctx2, []string{"serve", "--addr", addr, "--data", dir}, &bytes.Buffer{}, &stderr2)
+	}()
 	defer func() { cancel2(); <-done2 }()
 	var job map[string]any
 	deadline = time.Now().Add(20 * time.Second)
