@@ -127,6 +127,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 		chromedp.SetUploadFiles(tid("upload-file"), []string{file}),
 		chromedp.Click(tid("upload-submit")),
 		chromedp.WaitVisible(tid("upload-ok")),
+		chromedp.WaitVisible(tid("corpus-row")), // the list refreshed out of band
 	)
 	screenshot(t, ctx, dir, "1-upload")
 	href, err := chromedp.Run(ctx, chromedp.AttributeValue(tid("uploaded-link"), "href"))

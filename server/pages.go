@@ -157,7 +157,11 @@ func (p *pages) upload(c echo.Context) error {
 	if c.Request().Header.Get("HX-Request") != "true" {
 		return c.Redirect(http.StatusSeeOther, "/corpora/"+row.ID)
 	}
-	return render(c, http.StatusOK, views.UploadOK(corpusVM(row)))
+	all, _, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	return render(c, http.StatusOK, views.UploadOK(corpusVM(row), all))
 }
 
 func (p *pages) corpus(c echo.Context) error {
