@@ -168,14 +168,16 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 //
 // It panics on a shape mismatch.
 func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
-	m.backward(ws, grads, dParams, false, false)
+	m.backward(ws, grads, dParams, false, false, nil)
 }
 
 // backward is Backward; with overwrite it sets dParams to ∂L/∂θ instead of adding to
 // it (saving the clearing of a large gradient vector); with topDelta, grads[ws.upTo]
 // is already δ of that layer (∂L/∂a, the tanh derivative applied, as
-// predictionLossFold writes it).
-func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, overwrite, topDelta bool) {
+// predictionLossFold writes it). If d1 is not nil (len ≥ batch·Sizes[1]), δ_1 is
+// written there instead and the layer-1 part of dParams is left alone (a Trainer forms
+// ∂L/∂W_1 over the whole batch at once).
+func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, overwrite, topDelta bool, d1 []float64) {
 	ws.check(m)
 	l := m.Layout()
 	if len(dParams) != l.N {
@@ -204,6 +206,10 @@ func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, ove
 		if !have && gin == nil {
 			// Nothing reaches this layer: ∂L/∂θ_h = 0 and nothing flows below
 			// unless a lower layer has its own gradient.
+			if h == 1 && d1 != nil {
+				clear(d1[:r*n])
+				return
+			}
 			if overwrite {
 				clear(l.Layer(dParams, h))
 			}
@@ -212,6 +218,15 @@ func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, ove
 		var gprop []float64
 		if have {
 			gprop = ws.g[h][:r*n]
+		}
+		if h == 1 && d1 != nil {
+			d = d1[:r*n]
+			if topDelta && h == top {
+				copy(d, gin)
+			} else {
+				tanhBack(d, z, gin, gprop)
+			}
+			return
 		}
 		if topDelta && h == top {
 			d = gin

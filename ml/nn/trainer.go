@@ -19,7 +19,8 @@ type Trainer struct {
 	Net *MLP
 
 	parts  []*trainPart
-	packed [][]float64 // W_h packed by packNT for the current call, shared by the parts
+	packed [][]float64  // W_h packed by packNT for the current call, shared by the parts
+	d1     [2][]float64 // δ_1 of the whole batch for each member (rows of all parts)
 }
 
 type trainPart struct {
@@ -140,6 +141,69 @@ func (t *Trainer) reduce(grad []float64) {
 	})
 }
 
+// splitLayer1 reports whether the layer-1 gradient is formed over the whole batch
+// (finish) rather than per part: when layer 1 is a hidden layer.
+func (t *Trainer) splitLayer1() bool { return t.Net.Layers() >= 2 }
+
+// d1Rows returns the rows lo..hi of the shared δ_1 buffer of member mi, or nil when
+// the layer-1 gradient is formed per part.
+func (t *Trainer) d1Rows(mi, lo, hi int) []float64 {
+	if !t.splitLayer1() {
+		return nil
+	}
+	n1 := t.Net.Sizes[1]
+	return t.d1[mi][lo*n1 : hi*n1]
+}
+
+// finish writes the batch gradient into grad after the parts are done. Layer 1, the
+// widest with a large input, is formed over the whole batch from the shared δ_1 of
+// every member m with input X^m (Eq. A.4 summed over the members):
+//
+//	∂L/∂W_1 = Σ_m (δ_1^m)ᵀ X^m,   ∂L/∂b_1 = Σ_m 1ᵀ δ_1^m,
+//
+// part i computing a fixed range of input columns and bias entries, so that nothing
+// of layer 1 needs reducing. The other layers are Σ_p parts[p].grad summed in part
+// order, over disjoint ranges in parallel. Every sum has a fixed order: same inputs,
+// same bytes.
+func (t *Trainer) finish(grad []float64, xs ...*mat.Dense) {
+	if !t.splitLayer1() {
+		t.reduce(grad)
+		return
+	}
+	m := t.Net
+	l := m.Layout()
+	if len(grad) != l.N {
+		panic(fmt.Sprintf("nn: gradient vector has length %d, want %d", len(grad), l.N))
+	}
+	n0, n1 := m.Sizes[0], m.Sizes[1]
+	t.parallel(func(i int, p *trainPart) {
+		lo, hi := t.split(l.N-l.W[2], i)
+		lo, hi = lo+l.W[2], hi+l.W[2]
+		g := grad[lo:hi]
+		copy(g, t.parts[0].grad[lo:hi])
+		for _, q := range t.parts[1:] {
+			axpyUnitary(1, q.grad[lo:hi], g)
+		}
+		if c0, c1 := t.split(n0, i); c1 > c0 {
+			for mi, x := range xs {
+				raw := x.RawMatrix()
+				gemmTN(n1, c1-c0, raw.Rows, t.d1[mi], n1, raw.Data[c0:], raw.Stride, grad[l.W[1]+c0:], n0, mi > 0, &p.ws1.pack)
+			}
+		}
+		b0, b1 := t.split(n1, i)
+		db := grad[l.B[1]+b0 : l.B[1]+b1]
+		clear(db)
+		for mi, x := range xs {
+			d := t.d1[mi]
+			for r := 0; r < x.RawMatrix().Rows; r++ {
+				for j, v := range d[r*n1+b0 : r*n1+b1] {
+					db[j] += v
+				}
+			}
+		}
+	})
+}
+
 func rowsOf(x *mat.Dense, lo, hi int) *mat.Dense {
 	_, c := x.Dims()
 	return x.Slice(lo, hi, 0, c).(*mat.Dense)
@@ -199,6 +263,7 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 	}
 	m := t.Net
 	H := m.Layers()
+	t.d1[0] = grow(t.d1[0], K*m.Sizes[1])
 	t.run(K, func(p *trainPart, lo, hi int) {
 		n := hi - lo
 		G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s)
@@ -208,9 +273,9 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 		p.lp, delta = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
 		grads := make([]*mat.Dense, H+1)
 		grads[H] = g
-		m.backward(p.ws1, grads, p.grad, true, delta)
+		m.backward(p.ws1, grads, p.grad, true, delta, t.d1Rows(0, lo, hi))
 	})
-	t.reduce(grad)
+	t.finish(grad, x)
 	var lp float64
 	for _, p := range t.parts {
 		lp += p.lp
@@ -249,6 +314,7 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 		panic("nn: SiameseGrad needs at least one hidden layer")
 	}
 	C := m.Sizes[H-1]
+	t.d1[0], t.d1[1] = grow(t.d1[0], N*m.Sizes[1]), grow(t.d1[1], N*m.Sizes[1])
 	t.run(N, func(p *trainPart, lo, hi int) {
 		n := hi - lo
 		G := forwardOut(m, p.ws1, rowsOf(x1, lo, hi), s)
@@ -263,11 +329,11 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 		p.ls = siameseLoss(p.ws1.Out(H-1), p.ws2.Out(H-1), types[lo:hi], d[lo:hi], cfg, gc1, gc2, N, alpha)
 		grads := make([]*mat.Dense, H+1)
 		grads[H], grads[H-1] = go1, gc1
-		m.backward(p.ws1, grads, p.grad, true, delta)
+		m.backward(p.ws1, grads, p.grad, true, delta, t.d1Rows(0, lo, hi))
 		grads[H], grads[H-1] = go2, gc2
-		m.backward(p.ws2, grads, p.grad, false, delta)
+		m.backward(p.ws2, grads, p.grad, false, delta, t.d1Rows(1, lo, hi))
 	})
-	t.reduce(grad)
+	t.finish(grad, x1, x2)
 	for _, p := range t.parts {
 		lp += p.lp
 		ls += p.ls
