@@ -46,6 +46,7 @@ type fftGrad struct {
 	zpart  []float64
 	c0, c1 float64 // grid centre; charges use coordinates relative to it
 	h      float64 // node spacing of the current kernel spectrum
+	kbuf   []complex128
 }
 
 func newFFTGrad(P *csr, n, workers int) *fftGrad {
@@ -126,20 +127,21 @@ func (f *fftGrad) repulsive(y []float64) float64 {
 		min1, max1 = min(min1, y[2*i+1]), max(max1, y[2*i+1])
 	}
 	spread := max(max0-min0, max1-min1)
-	want := max(fftMinBoxes, int(math.Ceil(spread/fftBoxWidth)))
+	// Node spacing at most fftBoxWidth/p, rounded up to a power of 2^(1/8) so
+	// that the kernel spectrum is recomputed only when the spacing changes by
+	// a ladder step (or the grid grows).
+	hMax := fftBoxWidth / float64(p)
+	need := max(fftMinBoxes*p, int(math.Ceil(spread/hMax)))
 	m := 2
-	for m < 2*p*want {
+	for p*(m/(2*p)) < need {
 		m *= 2
 	}
 	f.resize(m)
 	nb := m / (2 * p) // boxes per axis: as many as fit, nodes ≤ m/2
 	nodes := nb * p
 	f.nodes = nodes
-	bw := spread * (1 + 1e-9) / float64(nb)
-	if bw == 0 {
-		bw = 1e-9
-	}
-	h := bw / float64(p)
+	h := math.Exp2(math.Ceil(8*math.Log2(max(spread*(1+1e-9)/float64(nodes), 1e-12))) / 8)
+	bw := h * float64(p)
 	f.c0 = min0 + float64(nb)*bw/2
 	f.c1 = min1 + float64(nb)*bw/2
 	if h != f.h {
@@ -258,7 +260,10 @@ func (f *fftGrad) kernelSpectrum(h float64) {
 		}
 		return float64(r) * h
 	}
-	buf := make([]complex128, m*m)
+	if len(f.kbuf) != m*m {
+		f.kbuf = make([]complex128, m*m)
+	}
+	buf := f.kbuf
 	forRange(m, f.workers, func(_, lo, hi int) {
 		for r := lo; r < hi; r++ {
 			dr := off(r)
