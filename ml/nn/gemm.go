@@ -54,7 +54,7 @@ const (
 // packBuf holds the packed blocks of a gemmAsm call; a Workspace owns one.
 type packBuf struct {
 	a, b []float64
-	tile [8 * 16]float64 // edge tiles
+	tile [4 * 8]float64 // edge tiles of the 4×8 kernel
 }
 
 var packPool = sync.Pool{New: func() any { return new(packBuf) }}
@@ -75,9 +75,9 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 		}
 		return
 	}
-	mr, nr, kc, kern := 4, 8, kc4x8, kernP4x8
+	mr, nr, kc := 4, 8, kc4x8
 	if useAVX512 {
-		mr, nr, kc, kern = 8, 16, kc8x16, kernP8x16
+		mr, nr, kc = 8, 16, kc8x16
 	}
 	_ = c[(m-1)*ldc+n-1]
 	pooled := pb == nil
@@ -138,11 +138,16 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 							ap, ars8, aps8 = &pb.a[0], 8, mr*8
 						}
 						ci := (i0+ir)*ldc + j0 + jr
-						if h == mr && w == nr {
-							kern(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
+						if useAVX512 {
+							// Edge tiles by masked stores.
+							kernP8x16(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, h, 1<<w-1, add)
 							continue
 						}
-						kern(kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
+						if h == mr && w == nr {
+							kernP4x8(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
+							continue
+						}
+						kernP4x8(kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
 						for r := 0; r < h; r++ {
 							dst := c[ci+r*ldc : ci+r*ldc+w]
 							src := pb.tile[r*nr : r*nr+w]

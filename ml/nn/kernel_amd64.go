@@ -17,7 +17,7 @@ var (
 func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 
 //go:noescape
-func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool)
 
 //go:noescape
 func tanhAddAVX2(z, b *float64, n int)

@@ -11,7 +11,7 @@ func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, l
 	panic("nn: kernP4x8 without assembly")
 }
 
-func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
+func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool) {
 	panic("nn: kernP8x16 without assembly")
 }
 
