@@ -81,11 +81,33 @@
 //
 // # Speed
 //
-// All matrix products go through three routines (gemm.go): A·B, A·Bᵀ (via a
-// transposed copy of B) and Aᵀ·B. On amd64 with AVX2 and FMA (golang.org/x/sys/cpu)
-// they use a register-blocked 4×8 float64 micro-kernel in assembly
-// (kernel_amd64.s) with k-blocking by 256 and zero-padded edge blocks; elsewhere, or
-// with the build tag purego, pure-Go loops. Tests compare the two. Results differ
-// between the two paths in the last bits (summation order) but each is
-// deterministic.
+// All matrix products go through three routines (gemm.go): A·B, A·Bᵀ and Aᵀ·B, each
+// storing or accumulating into C. On amd64 with AVX2 and FMA (golang.org/x/sys/cpu)
+// they run a Goto/BLIS-style blocked product (gemmAsm) around a register-blocked
+// micro-kernel in assembly (kernel_amd64.s): 8×16 float64 tiles with AVX-512F when
+// the CPU has it, else 4×8 tiles with AVX2/FMA; depth blocks of 128 (256) keep a B
+// panel in L1. A is read in place with any row and depth stride (only a partial last
+// row panel is copied); B is read in place when row-major and otherwise packed into
+// zero-padded panels; the AVX-512 kernel writes edge tiles with masked stores. The
+// Trainer packs every W_h once per call for the forward passes of all its parts.
+// Elsewhere, or with the build tag purego, pure-Go loops run. Tests compare the two.
+//
+// The forward tanh runs over whole rows in assembly (tanhAddAVX2, and an 8-lane
+// AVX-512 twin with bit-identical results): Go's rational approximation (Cephes)
+// below |x| = 0.625, 1 - 2/(exp(2|x|)+1) above, exp by Cody-Waite reduction and a
+// degree-13 polynomial; within 1e-15 relative of math.Tanh (tested over 1e-300..1e3
+// and the special values).
+//
+// Trainer steps avoid passes over memory: Eq. 5's gradient is folded into the output
+// tanh derivative (δ_H = wNeg(1+ŷ) or -wPos(1-ŷ) for unclamped entries, the product
+// as written otherwise); the log-sums of Eq. 5 take one logarithm per row; the first
+// backward pass of a part overwrites its gradient instead of clearing it; ∂L/∂W_1,
+// the largest block at a large input (2000×100), is formed once over the whole batch
+// and both Siamese members from the parts' δ_1, each part computing a range of input
+// columns, so that it is neither accumulated per part nor reduced; the other layers'
+// part gradients are summed in part order over disjoint ranges in parallel.
+//
+// Results differ between the assembly and pure-Go paths, and between the AVX2 and
+// AVX-512 products, in the last bits (summation order); each path is deterministic
+// (same inputs, same bytes; tested) and independent of goroutine scheduling.
 package nn
