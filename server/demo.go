@@ -55,5 +55,20 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 		return err
 	}
 	s.log.Info("demo corpus loaded; training the demo model in the background", "corpus", row.ID, "docs", row.Docs, "model", m.ID, "job", job.ID)
+	// When the model is ready, compute the explorer's default map and a first
+	// comparison, so that every page has real content for a newcomer.
+	go func() {
+		j, err := s.jobs.Wait(s.root, job.ID)
+		if err != nil || j.State != JobDone {
+			return
+		}
+		if _, err := s.mapJob(m.ID, "siamese-ce", demoTerm, []string{row.ID}); err != nil {
+			s.log.Warn("demo map not started", "err", err)
+		}
+		req := EvalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"random", "lsa", "lda"}, Protocol: "extended", Trials: 3}
+		if _, _, err := s.createEval(s.root, req); err != nil {
+			s.log.Warn("demo comparison not started", "err", err)
+		}
+	}()
 	return nil
 }

@@ -271,7 +271,7 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if len(pts) < 4 {
 		return fmt.Errorf("term %q has %d instances in these corpora; a map needs at least 4", term, len(pts))
 	}
-	clusters := kmeans(x, chooseK(len(x)), 1)
+	clusters := senseClusters(x, 1)
 	for i := range pts {
 		pts[i].Cluster = clusters[i]
 	}
@@ -371,18 +371,61 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 	return out, nil
 }
 
-// chooseK is the number of sense clusters for n instances: 1 below 20 points,
-// else 2..4 growing slowly with n. The map colours points by this clustering.
-func chooseK(n int) int {
-	switch {
-	case n < 20:
-		return 1
-	case n < 200:
-		return 2
-	case n < 2000:
-		return 3
+// senseClusters groups the CE instances of one term into senses for colouring:
+// k-means for k = 2..4, keeping the k with the largest mean silhouette
+// (Rousseeuw 1987: s(i) = (b−a)/max(a, b), a the mean distance to the own
+// cluster, b to the nearest other cluster), computed on at most 600 rows; one
+// cluster when no k reaches a silhouette of 0.5 (uniform, structureless data
+// scores about 0.35-0.45) or there are fewer than 10 rows.
+func senseClusters(x [][]float64, seed uint64) []int {
+	best := make([]int, len(x))
+	if len(x) < 10 {
+		return best
 	}
-	return 4
+	bestS := 0.5
+	for k := 2; k <= 4; k++ {
+		lab := kmeans(x, k, seed)
+		if s := silhouette(x, lab, k, 600); s > bestS {
+			bestS, best = s, lab
+		}
+	}
+	return best
+}
+
+// silhouette is the mean silhouette of the first limit rows (all rows' clusters
+// count for a and b).
+func silhouette(x [][]float64, lab []int, k, limit int) float64 {
+	n := min(len(x), limit)
+	sum := make([]float64, k)
+	cnt := make([]int, k)
+	var total float64
+	for i := 0; i < n; i++ {
+		for j := range sum {
+			sum[j], cnt[j] = 0, 0
+		}
+		for j := range x {
+			if j == i {
+				continue
+			}
+			sum[lab[j]] += math.Sqrt(sqDist(x[i], x[j]))
+			cnt[lab[j]]++
+		}
+		if cnt[lab[i]] == 0 {
+			continue // a singleton cluster scores 0
+		}
+		a := sum[lab[i]] / float64(cnt[lab[i]])
+		b := math.Inf(1)
+		for j := 0; j < k; j++ {
+			if j != lab[i] && cnt[j] > 0 {
+				b = math.Min(b, sum[j]/float64(cnt[j]))
+			}
+		}
+		if math.IsInf(b, 1) {
+			continue
+		}
+		total += (b - a) / math.Max(a, b)
+	}
+	return total / float64(n)
 }
 
 // kmeans clusters rows of x into k groups with Lloyd's algorithm from a k-means++
