@@ -362,3 +362,25 @@ func TestSkipGramRealData(t *testing.T) {
 		t.Errorf("selected Skip-gram P@2 %.4f MAP %.4f, want above Random's %.4f, %.4f", chosen.PAtK[1], chosen.MAP, random.PAtK[1], random.MAP)
 	}
 }
+
+// BenchmarkSkipGramTrainMTGJamendoW5D119 times one window's training (window 5,
+// mtg-jamendo's LSA dimension 119, default epochs) on mtg-jamendo's training
+// subset and reports SGD steps (center, context pairs) per second.
+func BenchmarkSkipGramTrainMTGJamendoW5D119(b *testing.B) {
+	train, _, v := globalLoad(b, "mtg-jamendo")
+	o := &SkipGramOptions{Dim: 119, Negatives: DefaultSkipGramNegatives, Rate: DefaultSkipGramRate, Seed: 1}
+	tr := newSGTrainer(train, v, o)
+	docs := sgDocs(train)
+	pairs := sgPairs(docs, 5)
+	b.ReportAllocs()
+	b.ResetTimer()
+	var steps int
+	for b.Loop() {
+		_, _, epochs, err := tr.train(context.Background(), docs, 5)
+		if err != nil {
+			b.Fatal(err)
+		}
+		steps += epochs * pairs
+	}
+	b.ReportMetric(float64(steps)/b.Elapsed().Seconds(), "pairs/s")
+}
