@@ -49,26 +49,37 @@ func calibrate(d, p []float64, perplexity float64) float64 {
 	return beta
 }
 
-// sqDist returns ‖a−b‖².
+// sqDist returns ‖a−b‖² (summed exactly as sqDistBound does).
 func sqDist(a, b []float64) float64 {
+	s, _ := sqDistBound(a, b, math.Inf(1))
+	return s
+}
+
+// sqDistBound returns ‖a−b‖² and true, or false as soon as a partial sum
+// exceeds bound (so the distance cannot be below it).
+func sqDistBound(a, b []float64, bound float64) (float64, bool) {
 	b = b[:len(a)]
-	var s0, s1, s2, s3 float64
+	var s float64
 	i := 0
-	for ; i+4 <= len(a); i += 4 {
+	for ; i+8 <= len(a); i += 8 {
 		d0 := a[i] - b[i]
 		d1 := a[i+1] - b[i+1]
 		d2 := a[i+2] - b[i+2]
 		d3 := a[i+3] - b[i+3]
-		s0 += d0 * d0
-		s1 += d1 * d1
-		s2 += d2 * d2
-		s3 += d3 * d3
+		d4 := a[i+4] - b[i+4]
+		d5 := a[i+5] - b[i+5]
+		d6 := a[i+6] - b[i+6]
+		d7 := a[i+7] - b[i+7]
+		s += ((d0*d0 + d1*d1) + (d2*d2 + d3*d3)) + ((d4*d4 + d5*d5) + (d6*d6 + d7*d7))
+		if s > bound {
+			return s, false
+		}
 	}
 	for ; i < len(a); i++ {
 		d := a[i] - b[i]
-		s0 += d * d
+		s += d * d
 	}
-	return (s0 + s1) + (s2 + s3)
+	return s, s <= bound
 }
 
 // exactP returns the dense symmetric joint probabilities p_ij = (p_{j|i} +
@@ -137,7 +148,9 @@ func sparseP(ctx context.Context, tree *vpTree, n int, perplexity float64, worke
 	forRange(n, workers, func(_, lo, hi int) {
 		s := tree.newSearcher(k)
 		dist := make([]float64, k)
-		for i := lo; i < hi; i++ {
+		// Queries in tree order: consecutive queries are near each other.
+		for _, i32 := range tree.idx[lo:hi] {
+			i := int(i32)
 			if ctx.Err() != nil {
 				return
 			}

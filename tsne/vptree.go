@@ -24,7 +24,7 @@ type vpNode struct {
 	lo, hi  int32   // leaf range in idx
 }
 
-const vpLeafSize = 8
+const vpLeafSize = 32
 
 func newVPTree(data []float64, n, d int, seed uint64) *vpTree {
 	t := &vpTree{data: data, d: d, idx: make([]int32, n)}
@@ -184,7 +184,15 @@ func (s *vpSearcher) visit(id int32) {
 	nd := &s.t.nodes[id]
 	if nd.vp < 0 {
 		for _, j := range s.t.idx[nd.lo:nd.hi] {
-			s.offer(j, math.Sqrt(sqDist(s.q, s.t.point(int(j)))))
+			if j == s.self {
+				continue
+			}
+			// Abandon a distance as soon as it exceeds the current k-th.
+			tau := s.tau()
+			d2, ok := sqDistBound(s.q, s.t.point(int(j)), tau*tau)
+			if ok {
+				s.offer(j, math.Sqrt(d2))
+			}
 		}
 		return
 	}
