@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 
 	"github.com/taglens/taglens/ml/ce"
@@ -25,20 +24,16 @@ type evalFixture struct {
 	dir, corpus, split, model string
 }
 
-var (
-	fixtureOnce sync.Once
-	fixture     evalFixture
-	fixtureErr  error
-)
-
+// makeEvalFixture writes the fixture into a temporary directory of t (training
+// the small model takes well under a second).
 func makeEvalFixture(t *testing.T) evalFixture {
 	t.Helper()
-	fixtureOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "taglens-eval-test")
-		if err != nil {
-			fixtureErr = err
-			return
-		}
+	var (
+		fixture    evalFixture
+		fixtureErr error
+	)
+	func() {
+		dir := t.TempDir()
 		fixture = evalFixture{dir: dir, corpus: filepath.Join(dir, "docs.tsv"),
 			split: filepath.Join(dir, "split.tsv"), model: filepath.Join(dir, "m.tlm")}
 		rng := rand.New(rand.NewPCG(5, 6))
@@ -87,7 +82,7 @@ func makeEvalFixture(t *testing.T) evalFixture {
 			return
 		}
 		fixtureErr = m.WriteFile(fixture.model)
-	})
+	}()
 	if fixtureErr != nil {
 		t.Fatal(fixtureErr)
 	}
