@@ -98,7 +98,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	m, err := ce.Train(ctx, c, split, cfg, func(p ce.Progress) {
 		line := fmt.Sprintf("[%5.1fs %3.0f%%] %-7s", time.Since(start).Seconds(), 100*p.Fraction, p.Stage)
 		if p.Epochs > 0 {
-			line += fmt.Sprintf(" epoch %d/%d loss %.5f", p.Epoch, p.Epochs, p.Loss)
+			line += fmt.Sprintf(" epoch %d/%d loss %.5g", p.Epoch, p.Epochs, p.Loss)
 		}
 		if p.ValidP2CE > 0 {
 			line += fmt.Sprintf(" P@2 CE %.4f", p.ValidP2CE)

@@ -101,7 +101,7 @@ func (t *trainer) report(p Progress) {
 		el := t.elapsed()
 		p.ETA = time.Duration(float64(el) * (1 - p.Fraction) / p.Fraction).Round(time.Second)
 		if !t.cfg.Reproducible && t.cfg.Budget > 0 {
-			p.ETA = min(p.ETA, max(t.cfg.Budget-el, 0))
+			p.ETA = min(p.ETA, max(t.cfg.Budget-el, 0)).Round(time.Second)
 		}
 	}
 	t.progress(p)
