@@ -24,3 +24,6 @@ func tanhAddAVX2(z, b *float64, n int)
 
 //go:noescape
 func tanhAddAVX512(z, b *float64, n int)
+
+//go:noescape
+func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState)

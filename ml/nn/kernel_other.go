@@ -22,3 +22,7 @@ func tanhAddAVX2(z, b *float64, n int) {
 func tanhAddAVX512(z, b *float64, n int) {
 	panic("nn: tanhAddAVX512 without assembly")
 }
+
+func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState) {
+	panic("nn: foldRowAVX2 without assembly")
+}

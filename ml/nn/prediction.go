@@ -112,36 +112,20 @@ func predictionLossFold(yhat *mat.Dense, targets []Target, grad *mat.Dense, tota
 		// Default class of the unlisted entries.
 		defPos := t.Complement
 		var sum float64 // Σ of the default class's log terms over all j
+		sgn, w := -1.0, wNeg
 		if defPos {
-			sum = -wPos * sumLog1p(row)
-		} else {
-			sum = -wNeg * sumLog1m(row)
+			sgn, w = 1, wPos
 		}
 		switch {
+		case fold && grow != nil:
+			// δ = ∂L_P/∂ŷ ⊙ (1-ŷ²) of the default class, whose ∂L_P/∂ŷ is -sgn·w/(1+sgn·ŷ).
+			sum = -w * foldRow(row, grow, sgn, -sgn*w)
 		case grow == nil:
-		case fold && defPos:
-			for j, v := range row {
-				if v >= -1+Eps && v <= 1-Eps {
-					grow[j] = -wPos * (1 - v)
-				} else {
-					grow[j] = -wPos / (1 + clampY(v)) * (1 - v*v)
-				}
-			}
-		case fold:
-			for j, v := range row {
-				if v >= -1+Eps && v <= 1-Eps {
-					grow[j] = wNeg * (1 + v)
-				} else {
-					grow[j] = wNeg / (1 - clampY(v)) * (1 - v*v)
-				}
-			}
-		case defPos:
-			for j, v := range row {
-				grow[j] = -wPos / (1 + clampY(v))
-			}
+			sum = -w * sumLogProd(row, sgn)
 		default:
+			sum = -w * sumLogProd(row, sgn)
 			for j, v := range row {
-				grow[j] = wNeg / (1 - clampY(v))
+				grow[j] = -sgn * w / (1 + sgn*clampY(v))
 			}
 		}
 		for _, j := range t.Idx {
@@ -180,11 +164,53 @@ func clampY(v float64) float64 {
 	return v
 }
 
-// sumLog1p returns Σ_j log(1+clamp(v_j)) (sumLogProd).
-func sumLog1p(v []float64) float64 { return sumLogProd(v, 1) }
+// foldRow sets, for the default class of an Eq. 5 row (sgn = +1: y = +1 with
+// ∂L_P/∂ŷ = sw/(1+ŷ), sw = -wPos; sgn = -1: y = -1 with ∂L_P/∂ŷ = sw/(1-ŷ), sw =
+// wNeg), g[j] = ∂L_P/∂ŷ_j·(1-ŷ_j²), which is sw·(1 - sgn·ŷ_j) when ŷ_j is not
+// clamped, and returns Σ_j log(1 + sgn·clamp(ŷ_j)) (sumLogProd). With the assembly
+// kernels the first len(v) &^ 3 entries go through foldRowAVX2 (same δ bits, the
+// log-sum from products in 4 lanes).
+func foldRow(v, g []float64, sgn, sw float64) float64 {
+	g = g[:len(v)]
+	n4 := len(v) &^ 3
+	if !useAsm || n4 == 0 {
+		foldRowGo(v, g, sgn, sw)
+		return sumLogProd(v, sgn)
+	}
+	var st foldState
+	foldRowAVX2(&v[0], &g[0], n4, sgn, sw, &st)
+	foldRowGo(v[n4:], g[n4:], sgn, sw)
+	if st.nan != 0 {
+		return math.NaN()
+	}
+	// The kernel renormalised each lane n4/64 + 1 times.
+	e := int(st.e[0]+st.e[1]+st.e[2]+st.e[3]) - 4*1023*(n4/64+1)
+	p := renorm(st.p[0]*st.p[1]*st.p[2]*st.p[3], &e)
+	for _, x := range v[n4:] {
+		p *= 1 + sgn*clampY(x)
+	}
+	return math.Log(p) + float64(e)*math.Ln2
+}
 
-// sumLog1m returns Σ_j log(1-clamp(v_j)) (sumLogProd).
-func sumLog1m(v []float64) float64 { return sumLogProd(v, -1) }
+// foldState receives the lane products (each in [1, 2)) and the summed biased
+// exponents of foldRowAVX2.
+type foldState struct {
+	p   [4]float64
+	e   [4]int64
+	nan int64
+}
+
+// foldRowGo is the gradient part of foldRow in pure Go.
+func foldRowGo(v, g []float64, sgn, sw float64) {
+	g = g[:len(v)]
+	for j, x := range v {
+		if x >= -1+Eps && x <= 1-Eps {
+			g[j] = sw * (1 - sgn*x)
+		} else {
+			g[j] = sw / (1 + sgn*clampY(x)) * (1 - x*x)
+		}
+	}
+}
 
 // sumLogProd returns Σ_j log(1 + sgn·clamp(v_j)), sgn = ±1, with one logarithm per
 // call: the factors, each in [Eps, 2], are multiplied in four interleaved products;
@@ -224,9 +250,12 @@ func sumLogProd(v []float64, sgn float64) float64 {
 }
 
 // renorm returns the mantissa m ∈ [1, 2) of a positive normal x = m·2^k and adds k
-// to *e.
+// to *e; NaN (from a NaN output) is returned as it is, so that it reaches the loss.
 func renorm(x float64, e *int) float64 {
 	b := math.Float64bits(x)
+	if b>>52&0x7ff == 0x7ff {
+		return x
+	}
 	*e += int(b>>52) - 1023
 	return math.Float64frombits(b&(1<<52-1) | 1023<<52)
 }
