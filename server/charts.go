@@ -188,6 +188,7 @@ func errorBars(mean, se []float64) []opts.BoxPlotData {
 // fillEvalCharts builds the comparison charts and the table of a report.
 func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	vm.Interp = "Precision-recall interpolation: " + rep.Interpolation
+	vm.Notes = rep.Notes
 	best := -1
 	for i, m := range rep.Models {
 		if best < 0 || m.MAP > rep.Models[best].MAP {
@@ -212,7 +213,7 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	sort.Slice(metrics, func(i, j int) bool { return metricOrder(metrics[i]) < metricOrder(metrics[j]) })
 	for _, k := range metrics {
 		pv := rep.PValues[k]
-		v := "n/a (needs ≥ 2 trials)"
+		v := "n/a (a single trial, or no variance across trials)"
 		if pv.P != nil {
 			v = fmt.Sprintf("p = %.3g", *pv.P)
 		}

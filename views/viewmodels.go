@@ -180,6 +180,7 @@ type EvalPage struct {
 	AUC     Chart
 	PR      Chart
 	Interp  string
+	Notes   []string
 	Error   string
 }
 
