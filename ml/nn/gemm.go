@@ -174,26 +174,46 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 // kernel, reusing dst when it is large enough. Forward passes that share a weight
 // matrix (the parts of a Trainer) pack it once.
 func packNT(dst, w []float64, n, k int) []float64 {
-	nr, kc := 8, kc4x8
+	dst = grow(dst, packNTLen(n, k))
+	packNTSegments(dst, w, n, k, func(int) bool { return true })
+	return dst
+}
+
+// packNTLen returns the length of the packed form of an n×k weight matrix.
+func packNTLen(n, k int) int {
+	nr := 8
 	if useAVX512 {
-		nr, kc = 16, kc8x16
+		nr = 16
 	}
 	size := 0
 	for j0 := 0; j0 < n; j0 += ncMax {
 		size += k * ((min(ncMax, n-j0) + nr - 1) / nr * nr)
 	}
-	dst = grow(dst, size)
-	off := 0
+	return size
+}
+
+// packNTSegments packs the blocks (segments) s of packNT for which sel(s) is true
+// into dst (len ≥ packNTLen(n, k)) and returns the number of segments; disjoint
+// selections may run concurrently.
+func packNTSegments(dst, w []float64, n, k int, sel func(s int) bool) int {
+	nr, kc := 8, kc4x8
+	if useAVX512 {
+		nr, kc = 16, kc8x16
+	}
+	off, s := 0, 0
 	for j0 := 0; j0 < n; j0 += ncMax {
 		nc := min(ncMax, n-j0)
 		ncp := (nc + nr - 1) / nr * nr
 		for p0 := 0; p0 < k; p0 += kc {
 			kk := min(kc, k-p0)
-			packB(dst[off:off+kk*ncp], w, 1, k, p0, kk, j0, nc, nr)
+			if sel(s) {
+				packB(dst[off:off+kk*ncp], w, 1, k, p0, kk, j0, nc, nr)
+			}
 			off += kk * ncp
+			s++
 		}
 	}
-	return dst
+	return s
 }
 
 // packA writes rows i0..i0+mc-1, depths p0..p0+kk-1 of A(i,p) = a[i·ars + p·aps]

@@ -1,6 +1,9 @@
 package nn
 
-import "fmt"
+import (
+	"fmt"
+	"sync"
+)
 
 // SGD is mini-batch stochastic gradient descent with the step-wise learning-rate
 // decay of Appendix A.4:
@@ -51,7 +54,8 @@ func (s *SGD) Step(params, grad []float64) {
 			params[i] += v
 		}
 	} else {
-		axpyUnitary(-s.eta, grad, params)
+		eta := s.eta
+		splitRun(len(params), func(lo, hi int) { axpyUnitary(-eta, grad[lo:hi], params[lo:hi]) })
 	}
 	s.t++
 	every := s.DecayEvery
@@ -77,6 +81,25 @@ func (s *SGD) Rate() float64 {
 
 // Steps returns the number of steps taken.
 func (s *SGD) Steps() int { return s.t }
+
+// splitRun calls f on [0, n) and, for large n, on two halves concurrently (an
+// element-wise update of a large parameter vector is memory-bound; each element gets
+// the same operations either way).
+func splitRun(n int, f func(lo, hi int)) {
+	const minSplit = 1 << 16
+	if n < minSplit {
+		f(0, n)
+		return
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		f(0, n/2)
+	}()
+	f(n/2, n)
+	wg.Wait()
+}
 
 // axpyUnitary sets y += a·x.
 func axpyUnitary(a float64, x, y []float64) {

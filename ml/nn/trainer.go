@@ -90,7 +90,8 @@ func (t *Trainer) run(n int, f func(p *trainPart, lo, hi int)) {
 }
 
 // sharePacked packs W_h of the current parameters for the assembly kernels and
-// hands them to every part's workspaces.
+// hands them to every part's workspaces; the parts pack disjoint blocks
+// concurrently.
 func (t *Trainer) sharePacked() {
 	if !useAsm {
 		return
@@ -102,8 +103,16 @@ func (t *Trainer) sharePacked() {
 		t.packed = make([][]float64, H+1)
 	}
 	for h := 1; h <= H; h++ {
-		t.packed[h] = packNT(t.packed[h], m.Params[l.W[h]:l.B[h]], m.Sizes[h], m.Sizes[h-1])
+		t.packed[h] = grow(t.packed[h], packNTLen(m.Sizes[h], m.Sizes[h-1]))
 	}
+	P := len(t.parts)
+	t.parallel(func(i int, _ *trainPart) {
+		base := 0 // blocks of the layers before h, for a round-robin over all blocks
+		for h := 1; h <= H; h++ {
+			base += packNTSegments(t.packed[h], m.Params[l.W[h]:l.B[h]], m.Sizes[h], m.Sizes[h-1],
+				func(s int) bool { return (base+s)%P == i })
+		}
+	})
 	for _, p := range t.parts {
 		p.ws1.pre, p.ws2.pre = t.packed, t.packed
 	}

@@ -91,3 +91,27 @@ func TestTrainerStridedInput(t *testing.T) {
 		}
 	}
 }
+
+// TestSGDStepLarge checks an SGD step on a vector long enough to be split across
+// goroutines against θ - η·g computed element by element.
+func TestSGDStepLarge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(65, 66))
+	const n = 200003
+	p := make([]float64, n)
+	g := make([]float64, n)
+	for i := range p {
+		p[i], g[i] = rng.NormFloat64(), rng.NormFloat64()
+	}
+	want := make([]float64, n)
+	const eta = 0.3
+	for i := range p {
+		want[i] = p[i] + -eta*g[i]
+	}
+	opt := &SGD{LearningRate: eta}
+	opt.Step(p, g)
+	for i := range p {
+		if p[i] != want[i] {
+			t.Fatalf("θ[%d] = %v, want %v", i, p[i], want[i])
+		}
+	}
+}
