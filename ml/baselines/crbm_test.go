@@ -43,7 +43,11 @@ func TestCRBMRanksPlanted(t *testing.T) {
 	// A query inside its own training document: the document's other terms
 	// (the priming ground truth) rank above the other concept's terms. (The
 	// CRBM smooths term-to-document relatedness, §6.2.5; concept-level
-	// generalisation to terms outside the document is not asserted.)
+	// generalisation to terms outside the document is not asserted.) One run
+	// of the default chains is noisy for the polysemous term, whose chains
+	// switch between the two concepts slowly (about one run in ten orders
+	// fewer than 60 % of the pairs), so the assertion is on the median run of
+	// 21 seeds and on the average row of those runs.
 	for _, c := range []struct {
 		name       string
 		ctx        []int
@@ -55,12 +59,25 @@ func TestCRBMRanksPlanted(t *testing.T) {
 		{"first term of A doc", ctxA, ctxA[0], without(ctxA, ctxA[0]), conceptB},
 		{"first term of B doc", ctxB, ctxB[0], without(ctxB, ctxB[0]), conceptA},
 	} {
-		m.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(4, 4)), dst)
-		if f := orderedFraction(dst, c.rel, c.unrel); f < 0.9 {
-			t.Errorf("%s: ordered fraction %v, want ≥ 0.9 (row %v)", c.name, f, dst)
+		const runs = 21
+		var fractions []float64
+		mean := make([]float64, plantedV)
+		for s := range runs {
+			m.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(uint64(s), 4)), dst)
+			fractions = append(fractions, orderedFraction(dst, c.rel, c.unrel))
+			for j, x := range dst {
+				mean[j] += x / runs
+			}
+			if dst[c.q] != -1 {
+				t.Errorf("%s: clamped query activation %v, want -1", c.name, dst[c.q])
+			}
 		}
-		if dst[c.q] != -1 {
-			t.Errorf("%s: clamped query activation %v, want -1", c.name, dst[c.q])
+		slices.Sort(fractions)
+		if f := fractions[runs/2]; f < 0.9 {
+			t.Errorf("%s: median ordered fraction %v, want ≥ 0.9 (fractions %v)", c.name, f, fractions)
+		}
+		if f := orderedFraction(mean, c.rel, c.unrel); f < 0.9 {
+			t.Errorf("%s: ordered fraction of the average row %v, want ≥ 0.9 (row %v)", c.name, f, mean)
 		}
 	}
 	got, again := make([]float64, plantedV), make([]float64, plantedV)
@@ -100,36 +117,58 @@ func TestCRBMKnows(t *testing.T) {
 	}
 }
 
-// TestCRBMDefaultMatchesPaper justifies the default inference: on the planted
-// model, the default chains' activations differ from the paper's 100 trials ×
-// 100 steps by no more than two runs of the paper's procedure with different
-// seeds differ (mean absolute difference over the vocabulary, with 50 % slack),
-// and both put the same terms in the top |δ| (the unrelated terms' small
-// activations are ordered by noise in both, so a full rank correlation is not
-// meaningful).
+// TestCRBMDefaultMatchesPaper compares the default chains (10 × 20 steps,
+// burn-in 5) with the paper's procedure (100 chains × 100 steps, last step)
+// on the planted model: averaged over 40 runs each (rng seeds differ), both
+// put the same terms in the top |δ|, i.e. their expected activations rank the
+// document's terms alike (the unrelated terms' small activations are ordered
+// by noise in both, so a full rank correlation is not meaningful).
+//
+// The default is not as precise as the paper's procedure, and the test logs
+// by how much: for the polysemous term (two slowly mixing modes) a default
+// run deviates from the paper's mean activations by about 2.5-5 times as much
+// as a run of the paper's procedure does (mean absolute difference over the
+// vocabulary, 0.08 against 0.017 in context A), and the exact expectations
+// (crbmExactCurve) differ by 0.079: 20 steps do not reach the paper's step
+// 99, and 10 correlated chains vary more than 100 independent ones. For the
+// other queries the ratio is about 2. An earlier version of this test
+// compared single runs with fixed seeds and asserted a ratio ≤ 1.5; it passed
+// only by the luck of those seeds.
 func TestCRBMDefaultMatchesPaper(t *testing.T) {
 	if testing.Short() {
-		t.Skip("runs the paper's 10⁴ Gibbs steps per query")
+		t.Skip("runs the paper's 10⁴ Gibbs steps per query 40 times")
 	}
 	def, docs := trainPlantedCRBM(t, CRBMConfig{})
 	paper := &CRBM{v: def.v, h: def.h, cfg: def.cfg, u: def.u, d: def.d, c: def.c, cond: def.cond, index: def.index}
 	paper.cfg.Trials, paper.cfg.Steps, paper.cfg.BurnIn = 100, 100, 99
+	const runs = 40
 	for _, c := range []struct {
 		ctx []int
 		q   int
-	}{{findDoc(docs, 0), polysemous}, {findDoc(docs, 1), 6}, {findDoc(docs, 0), 0}} {
-		a, b, b2 := make([]float64, plantedV), make([]float64, plantedV), make([]float64, plantedV)
-		def.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(1, 1)), a)
-		paper.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(1, 2)), b)
-		paper.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(1, 3)), b2)
-		dDef, dPaper := meanAbsDiff(a, b), meanAbsDiff(b, b2)
-		t.Logf("ctx %v q %d: |default−paper| %.4f, |paper−paper| %.4f", c.ctx, c.q, dDef, dPaper)
-		if dDef > 1.5*dPaper+0.01 {
-			t.Errorf("ctx %v q %d: default differs from the paper's estimate by %v, paper runs by %v", c.ctx, c.q, dDef, dPaper)
+	}{{findDoc(docs, 0), polysemous}, {findDoc(docs, 1), polysemous}, {findDoc(docs, 1), 6}, {findDoc(docs, 0), 0}} {
+		rows := func(m *CRBM, stream uint64) (all [][]float64, mean []float64) {
+			mean = make([]float64, plantedV)
+			for s := range runs {
+				row := make([]float64, plantedV)
+				m.Distances(c.ctx, []int{c.q}, rand.New(rand.NewPCG(uint64(s), stream)), row)
+				for j, x := range row {
+					mean[j] += x / runs
+				}
+				all = append(all, row)
+			}
+			return all, mean
 		}
-		ta, tb := topSet(a, len(c.ctx)), topSet(b, len(c.ctx))
+		defRuns, defMean := rows(def, 1)
+		paperRuns, paperMean := rows(paper, 2)
+		var dDef, dPaper float64
+		for s := range runs {
+			dDef += meanAbsDiff(defRuns[s], paperMean) / runs
+			dPaper += meanAbsDiff(paperRuns[s], paperMean) / runs
+		}
+		t.Logf("ctx %v q %d: mean |default run − paper mean| %.4f, |paper run − paper mean| %.4f (ratio %.1f)", c.ctx, c.q, dDef, dPaper, dDef/dPaper)
+		ta, tb := topSet(defMean, len(c.ctx)), topSet(paperMean, len(c.ctx))
 		if !slices.Equal(ta, tb) {
-			t.Errorf("ctx %v q %d: top-%d default %v, paper %v", c.ctx, c.q, len(c.ctx), ta, tb)
+			t.Errorf("ctx %v q %d: top-%d of the average rows: default %v, paper %v", c.ctx, c.q, len(c.ctx), ta, tb)
 		}
 	}
 }
@@ -236,4 +275,327 @@ func loadTrain(tb testing.TB, corpusName string) ([][]int, int) {
 		}
 	}
 	return docs, len(terms)
+}
+
+// crbmExactGibbs returns the exact expectation of the CRBMGibbs estimate for
+// query q under condition column cond (nil for none), by propagating the
+// distribution of the visible state through the chain: with π_t the law of v
+// at step t (π_0 = δ(e_q)),
+//
+//	w_t(h) = Σ_v π_t(v) Π_k p(h_k|v),  p(h_k=1|v) = σ(c_k + Σ_j U_jk v_j),
+//	E = 1/(S−B) Σ_{t≥B} Σ_h w_t(h) p(v|h),  p(v_j=1|h) = σ(d_j + cond_j + Σ_k U_jk h_k), p(v_q=1|h) = 1,
+//	π_{t+1}(v') = Σ_h w_t(h) Π_j p(v'_j|h)  (v'_q = 1).
+//
+// It enumerates 2^V visible and 2^H hidden states, so V and H must be small.
+func crbmExactGibbs(m *CRBM, cond []float32, q int) []float64 {
+	curve := crbmExactCurve(m, cond, q, m.cfg.Steps)
+	exp := make([]float64, m.v)
+	for _, e := range curve[m.cfg.BurnIn:] {
+		for j, x := range e {
+			exp[j] += x
+		}
+	}
+	for j := range exp {
+		exp[j] /= float64(m.cfg.Steps - m.cfg.BurnIn)
+	}
+	return exp
+}
+
+// crbmExactCurve returns E_t = E[p(v|h_t)] for t = 0..steps−1 of a chain
+// started from e_q (see crbmExactGibbs).
+func crbmExactCurve(m *CRBM, cond []float32, q, steps int) [][]float64 {
+	v, nh := m.v, m.h
+	pi := make([]float64, 1<<v)
+	pi[1<<q] = 1
+	curve := make([][]float64, steps)
+	w := make([]float64, 1<<nh)
+	pv := make([][]float64, 1<<nh)
+	for hp := range pv {
+		pv[hp] = make([]float64, v)
+		for j := range v {
+			x := m.d[j]
+			if cond != nil {
+				x += float64(cond[j])
+			}
+			for k := range nh {
+				if hp>>k&1 == 1 {
+					x += m.u[j*nh+k]
+				}
+			}
+			pv[hp][j] = sigmoid(x)
+		}
+		pv[hp][q] = 1
+	}
+	ph := make([]float64, nh)
+	for step := 0; step < steps; step++ {
+		clear(w)
+		for vs, p := range pi {
+			if p == 0 {
+				continue
+			}
+			for k := range nh {
+				a := m.c[k]
+				for j := range v {
+					if vs>>j&1 == 1 {
+						a += m.u[j*nh+k]
+					}
+				}
+				ph[k] = sigmoid(a)
+			}
+			for hp := range w {
+				x := p
+				for k := range nh {
+					if hp>>k&1 == 1 {
+						x *= ph[k]
+					} else {
+						x *= 1 - ph[k]
+					}
+				}
+				w[hp] += x
+			}
+		}
+		e := make([]float64, v)
+		for hp, x := range w {
+			for j := range v {
+				e[j] += x * pv[hp][j]
+			}
+		}
+		curve[step] = e
+		if step == steps-1 {
+			break
+		}
+		clear(pi)
+		for vs := range pi {
+			if vs>>q&1 == 0 {
+				continue
+			}
+			for hp, x := range w {
+				for j := range v {
+					if j == q {
+						continue
+					}
+					if vs>>j&1 == 1 {
+						x *= pv[hp][j]
+					} else {
+						x *= 1 - pv[hp][j]
+					}
+				}
+				pi[vs] += x
+			}
+		}
+	}
+	return curve
+}
+
+// TestCRBMGibbsExact checks that CRBMGibbs estimates the expectation of the
+// paper's chain procedure: over many calls with different rng seeds, the mean
+// activation of every unit lies within 5 standard errors of the exact
+// expectation computed by crbmExactGibbs (an independent enumeration of the
+// chain's states). The random models mix rare units (p < 2⁻⁸, the byte
+// sampler's fast path, in groups of 8) with common ones, and have H below
+// and above crbmMemoMaxHidden (memoised and scratch rows).
+func TestCRBMGibbsExact(t *testing.T) {
+	for _, c := range []struct {
+		name          string
+		v, h, q       int
+		cond          bool
+		steps, burnIn int
+		dBias, uScale float64
+		trials, calls int
+	}{
+		{"V=10 H=3 rare", 10, 3, 9, true, 4, 1, -6, 2.5, 20, 400},
+		{"V=11 H=4 common", 11, 4, 2, true, 3, 0, -1, 1, 20, 400},
+		{"V=9 H=2 no condition", 9, 2, 0, false, 5, 2, -3, 2, 20, 400},
+		{"V=5 H=17 scratch rows", 5, 17, 1, true, 3, 1, -1, 0.3, 10, 200},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := rand.New(rand.NewPCG(uint64(c.v), uint64(c.h)))
+			m := &CRBM{v: c.v, h: c.h, u: make([]float64, c.v*c.h), d: make([]float64, c.v), c: make([]float64, c.h),
+				cfg: CRBMConfig{Trials: c.trials, Steps: c.steps, BurnIn: c.burnIn}.withDefaults()}
+			m.cfg.BurnIn = c.burnIn
+			for i := range m.u {
+				m.u[i] = c.uScale * r.NormFloat64()
+			}
+			for j := range m.d {
+				m.d[j] = c.dBias + r.NormFloat64()
+			}
+			for k := range m.c {
+				m.c[k] = r.NormFloat64()
+			}
+			ctx := []int{c.q}
+			var cond []float32
+			if c.cond {
+				m.cond = make([]float32, c.v)
+				for j := range m.cond {
+					m.cond[j] = float32(r.NormFloat64())
+				}
+				m.index = map[string]int{string(docKey(nil, ctx)): 0}
+				cond = m.cond
+			}
+			want := crbmExactGibbs(m, cond, c.q)
+			sum, sum2 := make([]float64, c.v), make([]float64, c.v)
+			dst := make([]float64, c.v)
+			for call := range c.calls {
+				m.Distances(ctx, []int{c.q}, rand.New(rand.NewPCG(uint64(call), 77)), dst)
+				for j, x := range dst {
+					sum[j] -= x
+					sum2[j] += x * x
+				}
+			}
+			n := float64(c.calls)
+			for j := range want {
+				mean := sum[j] / n
+				se := math.Sqrt(math.Max(sum2[j]/n-mean*mean, 0) / (n - 1))
+				if math.Abs(mean-want[j]) > 5*se+1e-12 {
+					t.Errorf("unit %d: mean activation %v, want %v (exact) ± 5·%v", j, mean, want[j], se)
+				}
+			}
+			t.Logf("exact %.4f", want)
+		})
+	}
+}
+
+// TestCRBMSampleVisible checks the byte-at-a-time Bernoulli sampler against
+// its definition: unit j is on with probability thr_j/2³², independently of
+// the others, and the clamped query is never reported. The thresholds lie
+// on and around the byte boundaries of the top-byte comparison.
+func TestCRBMSampleVisible(t *testing.T) {
+	thr := []uint32{
+		0, 1 << 12, 0x00ABCDEF, 0x00FFFFFF, 0x00800000, 0x00010000, 0x00400000, 0x00C00000,
+		0x01000000, 0x01000001, 0x05123456, 0x80000000, 0xFFFFFFFF, 0x00FFFFFF, 0xFF000000, 0,
+	}
+	top := make([]uint64, 2)
+	for j, x := range thr {
+		top[j/8] |= uint64(x>>24) << (8 * (j % 8))
+	}
+	const q = 15 // clamped, threshold 0: never reported even if sampled
+	var g gibbsWS
+	g.src.Seed(3, 5)
+	const n = 1 << 21
+	count := make([]int, len(thr))
+	both := 0 // units 4 and 11 on together
+	var active []int32
+	for range n {
+		active = g.sampleVisible(active[:0], thr, top, q)
+		on4, on11 := false, false
+		for _, j := range active {
+			count[j]++
+			on4 = on4 || j == 4
+			on11 = on11 || j == 11
+		}
+		if on4 && on11 {
+			both++
+		}
+	}
+	for j, c := range count {
+		p := float64(thr[j]) / (1 << 32)
+		se := math.Sqrt(p * (1 - p) / n)
+		if got := float64(c) / n; math.Abs(got-p) > 5*se+1e-12 {
+			t.Errorf("unit %d: frequency %v, want %v ± 5·%v", j, got, p, se)
+		}
+	}
+	// Independence: P(v_4 = v_11 = 1) = p_4·p_11.
+	p := float64(thr[4]) / (1 << 32) * float64(thr[11]) / (1 << 32)
+	if got, se := float64(both)/n, math.Sqrt(p*(1-p)/n); math.Abs(got-p) > 5*se {
+		t.Errorf("joint frequency of units 4 and 11: %v, want %v ± 5·%v", got, p, se)
+	}
+	if count[q] != 0 {
+		t.Errorf("clamped query reported %d times, want 0", count[q])
+	}
+}
+
+// TestCRBMBernoulliLogit checks the hidden-unit sampler: a unit with
+// pre-activation a is on with probability σ(a), for a on both sides of and
+// exactly at the logit bounds of the top-byte test.
+func TestCRBMBernoulliLogit(t *testing.T) {
+	var g gibbsWS
+	g.src.Seed(9, 9)
+	const n = 1 << 20
+	for _, a := range []float64{math.Inf(-1), -30, -6.2, crbmLogit[1], -0.7, 0, crbmLogit[128] + 1e-9, 2.3, crbmLogit[255], 9, math.Inf(1)} {
+		p := sigmoid(a)
+		c := 0
+		for range n {
+			if g.bernoulliLogit(a) {
+				c++
+			}
+		}
+		se := math.Sqrt(p * (1 - p) / n)
+		if got := float64(c) / n; math.Abs(got-p) > 5*se+1e-9 {
+			t.Errorf("a = %v: frequency %v, want σ(a) = %v ± 5·%v", a, got, p, se)
+		}
+	}
+}
+
+// TestCRBMFillRowProduct checks that the visible probabilities computed as
+// 1/(1 + exp(−b_j)·Π_k exp(−U_jk)) agree with σ(b_j + Σ_k U_jk) to 1e-13, for
+// hidden patterns with 0 to H units on, and that units whose weights are too
+// large for the product (|b_j| + Σ_k |U_jk| > crbmExpRange) use σ directly.
+func TestCRBMFillRowProduct(t *testing.T) {
+	const v, nh = 13, 6
+	r := rand.New(rand.NewPCG(2, 3))
+	m := &CRBM{v: v, h: nh, u: make([]float64, v*nh), d: make([]float64, v), c: make([]float64, nh), cfg: CRBMConfig{}.withDefaults()}
+	for i := range m.u {
+		m.u[i] = 4 * r.NormFloat64()
+	}
+	for j := range m.d {
+		m.d[j] = 3 * r.NormFloat64()
+	}
+	m.d[4] = -800 // outside crbmExpRange: σ path
+	m.d[7] = 690  // inside, with |U| sums pushing it over: σ path
+	ws := m.ws()
+	m.gibbsBegin(ws, nil, rand.New(rand.NewPCG(1, 1)))
+	g := &ws.gibbsWS
+	if g.fast[4] || g.fast[7] || !g.fast[0] {
+		t.Fatalf("fast flags %v, want units 4 and 7 false, unit 0 true", g.fast)
+	}
+	for pat := 0; pat < 1<<nh; pat += 7 {
+		g.on = g.on[:0]
+		for k := range nh {
+			if pat>>k&1 == 1 {
+				g.on = append(g.on, k)
+			}
+		}
+		m.fillRow(g, 0)
+		for j := range v {
+			x := m.d[j]
+			for _, k := range g.on {
+				x += m.u[j*nh+k]
+			}
+			if got, want := g.prob[j], sigmoid(x); math.Abs(got-want) > 1e-13 {
+				t.Errorf("pattern %b unit %d: p %v, want σ(%v) = %v", pat, j, got, x, want)
+			}
+		}
+	}
+}
+
+// TestCRBMConcurrentDistances checks that Distances gives the same rows when
+// called from several goroutines at once (each with its own rng and dst) as
+// when called serially.
+func TestCRBMConcurrentDistances(t *testing.T) {
+	m, docs := trainPlantedCRBM(t, CRBMConfig{Epochs: 3})
+	const workers = 4
+	want := make([][]float64, len(docs))
+	for i, d := range docs {
+		want[i] = make([]float64, len(d)*plantedV)
+		m.Distances(d, d, rand.New(rand.NewPCG(uint64(i), 5)), want[i])
+	}
+	got := make([][]float64, len(docs))
+	done := make(chan struct{})
+	for w := range workers {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := w; i < len(docs); i += workers {
+				got[i] = make([]float64, len(docs[i])*plantedV)
+				m.Distances(docs[i], docs[i], rand.New(rand.NewPCG(uint64(i), 5)), got[i])
+			}
+		}()
+	}
+	for range workers {
+		<-done
+	}
+	for i := range docs {
+		if !slices.Equal(got[i], want[i]) {
+			t.Fatalf("document %d: concurrent rows %v, serial %v", i, got[i], want[i])
+		}
+	}
 }
