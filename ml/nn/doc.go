@@ -100,12 +100,16 @@
 //
 // Trainer steps avoid passes over memory: Eq. 5's gradient is folded into the output
 // tanh derivative (δ_H = wNeg(1+ŷ) or -wPos(1-ŷ) for unclamped entries, the product
-// as written otherwise); the log-sums of Eq. 5 take one logarithm per row; the first
-// backward pass of a part overwrites its gradient instead of clearing it; ∂L/∂W_1,
-// the largest block at a large input (2000×100), is formed once over the whole batch
-// and both Siamese members from the parts' δ_1, each part computing a range of input
-// columns, so that it is neither accumulated per part nor reduced; the other layers'
-// part gradients are summed in part order over disjoint ranges in parallel.
+// as written otherwise) in one vectorised pass (foldRowAVX2) that also forms the
+// log-sum of the row with one logarithm (products renormalised by their binary
+// exponent; NaN still reaches the loss); the first backward pass of a part
+// overwrites its gradient instead of clearing it; ∂L/∂W_1, the largest block at a
+// large input (2000×100), is formed once over the whole batch and both Siamese
+// members from the parts' δ_1, each part computing a range of input columns, so that
+// it is neither accumulated per part nor reduced; the other layers' part gradients
+// are summed in part order over disjoint ranges in parallel. The weights are packed
+// by all parts concurrently, and SGD.Step updates long vectors in two concurrent
+// halves.
 //
 // Results differ between the assembly and pure-Go paths, and between the AVX2 and
 // AVX-512 products, in the last bits (summation order); each path is deterministic

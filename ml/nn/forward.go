@@ -65,8 +65,8 @@ func (ws *Workspace) layerProduct(r, n, k int, in []float64, ld int, W []float64
 // biasTanh sets z[i,j] = tanh(z[i,j] + b[j]) for a row-major matrix of width n. With
 // the assembly kernels it uses the vectorised tanh (tanhAddAVX2 and, with AVX-512, its
 // 8-lane twin, which gives the same results; within a few ulp of math.Tanh); the last
-// n mod 4 entries of a row go through the same kernel via a
-// padded copy, so an entry's value does not depend on its position.
+// n mod 4 entries of a row go through the same kernel via a padded copy, so an
+// entry's value does not depend on its position.
 func biasTanh(z []float64, n int, b []float64) {
 	if !useAsm {
 		for i := 0; i+n <= len(z); i += n {

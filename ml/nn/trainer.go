@@ -10,8 +10,11 @@ import (
 // Trainer computes the mini-batch gradients of stage 1 (Eq. 5) and stage 2 (Eq. 7)
 // for a network. The batch is cut into Parts contiguous parts of (nearly) equal size
 // that are processed concurrently, each with its own workspace and gradient buffer;
-// the part gradients are then summed in part order. The result therefore depends
-// only on the inputs and Parts (not on scheduling): same inputs, same bytes.
+// the part gradients are then summed in part order. The gradient of the first layer
+// (for networks with a hidden layer) is instead formed once over the whole batch from
+// the parts' back-propagated δ_1, the parts splitting its columns (finish). The
+// result therefore depends only on the inputs and Parts (not on scheduling): same
+// inputs, same bytes.
 // A Trainer is not safe for concurrent use.
 type Trainer struct {
 	// Net is the network whose parameters are differentiated. It may be replaced
