@@ -28,8 +28,8 @@ const (
 
 // Thresholds of the Auto method choice.
 const (
-	ExactMaxAuto = 600  // Auto uses Exact below this many points
-	FFTMinAuto   = 3000 // Auto uses FFT from this many points on
+	ExactMaxAuto = 500  // Auto uses Exact below this many points
+	FFTMinAuto   = 2000 // Auto uses FFT from this many points on
 )
 
 // exactMaxN bounds the Exact method: it stores dense n×n affinities.
@@ -304,9 +304,10 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 	e.Iterations = done
 	e.KL = g.grad(y, make([]float64, 2*n), 1, true)
 	e.y = y
+	out := append([]float64(nil), y...) // Y is the caller's; Transform uses e.y
 	e.Y = make([][]float64, n)
 	for i := range e.Y {
-		e.Y[i] = y[2*i : 2*i+2 : 2*i+2]
+		e.Y[i] = out[2*i : 2*i+2 : 2*i+2]
 	}
 	return e, nil
 }
