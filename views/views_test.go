@@ -1,0 +1,108 @@
+package views
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/PuerkitoBio/goquery"
+	"github.com/a-h/templ"
+)
+
+func renderDoc(t *testing.T, c templ.Component) *goquery.Document {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := c.Render(context.Background(), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return doc
+}
+
+func byID(doc *goquery.Document, id string) *goquery.Selection {
+	return doc.Find(`[data-testid="` + id + `"]`)
+}
+
+func TestJobProgress(t *testing.T) {
+	tests := []struct {
+		job        Job
+		wantCancel bool
+		wantWidth  string
+		wantETA    string
+	}{
+		{Job{ID: "j1", State: "running", Stage: "stage1", Message: "epoch 2", Progress: 0.25, ETA: 30, ChartID: "curve"}, true, "width:25.0%;", "about 30 s left"},
+		{Job{ID: "j2", State: "done", Progress: 1, ETA: 30}, false, "width:100.0%;", ""},
+		{Job{ID: "j3", State: "queued"}, true, "width:0.0%;", ""},
+	}
+	for _, tt := range tests {
+		doc := renderDoc(t, JobProgress(tt.job))
+		w := byID(doc, "job-progress")
+		if id, _ := w.Attr("data-job"); id != tt.job.ID {
+			t.Errorf("%s: data-job %q", tt.job.ID, id)
+		}
+		if got := byID(doc, "cancel-job").Length() == 1; got != tt.wantCancel {
+			t.Errorf("%s: cancel button %v, want %v", tt.job.ID, got, tt.wantCancel)
+		}
+		if st, _ := w.Find(`[data-role="bar"]`).Attr("style"); st != tt.wantWidth {
+			t.Errorf("%s: bar style %q, want %q", tt.job.ID, st, tt.wantWidth)
+		}
+		if got := strings.TrimSpace(w.Find(`[data-role="eta"]`).Text()); got != tt.wantETA {
+			t.Errorf("%s: eta %q, want %q", tt.job.ID, got, tt.wantETA)
+		}
+	}
+}
+
+func TestPrimingPageEscapesAndMarks(t *testing.T) {
+	evil := `<b onmouseover=x>`
+	vm := PrimingPage{Models: []Model{{ID: "m", Name: "M", State: "ready"}}, ModelID: "m", K: 3,
+		Result: &PrimeResult{Tags: []string{"rock", evil}, OOV: []string{evil},
+			Extended: []Ranked{{Term: "guitar", Distance: 0.5}, {Term: "rock", Distance: 0.7, Hit: true}},
+			PerTerm:  []TermList{{Term: "rock", Items: []Ranked{{Term: "rock", Hit: true}}}, {Term: evil, OOV: true}}}}
+	doc := renderDoc(t, PrimingPageView(vm))
+	if got := byID(doc, "oov-tag").Text(); got != evil {
+		t.Errorf("OOV tag text: got %q, want %q", got, evil)
+	}
+	if doc.Find("b[onmouseover]").Length() != 0 {
+		t.Error("a tag was rendered as markup")
+	}
+	items := byID(doc, "ranked-extended").Find(`[data-testid="ranked-item"]`)
+	if items.Length() != 2 || !items.Eq(1).HasClass("hit") || items.Eq(0).HasClass("hit") {
+		t.Errorf("extended list: %d items, hit marks wrong", items.Length())
+	}
+	if byID(doc, "per-term").Length() != 2 {
+		t.Error("want one list per tag")
+	}
+}
+
+func TestChartBox(t *testing.T) {
+	c := Chart{ID: "taguse", Element: `<div class="container"><div class="item" id="taguse"></div></div>`, Option: `{"title":"\u003c/script\u003e"}`}
+	doc := renderDoc(t, ChartBox(c))
+	if doc.Find("#taguse").Length() != 1 || byID(doc, "chart-taguse").Length() != 1 {
+		t.Error("chart element or test id missing")
+	}
+	if got := doc.Find(`script[data-chart="taguse"]`).Text(); got != c.Option {
+		t.Errorf("option block: got %q, want %q", got, c.Option)
+	}
+}
+
+func TestCorpusTableAndErrorBox(t *testing.T) {
+	doc := renderDoc(t, CorpusTable(nil))
+	if byID(doc, "no-corpora").Length() != 1 {
+		t.Error("empty table: want the empty-state message")
+	}
+	doc = renderDoc(t, CorpusTable([]Corpus{{ID: "a", Name: "<i>x</i>", Docs: 3, Tags: 2}, {ID: "b", Name: "y", Builtin: true}}))
+	if n := byID(doc, "corpus-row").Length(); n != 2 {
+		t.Errorf("rows: got %d, want 2", n)
+	}
+	if doc.Find("td i").Length() != 0 {
+		t.Error("corpus name rendered as markup")
+	}
+	doc = renderDoc(t, ErrorBox(`line 3: bad <tag>`))
+	if got := byID(doc, "error").Text(); got != `line 3: bad <tag>` {
+		t.Errorf("error box: got %q", got)
+	}
+}
