@@ -18,7 +18,7 @@ func init() {
 }
 
 const trainSynopsis = "--corpus PATH [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
-	"[--hidden 100,100,10] [--budget 110s] [--alpha A] [--lambda L] [--output-sample M] [--reproducible] [--json OUT]"
+	"[--hidden 100,100,10] [--budget 110s] [--alpha A] [--lambda L] [--output-sample M] [--max-epochs1 N] [--max-epochs2 N] [--reproducible] [--json OUT]"
 
 // trainSummary is the --json output of taglens train.
 type trainSummary struct {
@@ -52,6 +52,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
 	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")
 	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 1000 terms, 512 above; -1 = exact)")
+	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
+	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	if err := parseFlags(fs, args); err != nil {
@@ -61,7 +63,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
-		OutputSample: *outSample, Reproducible: *repro}
+		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro}
+	if *maxEp1 < 0 || *maxEp2 < 0 {
+		return &usageError{"--max-epochs1 and --max-epochs2 must not be negative"}
+	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {
 			var n int
