@@ -1,6 +1,7 @@
 package nn
 
 import (
+	"math"
 	"math/rand/v2"
 	"testing"
 
@@ -114,4 +115,69 @@ func TestSGDStepLarge(t *testing.T) {
 			t.Fatalf("θ[%d] = %v, want %v", i, p[i], want[i])
 		}
 	}
+}
+
+// TestTrainerAsmMatchesGo runs both stages on sizes that exercise every edge case of
+// the assembly paths (k-blocking, partial tiles, rows not a multiple of 8) and checks
+// that repeated calls give identical bytes and that the gradients and losses agree
+// with the pure-Go kernels (useAsm off) to rounding.
+func TestTrainerAsmMatchesGo(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels on this CPU or build")
+	}
+	sizes := []int{300, 41, 20, 10, 150}
+	rng := rand.New(rand.NewPCG(67, 68))
+	const N = 37
+	x1 := randDense(N, sizes[0], 1, rng)
+	x2 := randDense(N, sizes[0], 1, rng)
+	t1, t2 := randTargets(rng, N, sizes[4]), randTargets(rng, N, sizes[4])
+	types := make([]PairType, N)
+	d := make([]float64, N)
+	for n := range types {
+		types[n] = []PairType{I1, I2, I3, I3}[n%4]
+		d[n] = rng.Float64()
+	}
+	m := NewMLP(sizes, rand.New(rand.NewPCG(9, 9)))
+	run := func() (g1, g2 []float64, l1, l2 float64) {
+		tr := NewTrainer(m, N)
+		g1 = make([]float64, len(m.Params))
+		g2 = make([]float64, len(m.Params))
+		l1 = tr.PredictionGrad(x1, t1, g1)
+		lp, ls := tr.SiameseGrad(x1, x2, t1, t2, types, d, SiameseConfig{}, 100, g2)
+		return g1, g2, l1, lp + 100*ls
+	}
+	a1, a2, al1, al2 := run()
+	b1, b2, bl1, bl2 := run()
+	for i := range a1 {
+		if a1[i] != b1[i] || a2[i] != b2[i] || al1 != bl1 || al2 != bl2 {
+			t.Fatalf("repeated call differs (parameter %d)", i)
+		}
+	}
+	useAsm = false
+	defer func() { useAsm = true }()
+	w1, w2, wl1, wl2 := run()
+	for _, c := range []struct {
+		name      string
+		got, want []float64
+	}{{"Eq. 5", a1, w1}, {"Eq. 7", a2, w2}} {
+		// Summation orders differ; the gradients are sums of products of O(1)
+		// factors scaled by 1/(K|Γ|), so compare relative to the largest.
+		tol := 1e-12 * maxAbs(c.want)
+		for i := range c.got {
+			if math.Abs(c.got[i]-c.want[i]) > tol {
+				t.Fatalf("%s: gradient %d is %v with assembly, %v in pure Go", c.name, i, c.got[i], c.want[i])
+			}
+		}
+	}
+	if math.Abs(al1-wl1) > 1e-12*math.Abs(wl1) || math.Abs(al2-wl2) > 1e-12*math.Abs(wl2) {
+		t.Errorf("losses %v, %v with assembly, %v, %v in pure Go", al1, al2, wl1, wl2)
+	}
+}
+
+func maxAbs(v []float64) float64 {
+	var m float64
+	for _, x := range v {
+		m = max(m, math.Abs(x))
+	}
+	return m
 }
