@@ -488,7 +488,7 @@ func (p *pages) compare(c echo.Context) error {
 	for _, c := range cs {
 		vm.Corpora = append(vm.Corpora, views.Option{Value: c.ID, Label: c.Name})
 	}
-	for _, s := range []string{"test", "valid", "train", "all"} {
+	for _, s := range []string{"test", "valid", "train", "oov", "all"} {
 		vm.Subsets = append(vm.Subsets, views.Option{Value: s, Label: s, Selected: s == "test"})
 	}
 	vm.Protocols = []views.Option{{Value: "priming", Label: "priming (Eq. 8)", Selected: true}, {Value: "extended", Label: "extended priming (Eq. 9)"}}
