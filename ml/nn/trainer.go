@@ -258,6 +258,37 @@ func forwardOut(m *MLP, ws *Workspace, x *mat.Dense, s *ColumnSample) int {
 	return len(s.Cols)
 }
 
+// forwardLoss runs m on x to the output layer and forms the exact Eq. 5 loss of the
+// rows (normalised by total) with δ_H written into g (predictionLossFold). The output
+// layer, the widest matrix of a large vocabulary, is computed, squashed and scored in
+// blocks of rows, so that each block of ŷ is still in cache for its tanh and loss.
+// The loss is summed block after block.
+func forwardLoss(m *MLP, ws *Workspace, x *mat.Dense, targets []Target, g *mat.Dense, total int) float64 {
+	H := m.Layers()
+	if H < 2 {
+		m.ForwardTo(ws, x, H)
+		return predictionLossFold(ws.Out(H), targets, g, total, true)
+	}
+	m.forwardHidden(ws, x, H-1)
+	ws.cols = nil
+	ws.upTo = H
+	l := m.Layout()
+	r, n, k := ws.batch, m.Sizes[H], m.Sizes[H-1]
+	W, b := m.Params[l.W[H]:l.B[H]], m.Params[l.B[H]:l.B[H]+n]
+	out, in, gd := ws.z[H], ws.z[H-1], g.RawMatrix().Data
+	const blk = 8 // rows per block: one register tile of the AVX-512 kernel
+	var loss float64
+	for r0 := 0; r0 < r; r0 += blk {
+		r1 := min(r0+blk, r)
+		ws.layerProduct(r1-r0, n, k, in[r0*k:], k, W, H, out[r0*n:])
+		biasTanh(out[r0*n:r1*n], n, b)
+		yv := mat.NewDense(r1-r0, n, out[r0*n:r1*n])
+		gv := mat.NewDense(r1-r0, n, gd[r0*n:r1*n])
+		loss += predictionLossFold(yv, targets[r0:r1], gv, total, true)
+	}
+	return loss
+}
+
 // lossOut computes the (exact or sampled) Eq. 5 loss of a part and its gradient
 // into g: δ_H = ∂L/∂a_H for the exact loss (predictionLossFold), ∂L/∂ŷ for the
 // sampled one; it reports which.
@@ -278,11 +309,19 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 	t.d1[0] = grow(t.d1[0], K*m.Sizes[1])
 	t.run(K, func(p *trainPart, lo, hi int) {
 		n := hi - lo
-		G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s)
-		p.gOut1 = grow(p.gOut1, n*G)
-		g := mat.NewDense(n, G, p.gOut1)
+		var g *mat.Dense
 		var delta bool
-		p.lp, delta = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
+		if s == nil {
+			G := m.Sizes[H]
+			p.gOut1 = grow(p.gOut1, n*G)
+			g = mat.NewDense(n, G, p.gOut1)
+			p.lp, delta = forwardLoss(m, p.ws1, rowsOf(x, lo, hi), targets[lo:hi], g, K), true
+		} else {
+			G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s)
+			p.gOut1 = grow(p.gOut1, n*G)
+			g = mat.NewDense(n, G, p.gOut1)
+			p.lp, delta = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
+		}
 		grads := make([]*mat.Dense, H+1)
 		grads[H] = g
 		m.backward(p.ws1, grads, p.grad, true, delta, t.d1Rows(0, lo, hi))
@@ -329,14 +368,25 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 	t.d1[0], t.d1[1] = grow(t.d1[0], N*m.Sizes[1]), grow(t.d1[1], N*m.Sizes[1])
 	t.run(N, func(p *trainPart, lo, hi int) {
 		n := hi - lo
-		G := forwardOut(m, p.ws1, rowsOf(x1, lo, hi), s)
-		forwardOut(m, p.ws2, rowsOf(x2, lo, hi), s)
+		G := m.Sizes[H]
+		if s != nil {
+			G = len(s.Cols)
+		}
 		p.gOut1, p.gOut2 = grow(p.gOut1, n*G), grow(p.gOut2, n*G)
 		p.gCE1, p.gCE2 = grow(p.gCE1, n*C), grow(p.gCE2, n*C)
 		go1, go2 := mat.NewDense(n, G, p.gOut1), mat.NewDense(n, G, p.gOut2)
 		gc1, gc2 := mat.NewDense(n, C, p.gCE1), mat.NewDense(n, C, p.gCE2)
-		lp1, delta := lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st)
-		lp2, _ := lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
+		var lp1, lp2 float64
+		delta := s == nil
+		if s == nil {
+			lp1 = forwardLoss(m, p.ws1, rowsOf(x1, lo, hi), t1[lo:hi], go1, N)
+			lp2 = forwardLoss(m, p.ws2, rowsOf(x2, lo, hi), t2[lo:hi], go2, N)
+		} else {
+			forwardOut(m, p.ws1, rowsOf(x1, lo, hi), s)
+			forwardOut(m, p.ws2, rowsOf(x2, lo, hi), s)
+			lp1, _ = lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st)
+			lp2, _ = lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
+		}
 		p.lp = lp1 + lp2
 		p.ls = siameseLoss(p.ws1.Out(H-1), p.ws2.Out(H-1), types[lo:hi], d[lo:hi], cfg, gc1, gc2, N, alpha)
 		grads := make([]*mat.Dense, H+1)

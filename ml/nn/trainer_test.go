@@ -181,3 +181,21 @@ func maxAbs(v []float64) float64 {
 	}
 	return m
 }
+
+// TestTrainerLossMatchesPredictionLoss checks the stage-1 loss of the Trainer (formed
+// per part and per block of rows) against PredictionLoss of one forward pass.
+func TestTrainerLossMatchesPredictionLoss(t *testing.T) {
+	sizes := []int{30, 12, 6, 41}
+	rng := rand.New(rand.NewPCG(69, 70))
+	const N = 29
+	x := randDense(N, sizes[0], 1, rng)
+	ts := randTargets(rng, N, sizes[3])
+	m := NewMLP(sizes, rand.New(rand.NewPCG(10, 10)))
+	ws := NewWorkspace(sizes, N)
+	m.ForwardTo(ws, x, len(sizes)-1)
+	want := PredictionLoss(ws.Out(len(sizes)-1), ts, nil)
+	got := NewTrainer(m, N).PredictionGrad(x, ts, make([]float64, len(m.Params)))
+	if math.Abs(got-want) > 1e-13*math.Abs(want) {
+		t.Errorf("Trainer loss %v, PredictionLoss %v", got, want)
+	}
+}
