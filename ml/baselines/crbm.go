@@ -530,8 +530,13 @@ type gibbsWS struct {
 	prob     []float64
 	thr      []uint32
 	top      []uint64
-	count    []int32 // post-burn-in visits of each slot by the current query
-	visited  []int32 // slots with count > 0
+	// With the memo, the products of fillRow are split in two halves of the
+	// hidden units (see halfRow), each memoised per context like the rows.
+	nlo       int
+	halfRows  [2][]float64
+	halfStamp [2][]uint32
+	count     []int32 // post-burn-in visits of each slot by the current query
+	visited   []int32 // slots with count > 0
 }
 
 // uint32 returns 32 uniform bits.
@@ -562,6 +567,11 @@ func (m *CRBM) gibbsBegin(ws *crbmWS, cond []float32, rng *rand.Rand) {
 		if nh <= crbmMemoMaxHidden {
 			g.slotOf = make([]int32, 1<<nh)
 			g.stamp = make([]uint32, 1<<nh)
+			g.nlo = nh / 2
+			for h, n := range [2]int{g.nlo, nh - g.nlo} {
+				g.halfRows[h] = make([]float64, v<<n)
+				g.halfStamp[h] = make([]uint32, 1<<n)
+			}
 		} else {
 			g.maxSlots = 0
 		}
@@ -587,6 +597,8 @@ func (m *CRBM) gibbsBegin(ws *crbmWS, cond []float32, rng *rand.Rand) {
 	g.gen++
 	if g.gen == 0 {
 		clear(g.stamp)
+		clear(g.halfStamp[0])
+		clear(g.halfStamp[1])
 		g.gen = 1
 	}
 	g.nslots = 0
@@ -618,27 +630,36 @@ func (m *CRBM) row(g *gibbsWS, pat uint64) (int, bool) {
 			g.nslots++
 			// Keep the scratch slot (the last one) above the memoised ones.
 			m.growSlots(g, g.nslots)
-			m.fillRow(g, s)
+			m.fillRow(g, s, pat)
 			g.stamp[pat], g.slotOf[pat] = g.gen, int32(s)
 			return s, false
 		}
 	}
 	s := len(g.count) - 1
-	m.fillRow(g, s)
+	m.fillRow(g, s, pat)
 	return s, true
 }
 
 // fillRow computes slot s: prob_j = σ(b_j + Σ_{k on} U_jk) (the visible
 // conditional of the CRBM energy, §2.3), thr_j = round(prob_j·2³²)
 // saturated at 2³²−1, and the packed top bytes thr_j>>24.
-func (m *CRBM) fillRow(g *gibbsWS, s int) {
+func (m *CRBM) fillRow(g *gibbsWS, s int, pat uint64) {
 	v, nh := m.v, m.h
 	v8 := (v + 7) &^ 7
 	prob := g.prob[s*v : (s+1)*v]
 	thr := g.thr[s*v8 : (s+1)*v8]
+	var lo, hi []float64
+	if g.halfRows[0] != nil {
+		lo = m.halfRow(g, 0, pat&(1<<g.nlo-1))
+		hi = m.halfRow(g, 1, pat>>g.nlo)
+	}
 	for j := range prob {
 		var p float64
-		if g.fast[j] {
+		switch {
+		case g.fast[j] && lo != nil:
+			// exp(−x) = [exp(−b_j)·Π_{k<nlo on} exp(−U_jk)]·[Π_{k≥nlo on} exp(−U_jk)].
+			p = 1 / (1 + lo[j]*hi[j])
+		case g.fast[j]:
 			// exp(−x) = exp(−b_j)·Π_{k on} exp(−U_jk): every partial product
 			// lies in [e^−700, e^700], so it is a normal float with a relative
 			// error of a few ulps, like σ(x) computed from x.
@@ -648,7 +669,7 @@ func (m *CRBM) fillRow(g *gibbsWS, s int) {
 				e *= row[k]
 			}
 			p = 1 / (1 + e)
-		} else {
+		default:
 			x := g.bias[j]
 			row := m.u[j*nh : (j+1)*nh]
 			for _, k := range g.on {
@@ -657,7 +678,11 @@ func (m *CRBM) fillRow(g *gibbsWS, s int) {
 			p = sigmoid(x)
 		}
 		prob[j] = p
-		thr[j] = uint32(min(p*twoTo32+0.5, twoTo32-1))
+		t := uint32(math.MaxUint32)
+		if x := p*twoTo32 + 0.5; x < math.MaxUint32 {
+			t = uint32(x)
+		}
+		thr[j] = t
 	}
 	top := g.top[s*(v8/8) : (s+1)*(v8/8)]
 	for gi := range top {
@@ -667,6 +692,33 @@ func (m *CRBM) fillRow(g *gibbsWS, s int) {
 		}
 		top[gi] = w
 	}
+}
+
+// halfRow returns, for the half h (0: hidden units 0..nlo−1, 1: the others)
+// of a hidden pattern with bits pat (relative to the half), the products
+// exp(−b_j)·Π_{k on} exp(−U_jk) (half 0) or Π_{k on} exp(−U_jk) (half 1) for
+// every unit j, computed once per context. Values of units that are not fast
+// are not used.
+func (m *CRBM) halfRow(g *gibbsWS, h int, pat uint64) []float64 {
+	v, nh := m.v, m.h
+	rows := g.halfRows[h][int(pat)*v : (int(pat)+1)*v]
+	if g.halfStamp[h][pat] == g.gen {
+		return rows
+	}
+	g.halfStamp[h][pat] = g.gen
+	off := h * g.nlo
+	for j := range rows {
+		e := 1.0
+		if h == 0 {
+			e = g.expBias[j]
+		}
+		row := m.expNegU[j*nh+off : (j+1)*nh]
+		for b := pat; b != 0; b &= b - 1 {
+			e *= row[bits.TrailingZeros64(b)]
+		}
+		rows[j] = e
+	}
+	return rows
 }
 
 // sampleVisible appends to active the units j ≠ q sampled on with

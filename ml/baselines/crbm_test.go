@@ -527,7 +527,8 @@ func TestCRBMBernoulliLogit(t *testing.T) {
 }
 
 // TestCRBMFillRowProduct checks that the visible probabilities computed as
-// 1/(1 + exp(−b_j)·Π_k exp(−U_jk)) agree with σ(b_j + Σ_k U_jk) to 1e-13, for
+// 1/(1 + exp(−b_j)·Π_k exp(−U_jk)) (whole, or from the two memoised halves)
+// agree with σ(b_j + Σ_k U_jk) to 1e-13, for
 // hidden patterns with 0 to H units on, and that units whose weights are too
 // large for the product (|b_j| + Σ_k |U_jk| > crbmExpRange) use σ directly.
 func TestCRBMFillRowProduct(t *testing.T) {
@@ -548,21 +549,30 @@ func TestCRBMFillRowProduct(t *testing.T) {
 	if g.fast[4] || g.fast[7] || !g.fast[0] {
 		t.Fatalf("fast flags %v, want units 4 and 7 false, unit 0 true", g.fast)
 	}
-	for pat := 0; pat < 1<<nh; pat += 7 {
-		g.on = g.on[:0]
-		for k := range nh {
-			if pat>>k&1 == 1 {
-				g.on = append(g.on, k)
-			}
+	halves := g.halfRows[0]
+	for _, useHalves := range []bool{true, false} {
+		// Without halfRows, fillRow multiplies over the units on (the path
+		// taken when H > crbmMemoMaxHidden).
+		g.halfRows[0] = nil
+		if useHalves {
+			g.halfRows[0] = halves
 		}
-		m.fillRow(g, 0)
-		for j := range v {
-			x := m.d[j]
-			for _, k := range g.on {
-				x += m.u[j*nh+k]
+		for pat := 0; pat < 1<<nh; pat += 3 {
+			g.on = g.on[:0]
+			for k := range nh {
+				if pat>>k&1 == 1 {
+					g.on = append(g.on, k)
+				}
 			}
-			if got, want := g.prob[j], sigmoid(x); math.Abs(got-want) > 1e-13 {
-				t.Errorf("pattern %b unit %d: p %v, want σ(%v) = %v", pat, j, got, x, want)
+			m.fillRow(g, 0, uint64(pat))
+			for j := range v {
+				x := m.d[j]
+				for _, k := range g.on {
+					x += m.u[j*nh+k]
+				}
+				if got, want := g.prob[j], sigmoid(x); math.Abs(got-want) > 1e-13 {
+					t.Errorf("halves %v pattern %b unit %d: p %v, want σ(%v) = %v", useHalves, pat, j, got, x, want)
+				}
 			}
 		}
 	}
