@@ -5,12 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
-	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
@@ -21,17 +21,14 @@ type evalsAPI struct{ s *Server }
 // EvalRequest is the body of POST /api/evaluations.
 type EvalRequest struct {
 	ModelIDs  []string `json:"model_ids"`
-	CorpusID  string   `json:"corpus_id"`
-	Subset    string   `json:"subset"`            // train|valid|test|oov|all (default test)
-	Protocol  string   `json:"protocol"`          // priming|extended (default priming)
-	Baselines []string `json:"baselines"`         // baseline names or ["all"]
+	CorpusID  string   `json:"corpus_id"`         // evaluated corpus; default (or equal to) the first model's: within-corpus
+	Subset    string   `json:"subset"`            // train|valid|test|oov|all (default test; all for another corpus)
+	Protocol  string   `json:"protocol"`          // priming|extended (default priming; the OOV setting is priming only)
+	Baselines []string `json:"baselines"`         // names of BaselineNames or ["all"]
 	Setting   string   `json:"setting,omitempty"` // within-corpus (default), cross-corpora, incomplete-context, oov
-	Missing   string   `json:"missing,omitempty"` // band "10-30" for incomplete-context
+	Missing   string   `json:"missing,omitempty"` // band "10", "10-30" or "30-50" for incomplete-context
 	Trials    int      `json:"trials,omitempty"`  // default 3
 }
-
-// serverBaselines are the baselines the server can train for a comparison.
-var serverBaselines = []string{"random", "lsa", "pca", "lda", "plsa"}
 
 func (r *EvalRequest) normalize() error {
 	if len(r.ModelIDs) == 0 {
@@ -58,13 +55,24 @@ func (r *EvalRequest) normalize() error {
 		r.Setting = string(eval.WithinCorpus)
 	}
 	switch eval.Setting(r.Setting) {
-	case eval.WithinCorpus, eval.CrossCorpora, eval.OOVSetting:
+	case eval.WithinCorpus, eval.CrossCorpora:
+	case eval.OOVSetting:
+		if r.Protocol != "priming" {
+			return fmt.Errorf("the OOV setting uses the priming protocol only (paper §6.2.4)")
+		}
 	case eval.IncompleteContext:
-		if _, err := eval.ParseBand(r.Missing); err != nil {
+		b, err := eval.ParseBand(r.Missing)
+		if err != nil {
 			return fmt.Errorf("missing: %v", err)
+		}
+		if b.IsZero() {
+			return fmt.Errorf("missing: the incomplete-context setting needs a band such as 10-30")
 		}
 	default:
 		return fmt.Errorf("setting must be within-corpus, cross-corpora, incomplete-context or oov")
+	}
+	if r.Missing != "" && eval.Setting(r.Setting) != eval.IncompleteContext {
+		return fmt.Errorf("missing applies only to the incomplete-context setting")
 	}
 	if r.Trials == 0 {
 		r.Trials = 3
@@ -73,13 +81,19 @@ func (r *EvalRequest) normalize() error {
 		return fmt.Errorf("trials must be in 1..10")
 	}
 	if len(r.Baselines) == 1 && r.Baselines[0] == "all" {
-		r.Baselines = append([]string(nil), serverBaselines...)
+		r.Baselines = append([]string(nil), BaselineNames...)
 	}
+	var bs []string
 	for _, b := range r.Baselines {
-		if !contains(serverBaselines, b) {
-			return fmt.Errorf("unknown baseline %q (this server offers %s)", b, strings.Join(serverBaselines, ", "))
+		if !contains(BaselineNames, b) {
+			return fmt.Errorf("unknown baseline %q (want %s or all)", b, strings.Join(BaselineNames, ", "))
+		}
+		if !contains(bs, b) {
+			bs = append(bs, b)
 		}
 	}
+	slices.SortFunc(bs, func(a, b string) int { return slices.Index(BaselineNames, a) - slices.Index(BaselineNames, b) })
+	r.Baselines = bs
 	return nil
 }
 
@@ -124,6 +138,24 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	if _, err := s.store.Corpus(ctx, req.CorpusID); err != nil {
 		return nil, nil, notFound(err, "corpus", req.CorpusID)
 	}
+	first, err := s.store.Model(ctx, req.ModelIDs[0])
+	if err != nil {
+		return nil, nil, notFound(err, "model", req.ModelIDs[0])
+	}
+	other := req.CorpusID != first.CorpusID
+	switch eval.Setting(req.Setting) {
+	case eval.CrossCorpora:
+		if !other {
+			return nil, nil, httpErr(http.StatusBadRequest, "the cross-corpora setting evaluates another corpus than the model's: choose corpus_id")
+		}
+	case eval.WithinCorpus, eval.IncompleteContext:
+		if other {
+			return nil, nil, httpErr(http.StatusBadRequest, "the %s setting evaluates the model's own corpus; use cross-corpora (or oov) for another corpus", req.Setting)
+		}
+	}
+	if other {
+		req.Subset = "all" // another corpus has no split of this model: all its documents
+	}
 	rj, _ := json.Marshal(req)
 	ev := &EvalRow{CorpusID: req.CorpusID, Request: rj}
 	if err := s.store.InsertEval(ctx, ev); err != nil {
@@ -142,21 +174,20 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	return ev, job, nil
 }
 
-// runEval evaluates each model's CE and Siamese-CE variants and the requested
-// baselines on the chosen documents, over req.Trials seeds, and stores the report.
-// Baselines are fitted on the first model's training documents.
+// runEval evaluates each model's variants (CE and Siamese-CE, or the four OOV
+// variants in the OOV setting) and the requested baselines on the chosen
+// documents over req.Trials trials, and stores the report. It follows
+// `taglens eval`: trial t has seed t+1, which seeds the evaluation's own
+// randomness and the baselines, retrained in every trial on the first model's
+// training documents (BaselineSkip says which baselines a setting leaves out,
+// with a note in the report).
 func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req EvalRequest) error {
 	proto, _ := eval.ParseProtocol(req.Protocol)
+	setting := eval.Setting(req.Setting)
 	var band eval.Band
-	if req.Setting == string(eval.IncompleteContext) {
+	if setting == eval.IncompleteContext {
 		band, _ = eval.ParseBand(req.Missing)
 	}
-	type entry struct {
-		name string
-		m    eval.Model
-		oov  eval.OOVModel
-	}
-	var entries []entry
 	rep.Progress(0, "loading", "loading models and documents")
 	first, firstM, err := s.model(ctx, req.ModelIDs[0])
 	if err != nil {
@@ -172,38 +203,65 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	}
 	split := trainSplit(trow, tc, first.Seed)
 	vocab := firstM.Vocabulary()
+	report := &eval.Report{Corpus: trow.Name, Subset: req.Subset, Protocol: string(proto), Trials: req.Trials,
+		Setting: setting, Interpolation: eval.Interpolation, Missing: band.String()}
 
 	// The evaluated documents.
+	cross := req.CorpusID != first.CorpusID
 	ec := tc
-	if req.CorpusID != first.CorpusID {
+	if cross {
 		if ec, err = s.store.Documents(ctx, req.CorpusID); err != nil {
 			return err
 		}
+		report.EvalCorpus = ec.Name
 	}
 	var docs []corpus.Document
 	switch {
-	case req.CorpusID != first.CorpusID || req.Subset == "all":
+	case cross || req.Subset == "all":
 		docs = ec.Docs
+	case req.Subset == "oov" && setting == eval.OOVSetting && len(split.OOV) == 0:
+		// No reserved OOV documents: every document with a term outside the
+		// vocabulary (as taglens eval without a split file).
+		docs = tc.Docs
 	default:
 		docs = tc.Select(split.Of(corpus.Subset(req.Subset)))
 	}
 	var enc [][]int
 	var oovDocs []eval.OOVDoc
-	switch eval.Setting(req.Setting) {
+	var left int
+	switch setting {
 	case eval.CrossCorpora:
-		enc, _ = eval.InVocabulary(vocab, docs)
+		enc, left = eval.InVocabulary(vocab, docs)
+		report.Notes = append(report.Notes, fmt.Sprintf("%d documents of %s with all terms in the vocabulary (%d left out)", len(enc), ec.Name, left))
 	case eval.OOVSetting:
-		oovDocs, _ = eval.WithOOV(vocab, docs)
+		oovDocs, left = eval.WithOOV(vocab, docs)
 		if len(oovDocs) == 0 {
-			return fmt.Errorf("no document of the %s subset has an out-of-vocabulary tag", req.Subset)
+			return fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", len(docs))
 		}
+		report.Notes = append(report.Notes, fmt.Sprintf("%d documents with OOV terms (%d without left out)", len(oovDocs), left))
 	default:
 		enc = eval.Encode(vocab, docs)
 	}
-	if enc == nil && oovDocs == nil {
+	if len(enc) == 0 && len(oovDocs) == 0 {
 		return fmt.Errorf("no document to evaluate")
 	}
 
+	// The models of the report: baselines in SPEC order, then each model's variants.
+	type entry struct {
+		name     string
+		baseline string // baseline name, trained per trial
+		m        eval.Model
+		oov      eval.OOVModel
+	}
+	var entries []entry
+	scope := BaselineScope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
+	for _, b := range req.Baselines {
+		if why := BaselineSkip(b, scope); why != "" {
+			report.Notes = append(report.Notes, why)
+			continue
+		}
+		entries = append(entries, entry{name: b, baseline: b})
+	}
 	multi := len(req.ModelIDs) > 1
 	for _, id := range req.ModelIDs {
 		row, m, err := s.model(ctx, id)
@@ -214,8 +272,8 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		if multi {
 			suffix = " (" + row.Name + ")"
 		}
-		if oovDocs != nil {
-			for _, n := range []string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"} {
+		if setting == eval.OOVSetting {
+			for _, n := range OOVVariants {
 				om, err := m.OOVEvalModel(n, oovDocs)
 				if err != nil {
 					return err
@@ -224,75 +282,65 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 			}
 			continue
 		}
-		if row.CorpusID != first.CorpusID || m.Vocabulary().Len() != vocab.Len() {
+		if !slices.Equal(m.Vocabulary().Terms(), vocab.Terms()) {
 			return fmt.Errorf("model %q was trained on another vocabulary than %q; compare models of one corpus", row.Name, first.Name)
 		}
 		entries = append(entries, entry{name: ce.VariantCE + suffix, m: m.EvalModel(ce.VariantCE)},
 			entry{name: ce.VariantSiamese + suffix, m: m.EvalModel(ce.VariantSiamese)})
 	}
-	if oovDocs == nil {
-		train := vocab.EncodeAll(tc.Select(split.Train))
-		v := vocab.Len()
-		for i, b := range req.Baselines {
-			rep.Progress(0.05+0.25*float64(i)/float64(len(req.Baselines)), "baselines", "fitting "+b)
-			var bm eval.Model
-			switch b {
-			case "random":
-				bm = baselines.NewRandom(v)
-			case "lsa":
-				bm, err = baselines.FitLSA(train, v, nil)
-			case "pca":
-				bm, err = baselines.FitPCA(train, v, nil)
-			case "lda":
-				bm = baselines.NewLDA(firstM.Topics())
-			case "plsa":
-				bm, err = baselines.TrainPLSA(ctx, train, v, firstM.Topics().NumTopics(), first.Seed, nil)
-			}
-			if err != nil {
-				return fmt.Errorf("baseline %s: %w", b, err)
-			}
-			if proto == eval.Priming && !bm.Contextual() {
-				continue // §6.2.5: non-contextual models only in the extended protocol
-			}
-			entries = append(entries, entry{name: b, m: bm})
-		}
+	if len(entries) == 0 {
+		return fmt.Errorf("no model left to evaluate: %s", strings.Join(report.Notes, "; "))
 	}
 
-	report := &eval.Report{Corpus: trow.Name, Subset: req.Subset, Protocol: string(proto), Trials: req.Trials,
-		Setting: eval.Setting(req.Setting), Interpolation: eval.Interpolation}
-	if req.CorpusID != first.CorpusID {
-		report.EvalCorpus = ec.Name
-	}
-	if !band.IsZero() {
-		report.Missing = band.String()
-	}
+	train := vocab.EncodeAll(tc.Select(split.Train))
 	seeds := make([]uint64, req.Trials)
 	for t := range seeds {
 		seeds[t] = uint64(t + 1)
 	}
 	report.Seeds = seeds
+	results := make([][]*eval.Result, len(entries))
+	tuning := make([][]map[string]any, len(entries))
 	total := len(entries) * req.Trials
 	done := 0
-	for _, e := range entries {
-		results := make([]*eval.Result, req.Trials)
-		for t, seed := range seeds {
-			msg := fmt.Sprintf("%s, trial %d/%d", e.name, t+1, req.Trials)
-			rep.Progress(0.3+0.7*float64(done)/float64(total), "evaluating", msg)
+	for t, seed := range seeds {
+		for i, e := range entries {
+			frac := 0.02 + 0.97*float64(done)/float64(total)
+			label := fmt.Sprintf("%s, trial %d/%d", e.name, t+1, req.Trials)
 			opt := &eval.Options{Seed: seed, Missing: band}
 			var r *eval.Result
 			var err error
-			if e.oov != nil {
+			switch {
+			case e.oov != nil:
+				rep.Progress(frac, "evaluating", label)
 				r, err = eval.EvaluateOOV(ctx, e.oov, oovDocs, opt)
-			} else {
+			case e.baseline != "":
+				rep.Progress(frac, "training baseline", fmt.Sprintf("%s on %d documents", label, len(train)))
+				bm, tun, terr := TrainBaseline(ctx, e.baseline, train, vocab.Len(), firstM, seed, func(msg string) {
+					rep.Progress(frac, "training baseline", msg)
+				})
+				if terr != nil {
+					return fmt.Errorf("baseline %s: %w", e.baseline, terr)
+				}
+				tuning[i] = append(tuning[i], tun)
+				rep.Progress(frac, "evaluating", label)
+				r, err = eval.Evaluate(ctx, bm, proto, enc, opt)
+			default:
+				rep.Progress(frac, "evaluating", label)
 				r, err = eval.Evaluate(ctx, e.m, proto, enc, opt)
 			}
 			if err != nil {
 				return fmt.Errorf("%s: %w", e.name, err)
 			}
-			results[t] = r
+			results[i] = append(results[i], r)
 			done++
 		}
-		report.Models = append(report.Models, eval.Summarize(e.name, results, seeds))
+	}
+	for i, e := range entries {
+		mr := eval.Summarize(e.name, results[i], seeds)
+		if tuning[i] != nil {
+			mr.Tuning = map[string]any{"per_trial": tuning[i]}
+		}
+		report.Models = append(report.Models, mr)
 	}
 	report.ComputePValues()
 	b, err := json.Marshal(report)

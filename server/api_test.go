@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -566,4 +567,99 @@ func TestSenseClusters(t *testing.T) {
 			t.Fatalf("grid: row %d in cluster %d, want a single cluster", i, l)
 		}
 	}
+}
+
+// TestEvaluationSettings runs one trial of each setting of the compare form and
+// checks which models the report holds and which notes say why a baseline was
+// left out (the rules of taglens eval, paper §6.2.1-6.2.5).
+func TestEvaluationSettings(t *testing.T) {
+	ts, corpusID, modelID := trainedServer(t)
+	// A second corpus: demo tags (all in the vocabulary) in new combinations, plus
+	// documents with tags the model never saw.
+	var b strings.Builder
+	for i := 0; i < 12; i++ {
+		fmt.Fprintf(&b, "x%02d\tguitar\trock\tdrums\n", i)
+		fmt.Fprintf(&b, "y%02d\tguitar\tnever-seen-%d\trock\n", i, i%3)
+	}
+	other := decode[corpusJSON](t, ts.upload("other.tsv", []byte(b.String())))
+	tests := []struct {
+		name      string
+		body      string
+		want      []string // models in the report
+		notWant   []string
+		noteParts []string // substrings of the notes
+	}{
+		{"extended on train: all eight baselines",
+			`"subset":"train","protocol":"extended","baselines":["all"]`,
+			append([]string{"ce", "siamese-ce"}, BaselineNames...), nil, nil},
+		{"priming on test: contextual baselines only, crbm skipped",
+			`"subset":"test","protocol":"priming","baselines":["all"]`,
+			[]string{"random", "lda", "plsa", "ce", "siamese-ce"}, []string{"lsa", "pca", "infotheo", "skipgram", "crbm"},
+			[]string{"infotheo skipped", "skipgram skipped", "crbm skipped: its context is the training document"}},
+		{"incomplete context on train",
+			`"subset":"train","protocol":"extended","setting":"incomplete-context","missing":"10-30","baselines":["random","crbm"]`,
+			[]string{"random", "ce", "siamese-ce"}, []string{"crbm"}, []string{"cannot be made incomplete"}},
+		{"cross corpora",
+			`"corpus_id":"` + other.ID + `","setting":"cross-corpora","protocol":"extended","baselines":["pca","crbm"]`,
+			[]string{"pca", "ce", "siamese-ce"}, []string{"crbm"}, []string{"12 documents of other", "12 left out"}},
+		{"OOV within the corpus",
+			`"subset":"oov","setting":"oov","baselines":["random"]`,
+			OOVVariants, []string{"random", "ce"}, []string{"baselines do not handle OOV"}},
+		{"real OOV in another corpus",
+			`"corpus_id":"` + other.ID + `","setting":"oov"`,
+			OOVVariants, nil, []string{"12 documents with OOV terms"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			rec := ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+modelID+`"],"trials":1,`+tt.body+`}`)
+			if rec.Code != http.StatusAccepted {
+				t.Fatalf("create: %d %s", rec.Code, rec.Body)
+			}
+			ids := decode[map[string]string](t, rec)
+			if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+				t.Fatalf("evaluation job: %s %s", j.State, j.Message)
+			}
+			var rep struct {
+				Models []struct {
+					Name    string `json:"name"`
+					Queries int    `json:"queries"`
+				} `json:"models"`
+				Notes []string `json:"notes"`
+			}
+			if err := json.Unmarshal(ts.doJSON(http.MethodGet, "/api/evaluations/"+ids["evaluation_id"], "").Body.Bytes(), &rep); err != nil {
+				t.Fatal(err)
+			}
+			names := map[string]bool{}
+			for _, m := range rep.Models {
+				names[m.Name] = true
+				if m.Queries == 0 {
+					t.Errorf("%s: 0 queries", m.Name)
+				}
+			}
+			for _, n := range tt.want {
+				if !names[n] {
+					t.Errorf("report lacks %q (has %v)", n, names)
+				}
+			}
+			for _, n := range tt.notWant {
+				if names[n] {
+					t.Errorf("report has %q, want it left out", n)
+				}
+			}
+			notes := strings.Join(rep.Notes, "\n")
+			for _, p := range tt.noteParts {
+				if !strings.Contains(notes, p) {
+					t.Errorf("notes %q lack %q", notes, p)
+				}
+			}
+		})
+	}
+	// Settings that contradict the chosen corpus or protocol are refused.
+	m := `{"model_ids":["` + modelID + `"],`
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"setting":"cross-corpora"}`), 400, "another corpus")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"setting":"cross-corpora","corpus_id":"`+corpusID+`"}`), 400, "another corpus")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"corpus_id":"`+other.ID+`"}`), 400, "cross-corpora")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"setting":"oov","protocol":"extended"}`), 400, "priming protocol only")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"missing":"10-30"}`), 400, "incomplete-context")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"setting":"incomplete-context"}`), 400, "band")
 }

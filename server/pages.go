@@ -481,8 +481,8 @@ func (p *pages) compare(c echo.Context) error {
 	for _, m := range ms {
 		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: m.ID == sel})
 	}
-	for _, b := range serverBaselines {
-		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: b, Selected: b == "random" || b == "lda"})
+	for _, b := range BaselineNames {
+		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == "random" || b == "lda"})
 	}
 	vm.Corpora = append(vm.Corpora, views.Option{Value: "", Label: "the model's own corpus", Selected: true})
 	for _, c := range cs {
@@ -493,12 +493,12 @@ func (p *pages) compare(c echo.Context) error {
 	}
 	vm.Protocols = []views.Option{{Value: "priming", Label: "priming (Eq. 8)", Selected: true}, {Value: "extended", Label: "extended priming (Eq. 9)"}}
 	vm.Settings = []views.Option{
-		{Value: "within-corpus", Label: "within corpus", Selected: true},
-		{Value: "cross-corpora", Label: "cross corpora"},
-		{Value: "incomplete-context|0-10", Label: "missing ≤10 %"},
-		{Value: "incomplete-context|10-30", Label: "missing 10–30 %"},
-		{Value: "incomplete-context|30-50", Label: "missing 30–50 %"},
-		{Value: "oov", Label: "OOV terms"},
+		{Value: "within-corpus", Label: "within corpus (§6.2.1)", Selected: true},
+		{Value: "cross-corpora", Label: "cross corpora: another corpus (§6.2.2)"},
+		{Value: "incomplete-context|10", Label: "incomplete context, missing ≤10 % (§6.2.3)"},
+		{Value: "incomplete-context|10-30", Label: "incomplete context, missing 10–30 %"},
+		{Value: "incomplete-context|30-50", Label: "incomplete context, missing 30–50 %"},
+		{Value: "oov", Label: "OOV terms: ce/siamese-ce × feature/avg (§6.2.4)"},
 	}
 	evs, err := p.s.store.Evals(c.Request().Context())
 	if err != nil {
@@ -508,6 +508,18 @@ func (p *pages) compare(c echo.Context) error {
 		vm.Evals = append(vm.Evals, p.evalVM(c, e, names))
 	}
 	return render(c, http.StatusOK, views.ComparePageView(vm))
+}
+
+// baselineLabels describe the baselines on the compare form.
+var baselineLabels = map[string]string{
+	"random":   "random",
+	"lsa":      "lsa (global)",
+	"pca":      "pca (global)",
+	"infotheo": "infotheo (global)",
+	"skipgram": "skipgram (global)",
+	"lda":      "lda",
+	"plsa":     "plsa",
+	"crbm":     "crbm (train subset only)",
 }
 
 func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) views.Eval {

@@ -181,7 +181,7 @@ func TestPagesWithModel(t *testing.T) {
 		t.Error("priming with only unknown tags shows no error")
 	}
 	doc, _ = ts.page("/compare")
-	if testid(doc, "compare-models").Find("input").Length() == 0 || testid(doc, "compare-baselines").Find("input").Length() != len(serverBaselines) {
+	if testid(doc, "compare-models").Find("input").Length() == 0 || testid(doc, "compare-baselines").Find("input").Length() != len(BaselineNames) {
 		t.Error("compare form lacks model or baseline choices")
 	}
 }
