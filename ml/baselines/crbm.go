@@ -474,11 +474,19 @@ func (m *CRBM) meanField(ws *crbmWS, cond []float32, q int, out []float64) {
 //     Distances call and shared by its queries;
 //   - p(v|h, a) = σ(b + U h) depends on the hidden sample h only, a binary
 //     vector of H bits, and a chain revisits few of the 2^H patterns (about
-//     75 distinct patterns in ~700 samples per mtg-jamendo document at H =
-//     10), so each pattern's row of probabilities and sampling thresholds is
-//     computed once per call (memoised when H ≤ crbmMemoMaxHidden, up to a
-//     memory budget) and the Rao-Blackwellised average Σ_t p(v|h_t) is
-//     accumulated as Σ_patterns count·p(v|h);
+//     60 distinct patterns in ~700 samples per mtg-jamendo training document
+//     at H = 10), so each pattern's row of probabilities and sampling
+//     thresholds is computed once per call (memoised when H ≤
+//     crbmMemoMaxHidden, up to a memory budget) and the Rao-Blackwellised
+//     average Σ_t p(v|h_t) is accumulated as Σ_patterns count·p(v|h);
+//   - σ(x) = 1/(1 + e^−x) with e^−x = e^−b_j·Π_{k on} e^−U_jk, a product of
+//     exponentials computed once (per model for U, per context for b), and
+//     with the memo the product is split into the two halves of the hidden
+//     units, each memoised per context (halfRow): a row costs one multiply
+//     and one division per unit instead of an exponential;
+//   - a hidden unit is sampled by comparing its pre-activation with the
+//     logits of the top byte of the uniform (bernoulliLogit), which needs
+//     σ only once in about 256 draws;
 //   - the visible sample is sparse (about 3.5 active units of 161), so the
 //     next hidden pre-activation c + Uᵀv is the sum of the active rows of U;
 //   - uniforms come from a PCG stream seeded from the caller's rng, used
@@ -486,10 +494,12 @@ func (m *CRBM) meanField(ws *crbmWS, cond []float32, q int, out []float64) {
 //     (see sampleVisible).
 //
 // The estimator, its Markov chain and the sampling distributions are those of
-// the direct implementation; only the use of the random stream differs, and
-// the Bernoulli probabilities are quantised to multiples of 2⁻³² (an error of
-// at most 2⁻³² per unit and step). TestCRBMGibbsExact checks the estimate
-// against the exact expectation computed by enumerating a small model's states.
+// the direct implementation; only the use of the random stream differs, the
+// Bernoulli probabilities are quantised to multiples of 2⁻³² (an error of at
+// most 2⁻³² per unit and step) and σ differs from 1/(1+exp(−x)) by rounding
+// (below 1e-13). TestCRBMGibbsExact checks the estimate against the exact
+// expectation computed by enumerating a small model's states; the samplers
+// and the products have their own tests. BenchmarkCRBMDistances measures it.
 
 const (
 	// crbmMemoMaxHidden is the largest H for which p(v|h) rows are memoised

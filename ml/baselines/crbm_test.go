@@ -609,3 +609,45 @@ func TestCRBMConcurrentDistances(t *testing.T) {
 		}
 	}
 }
+
+// TestCRBMMeanFieldFixedPoint checks that CRBMMeanField returns a fixed point
+// of its equations: with a the returned activations, a = σ(d + W a_δ + U h)
+// and h = σ(c + Uᵀa) hold to 1e-5 (the iteration stops when no unit moves by
+// more than 1e-6), with the query clamped at 1.
+func TestCRBMMeanFieldFixedPoint(t *testing.T) {
+	m, docs := trainPlantedCRBM(t, CRBMConfig{Inference: CRBMMeanField, MeanFieldIter: 1000})
+	for _, doc := range docs[:5] {
+		dst := make([]float64, len(doc)*plantedV)
+		m.Distances(doc, doc, nil, dst)
+		ws := m.ws()
+		cond := m.condition(ws, doc)
+		for i, q := range doc {
+			a := make([]float64, plantedV)
+			for j := range a {
+				a[j] = -dst[i*plantedV+j]
+			}
+			h := make([]float64, m.h)
+			for k := range h {
+				x := m.c[k]
+				for j := range a {
+					x += m.u[j*m.h+k] * a[j]
+				}
+				h[k] = sigmoid(x)
+			}
+			for j := range a {
+				x := m.d[j] + float64(cond[j])
+				for k := range h {
+					x += m.u[j*m.h+k] * h[k]
+				}
+				want := sigmoid(x)
+				if j == q {
+					want = 1
+				}
+				if math.Abs(a[j]-want) > 1e-5 {
+					t.Errorf("doc %v query %d unit %d: activation %v, fixed point %v", doc, q, j, a[j], want)
+				}
+			}
+		}
+		m.pool.Put(ws)
+	}
+}
