@@ -3,7 +3,7 @@
 
 Both get identical input: Gaussian blobs (scikit-learn make_blobs: 12 centres,
 cluster_std 2.5, 50 features, random_state 1) written to a TSV file that the Go
-binary reads. Prints wall time, speed-up, and trustworthiness at k = 10 of both
+binary reads. Prints wall and CPU time, speed-up, and trustworthiness at k = 10 of both
 embeddings (sklearn.manifold.trustworthiness for n <= 5000; a chunked
 implementation of the same formula above that, checked against sklearn's at
 n = 2000 on every run), plus the load average before and after each run.
@@ -16,6 +16,7 @@ Usage (Debian python3-sklearn, i.e. /usr/bin/python3):
 import argparse
 import json
 import os
+import resource
 import subprocess
 import sys
 import tempfile
@@ -81,15 +82,18 @@ def main():
         row = {"n": n}
         if not a.skip_sklearn:
             l0 = load()
+            r0 = resource.getrusage(resource.RUSAGE_SELF)
             t = time.time()
             Ysk = TSNE(n_components=2, perplexity=30, n_iter=1000, init="pca", learning_rate="auto",
                        method="barnes_hut", angle=0.5, n_jobs=2, random_state=1).fit_transform(X)
             row["sklearn_s"] = time.time() - t
+            r1 = resource.getrusage(resource.RUSAGE_SELF)
+            row["sklearn_cpu_s"] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
             row["sklearn_load"] = f"{l0} -> {load()}"
         yout = os.path.join(tmp, f"y{n}.tsv")
         l0 = load()
         t = time.time()
-        cmd = ["/usr/bin/time", "-f", "%M", a.taglens, "tsne", "--in", xin, "--out", yout,
+        cmd = ["/usr/bin/time", "-f", "%U %S %M", a.taglens, "tsne", "--in", xin, "--out", yout,
                "--perplexity", "30", "--iters", "1000", "--seed", "1", "--method", a.method, "--json"]
         p = subprocess.run(cmd, capture_output=True, text=True)
         row["go_s"] = time.time() - t
@@ -98,12 +102,15 @@ def main():
         row["go_load"] = f"{l0} -> {load()}"
         rep = json.loads(p.stdout)
         row["go_method"], row["go_kl"], row["go_inner_s"] = rep["method"], rep["kl"], rep["seconds"]
-        row["go_peak_rss_mb"] = int(p.stderr.strip().splitlines()[-1]) / 1024
+        u, s_, rss = p.stderr.strip().splitlines()[-1].split()
+        row["go_cpu_s"] = float(u) + float(s_)
+        row["go_peak_rss_mb"] = int(rss) / 1024
         Ygo = np.loadtxt(yout, delimiter="\t")
         row["go_trust"] = trust(X, Ygo)
         if not a.skip_sklearn:
             row["sklearn_trust"] = trust(X, Ysk)
             row["speedup"] = row["sklearn_s"] / row["go_s"]
+            row["cpu_ratio"] = row["sklearn_cpu_s"] / row["go_cpu_s"]
             row["trust_diff"] = row["go_trust"] - row["sklearn_trust"]
         print(json.dumps(row), flush=True)
 
