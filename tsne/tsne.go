@@ -33,7 +33,7 @@ const (
 )
 
 // exactMaxN bounds the Exact method: it stores dense n×n affinities.
-const exactMaxN = 15000
+const exactMaxN = 5000
 
 // Options configures Embed and Transform. The zero value of every field means
 // its default.
