@@ -51,7 +51,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	budget := fs.Duration("budget", 0, "wall-time safety net of the whole training; training normally ends by early stopping (default 110s, 9m above 1000 terms; negative = none)")
 	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
 	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")
-	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 1000 terms, 512 above; -1 = exact)")
+	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 3000 terms, 512 above; -1 = exact)")
 	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")

@@ -15,7 +15,7 @@
 //     {−1,+1} (trainSet.targetsTo, nn.Target), κ_k (nn.Target.Kappa).
 //   - Eq. 5, the κ-weighted prediction loss: nn.Trainer.PredictionGrad, or its
 //     unbiased sampled estimate nn.Trainer.SampledPredictionGrad for large
-//     vocabularies (Config.OutputSample; automatic above SampleAbove = 1000
+//     vocabularies (Config.OutputSample; automatic above SampleAbove = 3000
 //     terms), driven by stepper.grad1 (step.go).
 //   - Eq. 6, the Siamese loss, and D = exp(−λ/2·KL_sym(l¹,l²)) from the raw topic
 //     vectors: nn.SiameseLoss (inside nn.Trainer.SiameseGrad) and
