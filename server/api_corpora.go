@@ -95,6 +95,7 @@ func (h *corporaAPI) delete(c echo.Context) error {
 	if err := h.s.store.DeleteCorpus(ctx, id); err != nil {
 		return notFound(err, "corpus", id)
 	}
+	h.s.maps.dropCorpus(id)
 	return c.NoContent(http.StatusNoContent)
 }
 

@@ -1,13 +1,21 @@
 package server
 
 import (
+	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"math/rand/v2"
+	"net/http"
+	"net/http/httptest"
 	"os"
+	"os/exec"
+	"path/filepath"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -86,13 +94,16 @@ func TestMapLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("map endpoint, 10,000 points, 50 connections, %s: %v", enc, res)
+		t.Logf("map endpoint, 10,000 points, 50 connections, %s: %v; load average after: %s", enc, res, loadAverage())
 		if res.Errors != 0 || res.Requests == 0 {
 			t.Errorf("%s: got %d errors in %d requests, want 0 errors", enc, res.Errors, res.Requests)
 		}
 		if assert && enc == "gzip" && res.P95 > 50*time.Millisecond {
 			t.Errorf("%s: p95 %v, want ≤ 50 ms", enc, res.P95)
 		}
+	}
+	if os.Getenv("TAGLENS_WRK") != "" {
+		runWrk(t, target, secs)
 	}
 	if _, err := LoadTest(context.Background(), "http://192.0.2.1/", 1, time.Second, 1, nil); err == nil {
 		t.Error("LoadTest accepted a non-loopback target")
@@ -121,4 +132,123 @@ func TestExplorer10k(t *testing.T) {
 		t.Errorf("hover tooltip took %v, want ≤ 5 s", hover)
 	}
 	screenshot(t, ctx, shotDir(t), "8-explorer-10k")
+}
+
+// TestMapServing checks the cached-map answers: the fast path (a repeated
+// request) gives the same bytes as the first, gzip only when accepted (RFC 9110
+// q=0 refuses it), explicit Content-Length, ETag revalidation with 304, and the
+// fast path forgets a map when its model is deleted.
+func TestMapServing(t *testing.T) {
+	ts, corpusID, modelID := trainedServer(t)
+	putSyntheticMap(t, ts, modelID, corpusID)
+	want, err := json.Marshal(syntheticMap(10000, loadTerm, 1))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := "/api/models/" + modelID + "/map?term=" + loadTerm
+	get := func(hdr ...string) *httptest.ResponseRecorder {
+		req := httptest.NewRequest(http.MethodGet, path, nil)
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		return httptestRecorder(ts, req)
+	}
+	for i := 0; i < 2; i++ { // slow path, then fast path
+		rec := get()
+		if rec.Code != 200 || !bytes.Equal(rec.Body.Bytes(), want) {
+			t.Fatalf("request %d identity: status %d, %d bytes, want 200 and the stored %d bytes", i, rec.Code, rec.Body.Len(), len(want))
+		}
+		if got := rec.Header().Get("Content-Length"); got != strconv.Itoa(len(want)) {
+			t.Errorf("request %d: Content-Length %q, want %d", i, got, len(want))
+		}
+		if rec.Header().Get("Content-Encoding") != "" {
+			t.Errorf("request %d: identity answer has Content-Encoding %q", i, rec.Header().Get("Content-Encoding"))
+		}
+	}
+	for _, tt := range []struct {
+		accept string
+		gz     bool
+	}{{"gzip", true}, {"br, gzip;q=0.5", true}, {"*", true}, {"gzip;q=0", false}, {"gzip; q=0.000, br", false}, {"deflate", false}} {
+		rec := get("Accept-Encoding", tt.accept)
+		body := rec.Body.Bytes()
+		if tt.gz {
+			if rec.Header().Get("Content-Encoding") != "gzip" {
+				t.Fatalf("Accept-Encoding %q: got Content-Encoding %q, want gzip", tt.accept, rec.Header().Get("Content-Encoding"))
+			}
+			zr, err := gzip.NewReader(bytes.NewReader(body))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if body, err = io.ReadAll(zr); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(body, want) {
+			t.Errorf("Accept-Encoding %q: body differs from the stored map", tt.accept)
+		}
+	}
+	etag := get().Header().Get("ETag")
+	if etag == "" {
+		t.Fatal("no ETag")
+	}
+	for _, inm := range []string{etag, `"other", W/` + etag, "*"} {
+		if rec := get("If-None-Match", inm); rec.Code != http.StatusNotModified || rec.Body.Len() != 0 {
+			t.Errorf("If-None-Match %s: got %d with %d bytes, want 304 and no body", inm, rec.Code, rec.Body.Len())
+		}
+	}
+	if rec := get("If-None-Match", `"other"`); rec.Code != 200 {
+		t.Errorf("If-None-Match other: got %d, want 200", rec.Code)
+	}
+	// The fast path must not outlive the model.
+	ts.maps.dropModel(modelID)
+	if e := ts.maps.lookup(modelID + "\x00siamese-ce\x00\x00" + loadTerm); e != nil {
+		t.Error("fast-path entry survives dropModel")
+	}
+}
+
+// wrkScript makes wrk print p95 (its --latency table stops at 90 and 99) and
+// the error counts.
+const wrkScript = `done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("wrk: %d requests, p50 %.2f ms, p95 %.2f ms, p99 %.2f ms, max %.2f ms; errors connect %d read %d write %d status %d timeout %d\n",
+    summary.requests, latency:percentile(50)/1000, latency:percentile(95)/1000, latency:percentile(99)/1000, latency.max/1000,
+    e.connect, e.read, e.write, e.status, e.timeout))
+end
+`
+
+// runWrk measures target with wrk (Debian's package; TAGLENS_WRK=1), 2
+// threads and 50 connections asking for gzip, for an independent figure. The
+// target is this test's loopback server.
+func runWrk(t *testing.T, target string, secs int) {
+	if !strings.HasPrefix(target, "http://127.0.0.1:") {
+		t.Fatalf("wrk target %q is not on loopback", target)
+	}
+	bin, err := exec.LookPath("wrk")
+	if err != nil {
+		t.Logf("wrk not installed (apt-get install wrk): %v", err)
+		return
+	}
+	script := filepath.Join(t.TempDir(), "p95.lua")
+	if err := os.WriteFile(script, []byte(wrkScript), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(bin, "-t2", "-c50", fmt.Sprintf("-d%ds", secs), "-s", script,
+		"-H", "Accept-Encoding: gzip", target).CombinedOutput()
+	if err != nil {
+		t.Fatalf("wrk: %v\n%s", err, out)
+	}
+	t.Logf("wrk, 2 threads, 50 connections, gzip, %d s (load average after: %s):\n%s", secs, loadAverage(), out)
+	if strings.Contains(string(out), "Non-2xx") {
+		t.Errorf("wrk saw non-2xx answers")
+	}
+}
+
+// loadAverage is the 1, 5 and 15-minute load average of Linux (/proc/loadavg),
+// or "unknown": latency figures mean little without it.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
