@@ -43,6 +43,7 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/models/:id/prime", mod.prime, small)
 	api.POST("/models/:id/embed", mod.embed, small)
 	api.GET("/models/:id/map", mod.mapPoints)
+	api.GET("/models/:id/context-map", mod.contextMap)
 	api.GET("/models/:id/neighbours", mod.neighbours)
 	api.GET("/models/:id/tags", mod.tags)
 
