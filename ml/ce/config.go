@@ -135,6 +135,12 @@ type Config struct {
 	// vocabularies of up to SampleAbove terms, sampled with M =
 	// DefaultOutputSample above.
 	OutputSample int
+
+	// epochHook, if not nil, is called after every validation evaluation of
+	// stage 1, the pilots and stage 2 with the stage name, the epoch and the
+	// trainer (read only). Tests use it to log further validation figures
+	// (extended-priming MAP) per epoch and to compare training and inference.
+	epochHook func(stage string, epoch int, t *trainer)
 }
 
 // Defaults of the automatic choice of the prediction loss (Config.OutputSample).

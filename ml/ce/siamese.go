@@ -52,6 +52,9 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 				return 0, 0, 0, "", err
 			}
 			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: p2, Elapsed: t.elapsed()})
+			if cfg.epochHook != nil {
+				cfg.epochHook(stage, epoch, t)
+			}
 			stop := st.observe(p2, epoch, t.net.Params, cfg.Patience)
 			if stage == "stage2" {
 				t.bestSiam = st.best

@@ -339,14 +339,21 @@ func (t *trainer) stage0() error {
 // validP2 returns the priming-protocol P@2 (Eq. 8, 10) of params on the validation
 // documents.
 func (t *trainer) validP2(params []float64) (float64, error) {
-	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
-	m.nets = map[string]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
+	m := t.snapshot(params)
 	r, err := eval.Evaluate(t.ctx, &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}, eval.Priming, t.valid,
 		&eval.Options{Seed: t.cfg.Seed, Workers: numWorkers})
 	if err != nil {
 		return 0, err
 	}
 	return r.PAtK[1], nil
+}
+
+// snapshot returns a model whose VariantCE network has the given parameters
+// (shared, not copied) and the trainer's inputs.
+func (t *trainer) snapshot(params []float64) *Model {
+	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
+	m.nets = map[string]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
+	return m
 }
 
 // early tracks the best validation score and patience (SPEC item 8).
@@ -443,6 +450,9 @@ func (t *trainer) stage1() error {
 				return err
 			}
 			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: p2, Elapsed: t.elapsed()})
+			if cfg.epochHook != nil {
+				cfg.epochHook("stage1", epoch, t)
+			}
 			stop := st.observe(p2, epoch, t.net.Params, cfg.Patience)
 			t.bestCE = st.best
 			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
