@@ -136,6 +136,12 @@ type Config struct {
 	// DefaultOutputSample above.
 	OutputSample int
 
+	// Balanced selects the class-balanced weights of Eq. 5 (nn.Target.Weights).
+	Balanced bool
+
+	// TermDim caps the principal components of the term features (0: all).
+	TermDim int
+
 	// epochHook, if not nil, is called after every validation evaluation of
 	// stage 1, the pilots and stage 2 with the stage name, the epoch and the
 	// trainer (read only). Tests use it to log further validation figures

@@ -175,7 +175,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 
 	// Term features t(τ), Eq. 2, with PCA and (-1,1) scaling (§5.2).
 	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V)})
-	terms, err := features.FitTerms(docs, V, nil)
+	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim}})
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context PCA: %w", err)
 	}
-	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs))}
+	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs)), balanced: cfg.Balanced}
 	for i := range set.termX {
 		set.termX[i] = terms.Row(i)
 	}
