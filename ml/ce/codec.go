@@ -28,7 +28,9 @@ const (
 	// FormatVersion is the version of the model file format this package writes.
 	// Version 2 appends Info.OutputSample after the training log; version 1
 	// files (without it) are still read, with OutputSample = 0 (exact loss).
-	FormatVersion = 2
+	// Version 3 appends Info.EarlyStop, ValidMAPCE, ValidMAPSiamese and the
+	// validation MAP of every log entry.
+	FormatVersion = 3
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

@@ -26,6 +26,8 @@ type trainSet struct {
 	ctxX   [][]float64 // |Δ| × dC: PCA-decorrelated, (-1,1)-scaled l(δ) (Eq. 3)
 	ctxRaw [][]float64 // |Δ| × |Φ|: raw topic proportions p(φ|δ), for the KL of Eq. 6
 	multi  []int       // indices of documents with at least two terms (within-document I1 pairs)
+	// balanced selects the class-balanced weights of Eq. 5 (nn.Target.Balanced).
+	balanced bool
 }
 
 func (s *trainSet) inputDim() int { return len(s.termX[0]) + len(s.ctxX[0]) }
@@ -94,7 +96,7 @@ func (s *trainSet) fillInputs(ex []example, x []float64) {
 // views on the sorted document (no copy).
 func (s *trainSet) targetsTo(dst []nn.Target, ex []example) {
 	for i, e := range ex {
-		dst[i] = nn.Target{Idx: s.docs[e.doc], Complement: e.neg}
+		dst[i] = nn.Target{Idx: s.docs[e.doc], Complement: e.neg, Balanced: s.balanced}
 	}
 }
 

@@ -20,11 +20,14 @@ const (
 
 // A LogEntry is one validation evaluation during training.
 type LogEntry struct {
-	Stage   string        // "stage1", "stage2" or "pilot α=…,λ=…"
-	Epoch   int           // epochs done in the stage
-	Loss    float64       // mean training loss of the last epoch (Eq. 5 or Eq. 7)
-	ValidP2 float64       // P@2 of the priming protocol on the validation documents
-	Elapsed time.Duration // wall time since Train started (zero when Config.Reproducible)
+	Stage   string  // "stage1", "stage2" or "pilot α=…,λ=…"
+	Epoch   int     // epochs done in the stage
+	Loss    float64 // mean training loss of the last epoch (Eq. 5 or Eq. 7)
+	ValidP2 float64 // P@2 of the priming protocol on the validation documents
+	// ValidMAP is the MAP of the extended priming protocol (Eq. 9, 11) on the
+	// validation documents (zero in files of format version < 3).
+	ValidMAP float64
+	Elapsed  time.Duration // wall time since Train started (zero when Config.Reproducible)
 }
 
 // Info records how a model was trained: the resolved hyper-parameters, the data
@@ -49,8 +52,11 @@ type Info struct {
 	Pretrained             bool    // stage 0 ran
 	Epochs1, Epochs2       int     // epochs run in stage 1 and stage 2
 	BestEpoch1, BestEpoch2 int     // epochs whose weights were kept
-	ValidP2CE              float64 // best validation P@2 of stage 1
-	ValidP2Siamese         float64 // best validation P@2 of stage 2
+	ValidP2CE              float64 // validation P@2 (priming) of the kept stage-1 weights
+	ValidP2Siamese         float64 // validation P@2 (priming) of the kept stage-2 weights
+	EarlyStop              string  // criterion of early stopping and model selection (Config.EarlyStop)
+	ValidMAPCE             float64 // validation extended-priming MAP of the kept stage-1 weights
+	ValidMAPSiamese        float64 // validation extended-priming MAP of the kept stage-2 weights
 	ValidP2Random          float64 // expected P@2 of random ranking on the validation documents
 	StopReason1            string
 	StopReason2            string
@@ -265,6 +271,14 @@ func encodeInfo(e *encoder, in *Info) {
 		e.u64(uint64(l.Elapsed))
 	}
 	e.int(in.OutputSample) // since version 2
+	// Since version 3: the early-stopping criterion, the validation MAP of the
+	// kept weights and of every log entry.
+	e.str(in.EarlyStop)
+	e.f64(in.ValidMAPCE)
+	e.f64(in.ValidMAPSiamese)
+	for _, l := range in.Log {
+		e.f64(l.ValidMAP)
+	}
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -297,6 +311,13 @@ func decodeInfo(d *decoder, version uint32) Info {
 	}
 	if version >= 2 {
 		in.OutputSample = d.int()
+	}
+	if version >= 3 {
+		in.EarlyStop = d.str()
+		in.ValidMAPCE, in.ValidMAPSiamese = d.f64(), d.f64()
+		for i := range in.Log {
+			in.Log[i].ValidMAP = d.f64()
+		}
 	}
 	return in
 }

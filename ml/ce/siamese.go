@@ -13,7 +13,7 @@ import (
 // pairs, evaluating validation P@2 after every EvalEvery epochs, and leaves the
 // best weights in t.net. It returns the best P@2, its epoch, the epochs run and
 // the stop reason.
-func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epochPairs int, deadline time.Duration, fracLo, fracHi float64) (best float64, bestEpoch, epochs int, reason string, err error) {
+func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epochPairs int, deadline time.Duration, fracLo, fracHi float64) (best validation, bestEpoch, epochs int, reason string, err error) {
 	cfg := t.cfg
 	sc := nn.SiameseConfig{Beta: cfg.Beta, Rho: cfg.Rho}
 	batches := (epochPairs + cfg.BatchSize - 1) / cfg.BatchSize
@@ -21,7 +21,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 	// mini-batches with thousands of epochs; our epochs are few).
 	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
 	ps := make([]pair, cfg.BatchSize)
-	st := &early{}
+	st := &early{crit: cfg.EarlyStop}
 	start := t.elapsed()
 	reason = "max epochs"
 	for epoch := 1; epoch <= maxEpochs; epoch++ {
@@ -30,7 +30,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		for b := 0; b < batches; b++ {
 			if b%20 == 0 {
 				if err := t.ctx.Err(); err != nil {
-					return 0, 0, 0, "", err
+					return validation{}, 0, 0, "", err
 				}
 				if b > 0 && t.overBudget(deadline) {
 					break // evaluate the partial epoch, then stop
@@ -39,7 +39,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 			t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
 			loss, err := t.step2(ps, alpha, lambda, sc, opt)
 			if err != nil {
-				return 0, 0, 0, "", fmt.Errorf("%s, epoch %d: %w", stage, epoch, err)
+				return validation{}, 0, 0, "", fmt.Errorf("%s, epoch %d: %w", stage, epoch, err)
 			}
 			sum += loss
 			cnt++
@@ -47,20 +47,23 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		epochs = epoch
 		loss := sum / float64(cnt)
 		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overBudget(deadline) {
-			p2, err := t.validP2(t.net.Params)
+			v, err := t.validate(t.net.Params)
 			if err != nil {
-				return 0, 0, 0, "", err
+				return validation{}, 0, 0, "", err
 			}
-			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: p2, Elapsed: t.elapsed()})
-			stop := st.observe(p2, epoch, t.net.Params, cfg.Patience)
+			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt, Elapsed: t.elapsed()})
+			if cfg.epochHook != nil {
+				cfg.epochHook(stage, epoch, t)
+			}
+			stop := st.observe(v, epoch, t.net.Params, cfg.Patience)
 			if stage == "stage2" {
-				t.bestSiam = st.best
+				t.bestSiam = st.bestVal.p2
 			}
 			frac := fracLo + (fracHi-fracLo)*max(float64(epoch)/float64(maxEpochs), t.stageFrac(start, deadline))
 			t.report(Progress{Stage: stageName(stage), Epoch: epoch, Epochs: maxEpochs, Loss: loss, Fraction: frac,
-				Message: fmt.Sprintf("%s: validation P@2 %.4f (best %.4f at epoch %d)", stage, p2, st.best, st.bestEpoch)})
+				Message: fmt.Sprintf("%s: validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", stage, v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {
-				reason = fmt.Sprintf("no better validation P@2 in %d evaluations", cfg.Patience)
+				reason = fmt.Sprintf("no better validation %s in %d evaluations", cfg.EarlyStop, cfg.Patience)
 				break
 			}
 		}
@@ -70,7 +73,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		}
 	}
 	copy(t.net.Params, st.params)
-	return st.best, st.bestEpoch, epochs, reason, nil
+	return st.bestVal, st.bestEpoch, epochs, reason, nil
 }
 
 func stageName(s string) string {
@@ -113,20 +116,20 @@ func (t *trainer) stage2() error {
 		// at most 30 % of the remaining budget.
 		pilotPairs := max(epochPairs/4, cfg.BatchSize)
 		per := time.Duration(float64(remaining) * 0.3 / float64(len(alphas)*len(lambdas)))
-		bestP2 := math.Inf(-1)
+		bestScore := math.Inf(-1)
 		i := 0
 		for _, a := range alphas {
 			for _, l := range lambdas {
 				copy(t.net.Params, stage1)
 				name := fmt.Sprintf("pilot α=%g λ=%g", a, l)
-				p2, _, _, _, err := t.runSiamese(name, a, l, 1, pilotPairs, t.elapsed()+per,
+				v, _, _, _, err := t.runSiamese(name, a, l, 1, pilotPairs, t.elapsed()+per,
 					0.5+0.15*float64(i)/float64(len(alphas)*len(lambdas)), 0.5+0.15*float64(i+1)/float64(len(alphas)*len(lambdas)))
 				if err != nil {
 					return err
 				}
 				i++
-				if p2 > bestP2 {
-					bestP2, alpha, lambda = p2, a, l
+				if s := v.score(cfg.EarlyStop); s > bestScore {
+					bestScore, alpha, lambda = s, a, l
 					bestParams = slices.Clone(t.net.Params)
 				}
 			}
@@ -138,6 +141,6 @@ func (t *trainer) stage2() error {
 	if err != nil {
 		return err
 	}
-	info.Epochs2, info.BestEpoch2, info.ValidP2Siamese, info.StopReason2 = epochs, bestEpoch, best, reason
+	info.Epochs2, info.BestEpoch2, info.ValidP2Siamese, info.ValidMAPSiamese, info.StopReason2 = epochs, bestEpoch, best.p2, best.mapExt, reason
 	return nil
 }

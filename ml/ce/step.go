@@ -109,7 +109,7 @@ func (s *stepper) fill2(ps []pair, lambda float64) {
 			}
 			copy(row[:dt], s.set.termX[e.term])
 			copy(row[dt:], s.set.ctxX[e.doc])
-			*tg = nn.Target{Idx: s.set.docs[e.doc], Complement: e.neg}
+			*tg = nn.Target{Idx: s.set.docs[e.doc], Complement: e.neg, Balanced: s.set.balanced}
 		}
 		s.types[i] = p.kind
 		s.d[i] = nn.ContextSimilarity(s.set.ctxRaw[p.a.doc], s.set.ctxRaw[p.b.doc], lambda)

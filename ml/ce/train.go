@@ -175,7 +175,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 
 	// Term features t(τ), Eq. 2, with PCA and (-1,1) scaling (§5.2).
 	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V)})
-	terms, err := features.FitTerms(docs, V, nil)
+	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim}})
 	if err != nil {
 		return nil, err
 	}
@@ -195,7 +195,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context PCA: %w", err)
 	}
-	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs))}
+	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs)), balanced: cfg.Balanced}
 	for i := range set.termX {
 		set.termX[i] = terms.Row(i)
 	}
@@ -215,7 +215,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
-		OutputSample: cfg.outputSample(V)}
+		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop}
 	info.ValidP2Random = randomP2(t.valid, V)
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
@@ -336,31 +336,59 @@ func (t *trainer) stage0() error {
 	return nil
 }
 
-// validP2 returns the priming-protocol P@2 (Eq. 8, 10) of params on the validation
-// documents.
-func (t *trainer) validP2(params []float64) (float64, error) {
+// validation holds the validation figures of one set of weights.
+type validation struct {
+	p2     float64 // P@2 of the priming protocol (Eq. 8, 10)
+	mapExt float64 // MAP of the extended priming protocol (Eq. 9, 11)
+}
+
+// score returns the figure of the early-stopping criterion c (Config.EarlyStop).
+func (v validation) score(c string) float64 {
+	if c == EarlyStopP2 {
+		return v.p2
+	}
+	return v.mapExt
+}
+
+// validate returns the validation figures of params on the validation documents.
+func (t *trainer) validate(params []float64) (validation, error) {
+	m := t.snapshot(params)
+	em := &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}
+	opt := &eval.Options{Seed: t.cfg.Seed, Workers: numWorkers}
+	p, err := eval.Evaluate(t.ctx, em, eval.Priming, t.valid, opt)
+	if err != nil {
+		return validation{}, err
+	}
+	x, err := eval.Evaluate(t.ctx, em, eval.Extended, t.valid, opt)
+	if err != nil {
+		return validation{}, err
+	}
+	return validation{p2: p.PAtK[1], mapExt: x.MAP}, nil
+}
+
+// snapshot returns a model whose VariantCE network has the given parameters
+// (shared, not copied) and the trainer's inputs.
+func (t *trainer) snapshot(params []float64) *Model {
 	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
 	m.nets = map[string]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
-	r, err := eval.Evaluate(t.ctx, &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}, eval.Priming, t.valid,
-		&eval.Options{Seed: t.cfg.Seed, Workers: numWorkers})
-	if err != nil {
-		return 0, err
-	}
-	return r.PAtK[1], nil
+	return m
 }
 
 // early tracks the best validation score and patience (SPEC item 8).
 type early struct {
+	crit      string // Config.EarlyStop
 	best      float64
+	bestVal   validation // figures of the kept weights
 	bestEpoch int
 	params    []float64
 	bad       int
 }
 
-// observe records a validation score and reports whether the stage should stop.
-func (e *early) observe(p2 float64, epoch int, params []float64, patience int) (stop bool) {
-	if e.params == nil || p2 > e.best {
-		e.best, e.bestEpoch, e.bad = p2, epoch, 0
+// observe records the validation figures of an evaluation and reports whether
+// the stage should stop.
+func (e *early) observe(v validation, epoch int, params []float64, patience int) (stop bool) {
+	if s := v.score(e.crit); e.params == nil || s > e.best {
+		e.best, e.bestVal, e.bestEpoch, e.bad = s, v, epoch, 0
 		e.params = append(e.params[:0], params...)
 		return false
 	}
@@ -410,7 +438,7 @@ func (t *trainer) stage1() error {
 	}
 	batches := (min(nEx, limit) + cfg.BatchSize - 1) / cfg.BatchSize
 	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
-	st := &early{}
+	st := &early{crit: cfg.EarlyStop}
 	info := &t.m.info
 	info.StopReason1 = "max epochs"
 	epochs := 0
@@ -438,18 +466,21 @@ func (t *trainer) stage1() error {
 		epochs = epoch
 		loss := sum / float64(cnt)
 		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overBudget(deadline) {
-			p2, err := t.validP2(t.net.Params)
+			v, err := t.validate(t.net.Params)
 			if err != nil {
 				return err
 			}
-			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: p2, Elapsed: t.elapsed()})
-			stop := st.observe(p2, epoch, t.net.Params, cfg.Patience)
-			t.bestCE = st.best
+			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt, Elapsed: t.elapsed()})
+			if cfg.epochHook != nil {
+				cfg.epochHook("stage1", epoch, t)
+			}
+			stop := st.observe(v, epoch, t.net.Params, cfg.Patience)
+			t.bestCE = st.bestVal.p2
 			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
 			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac,
-				Message: fmt.Sprintf("validation P@2 %.4f (best %.4f at epoch %d)", p2, st.best, st.bestEpoch)})
+				Message: fmt.Sprintf("validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {
-				info.StopReason1 = fmt.Sprintf("no better validation P@2 in %d evaluations", cfg.Patience)
+				info.StopReason1 = fmt.Sprintf("no better validation %s in %d evaluations", cfg.EarlyStop, cfg.Patience)
 				break
 			}
 		}
@@ -459,7 +490,7 @@ func (t *trainer) stage1() error {
 		}
 	}
 	copy(t.net.Params, st.params)
-	info.Epochs1, info.BestEpoch1, info.ValidP2CE = epochs, st.bestEpoch, st.best
+	info.Epochs1, info.BestEpoch1, info.ValidP2CE, info.ValidMAPCE = epochs, st.bestEpoch, st.bestVal.p2, st.bestVal.mapExt
 	return nil
 }
 

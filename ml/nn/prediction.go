@@ -24,6 +24,29 @@ const Eps = 1e-12
 type Target struct {
 	Idx        []int
 	Complement bool
+	// Balanced swaps the class weights of Eq. 5 (see Weights).
+	Balanced bool
+}
+
+// Weights returns the weights of the present (y = +1) and absent (y = −1)
+// entries of Eq. 5 for a target over nOut units, before the 1/(K|Γ|)
+// normalisation: (κ, 1−κ) as Eq. 5 is printed, or (1−κ, κ) when Balanced.
+//
+// Balanced is the re-weighting the paper describes in words (§4.3.2: "we
+// re-weight the cost of a false negative error ... to avoid a trivial solution
+// where all terms are predicted to be absent"): the rare present entries of a
+// positive example get weight 1−κ ≈ 1 and the many absent ones κ ≈ |δ|/|Γ|, so
+// both classes carry the same total weight |Γ|κ(1−κ) per example. The printed
+// formula does the opposite: it multiplies the present entries by κ (≈ 0.025 on
+// mtg-jamendo), so a positive example's BoW content carries 1/40 of the gradient
+// of its absent entries and the network first learns only "positive or
+// negative example" (all −1 or all +1).
+func (t Target) Weights(nOut int) (present, absent float64) {
+	k := t.Kappa(nOut)
+	if t.Balanced {
+		return 1 - k, k
+	}
+	return k, 1 - k
 }
 
 // Kappa returns κ_k = |{j : y_k[j] = +1}| / |Γ| for a target over nOut units (Eq. 5).
@@ -101,14 +124,14 @@ func predictionLossFold(yhat *mat.Dense, targets []Target, grad *mat.Dense, tota
 	var loss float64
 	for k := 0; k < K; k++ {
 		t := targets[k]
-		kappa := t.Kappa(G)
 		row := yhat.RawRowView(k)
 		var grow []float64
 		if grad != nil {
 			grow = grad.RawRowView(k)
 		}
 		// Weights of the "present" (y=+1) and "absent" (y=-1) cases.
-		wPos, wNeg := kappa*inv, (1-kappa)*inv
+		wPos, wNeg := t.Weights(G)
+		wPos, wNeg = wPos*inv, wNeg*inv
 		// Default class of the unlisted entries.
 		defPos := t.Complement
 		var sum float64 // Σ of the default class's log terms over all j

@@ -122,8 +122,8 @@ func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, g
 	var loss float64
 	for k := 0; k < K; k++ {
 		t := targets[k]
-		kappa := t.Kappa(G)
-		wPos, wNeg := kappa*inv, (1-kappa)*inv
+		wPos, wNeg := t.Weights(G)
+		wPos, wNeg = wPos*inv, wNeg*inv
 		st.gen++
 		if st.gen == 0 { // wrapped: reset stamps
 			clear(st.stamp)
