@@ -1,12 +1,14 @@
 package server
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -392,6 +394,16 @@ func (p *pages) explorer(c echo.Context) error {
 	if len(vm.CorpusIDs) == 0 {
 		vm.CorpusIDs = []string{row.CorpusID}
 	}
+	vm.ContextDoc = strings.TrimSpace(c.QueryParam("context_doc"))
+	vm.ContextDocs = p.s.contextDocs(ctx, row.ID, row.CorpusID, m)
+	if vm.ContextDoc != "" {
+		q := url.Values{}
+		q.Set("doc", vm.ContextDoc)
+		q.Set("variant", vm.Variant)
+		vm.MapURL = "/api/models/" + sel + "/context-map?" + q.Encode()
+		vm.Map = mapChart("map")
+		return render(c, http.StatusOK, views.ExplorerPageView(vm))
+	}
 	if vm.Term == "" {
 		// Default: the model corpus's most used tag, so the first visit shows a map.
 		if cr, err := p.s.store.Corpus(ctx, row.CorpusID); err == nil && len(cr.Stats.TagCounts) > 0 {
@@ -601,4 +613,43 @@ func (p *pages) evaluation(c echo.Context) error {
 	}
 	fillEvalCharts(&vm, &rep)
 	return render(c, http.StatusOK, views.EvalPageView(vm))
+}
+
+// contextDocs returns up to 8 documents of the model's corpus with an OOV tag
+// and at least two in-vocabulary tags (for the context map), reserved OOV
+// documents first; computed once per model.
+func (s *Server) contextDocs(ctx context.Context, modelID, corpusID string, m *ce.Model) []views.ContextDoc {
+	if v, ok := s.ctxDocs.Load(modelID); ok {
+		return v.([]views.ContextDoc)
+	}
+	row, err := s.store.Corpus(ctx, corpusID)
+	if err != nil {
+		return nil
+	}
+	c, err := s.store.Documents(ctx, corpusID)
+	if err != nil {
+		return nil
+	}
+	order := append(slices.Clone(row.Split.OOV), make([]int, 0, len(c.Docs))...)
+	for i := range c.Docs {
+		order = append(order, i)
+	}
+	var out []views.ContextDoc
+	seen := map[int]bool{}
+	for _, i := range order {
+		if seen[i] || i < 0 || i >= len(c.Docs) {
+			continue
+		}
+		seen[i] = true
+		d := c.Docs[i]
+		ids, oov := m.Vocabulary().Encode(d)
+		if len(oov) > 0 && len(ids) >= 2 {
+			out = append(out, views.ContextDoc{ID: d.ID, Tags: d.Tags, OOV: oov})
+			if len(out) == 8 {
+				break
+			}
+		}
+	}
+	s.ctxDocs.Store(modelID, out)
+	return out
 }

@@ -163,6 +163,18 @@ func TestPagesWithModel(t *testing.T) {
 	if u, _ := m.Attr("data-map-url"); !strings.Contains(u, "term=guitar") {
 		t.Errorf("explorer default map URL %q: want the demo's polysemous term guitar", u)
 	}
+	// The context map (Figure 7): suggested documents hold an OOV tag; choosing
+	// one points the map at the context-map API.
+	sugg := testid(doc, "context-docs").Find("a")
+	if sugg.Length() == 0 {
+		t.Fatal("explorer offers no document for the context map (the demo reserves OOV tags)")
+	}
+	href, _ := sugg.First().Attr("href")
+	doc, body := ts.page(href)
+	checkNoExternal(t, href, body)
+	if u, _ := testid(doc, "map").Attr("data-map-url"); !strings.Contains(u, "/context-map?doc=") {
+		t.Errorf("context map URL %q: want the context-map API", u)
+	}
 	doc, _ = ts.page("/priming?model=" + modelID + "&tags=" + url.QueryEscape("guitar, acoustic, zzz-unknown") + "&k=5")
 	if n := testid(doc, "ranked-extended").Find(`[data-testid="ranked-item"]`).Length(); n != 5 {
 		t.Errorf("extended list: got %d items, want 5", n)

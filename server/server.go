@@ -72,6 +72,7 @@ type Server struct {
 	httpSrv *http.Server      // set by Serve
 	mapJobs map[string]string // model|map key → job id of the computing job
 	mapLoad sync.Mutex        // serialises loading maps from the store into memory
+	ctxDocs sync.Map          // model id → []views.ContextDoc offered for the context map
 }
 
 // New returns a server on the given store. Jobs left running by an earlier process

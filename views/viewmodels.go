@@ -104,6 +104,19 @@ type ExplorerPage struct {
 	// MapURL is the API URL the page's script loads the points from.
 	MapURL string
 	Error  string
+	// ContextDoc, when set, shows the context map (the paper's Figure 7) of this
+	// document's OOV tag instead of the term map.
+	ContextDoc string
+	// ContextDocs are documents of the model's corpus with an OOV tag, offered
+	// for the context map.
+	ContextDocs []ContextDoc
+}
+
+// ContextDoc is a document offered for the context map.
+type ContextDoc struct {
+	ID   string
+	Tags []string
+	OOV  []string
 }
 
 // Ranked is one entry of a priming list.

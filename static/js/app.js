@@ -175,7 +175,12 @@
   });
 
   // ---- Explorer map ----
-  var KIND_SYMBOL = { instance: "circle", accompany: "diamond", oov: "triangle", negative: "rect" };
+  // Point kinds: instances of the term map, overlays, and the context map
+  // (Figure 7: positive ■ blue, negative ◆ red, OOV ★ green / ▲ centroid).
+  var STAR = "path://M50,0L61,35L98,35L68,57L79,91L50,70L21,91L32,57L2,35L39,35Z";
+  var KIND_SYMBOL = { instance: "circle", accompany: "diamond", oov: STAR, "oov-avg": "triangle", negative: "diamond", positive: "rect" };
+  var KIND_GROUP = { accompany: "accompanying terms", oov: "OOV term", "oov-avg": "OOV term (centroid)", negative: "negative instances", positive: "positive instances" };
+  var KIND_COLOR = { positive: "#2563eb", negative: "#dc2626", oov: "#16a34a", "oov-avg": "#65a30d" };
 
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
@@ -190,7 +195,7 @@
     var status = document.getElementById("map-status");
     var chart = charts[chartID];
     var params = new URL(url, window.location.href).searchParams;
-    var modelURL = url.split("/map?")[0];
+    var modelURL = url.replace(/\/(context-)?map\?.*$/, "");
     var points = [];
 
     function load() {
@@ -227,7 +232,7 @@
       var order = [];
       points.forEach(function (p, i) {
         var g;
-        if (p.kind !== "instance") g = p.kind === "oov" ? "OOV terms" : (p.kind === "negative" ? "negative instances" : "accompanying terms");
+        if (p.kind !== "instance") g = KIND_GROUP[p.kind] || p.kind;
         else if (colorBy === "corpus") g = p.corpus;
         else g = "sense cluster " + (p.cluster + 1);
         if (!groups[g]) { groups[g] = []; order.push(g); }
@@ -239,11 +244,11 @@
         var kind = groups[g].length ? points[groups[g][0][2]].kind : "instance";
         return {
           name: g, type: "scatter", data: groups[g], symbol: KIND_SYMBOL[kind] || "circle",
-          symbolSize: kind === "instance" ? (large ? 4 : 7) : 11,
+          symbolSize: kind === "instance" ? (large ? 4 : 7) : (kind === "negative" ? 8 : (kind === "oov" ? 18 : 11)),
           large: large, largeThreshold: 3000, progressive: 0,
           emphasis: { focus: "none", scale: 1.6 },
-          label: kind === "instance" ? { show: false } : { show: true, position: "right", formatter: function (p) { return points[p.value[2]].term; }, fontSize: 11 },
-          itemStyle: { opacity: kind === "instance" ? 0.75 : 1 },
+          label: (kind === "instance" || kind === "negative") ? { show: false } : { show: true, position: "right", formatter: function (p) { return points[p.value[2]].term; }, fontSize: 11 },
+          itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
         };
       });
       chart.setOption({
@@ -259,7 +264,9 @@
         },
         series: series,
       }, { replaceMerge: ["series"] });
-      status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · term “" + data.term + "” (" + data.variant + ")";
+      var ctxDoc = params.get("doc");
+      status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
+        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")";
       status.setAttribute("data-points", String(points.length));
       box.setAttribute("data-ready", "true");
     }
@@ -282,8 +289,12 @@
         docs.value = cur.join(",");
         docs.form.submit();
       });
-      sel.appendChild(a);
       var nb = document.getElementById("neighbours");
+      if (pt.kind !== "instance" && pt.kind !== "accompany" && pt.kind !== "positive") {
+        nb.textContent = "Neighbours are listed for the document's own tags.";
+        return; // a negative or OOV instance is not a tag of the document's context
+      }
+      sel.appendChild(a);
       nb.textContent = "…";
       var q = "?term=" + encodeURIComponent(pt.term) + "&doc=" + encodeURIComponent(pt.doc_id) +
         "&variant=" + encodeURIComponent(params.get("variant") || "") + "&k=10";
