@@ -2,19 +2,22 @@
 # docs/results.sh — regenerate docs/results.md, the reproduction of the paper's
 # semantic-priming results (Sandouk & Chen §6), from real runs on the shared data.
 #
-# usage: docs/results.sh [--force] [--only STEPS] [--render-only]
+# usage: docs/results.sh [--force] [--only GROUPS] [--jobs N] [--render-only]
 #
 #   --force        ignore every cached report and retrain every model
-#   --only STEPS   comma-separated groups to run: mtg-jamendo, cal500, corel5k, cross
+#   --only GROUPS  comma-separated groups to run: mtg-jamendo, cal500, corel5k, cross
 #                  (default: all; the document is rendered from whatever reports exist)
+#   --jobs N       evaluations run at the same time (default 1); training is sequential
 #   --render-only  only re-render docs/results.md from docs/results/*.json
 #
 # What it does (run from anywhere; it works on the repository holding this script):
 #   1. builds the binary once: go build -o $WORK/taglens ./cmd/taglens
-#   2. trains CE/Siamese-CE with seeds 1, 2, 3 on every corpus (models in $WORK,
-#      never in the repository; their --json summaries in docs/results/)
+#   2. trains CE/Siamese-CE with seeds 1, 2, 3 on every corpus that has a report to
+#      make (models in $WORK, never in the repository; their --json summaries in
+#      docs/results/)
 #   3. runs `taglens eval` for every setting, 3 trials (trial i uses the model of
-#      seed i and evaluation/baseline seed i), writing docs/results/*.json
+#      seed i and evaluation/baseline seed i), writing docs/results/*.json, at
+#      most --jobs at a time, longest first
 #   4. renders docs/results.md with `taglens report`
 #
 # Caching: a step whose output exists is skipped. Reports are valid for one state of
@@ -28,14 +31,20 @@
 # ${TMPDIR:-/tmp}/taglens-results/CODE_ID), TAGLENS_WORKERS (eval goroutines, default 2).
 set -euo pipefail
 
+args="$*"
 force=0
 only=""
+jobs=1
 render_only=0
 while (($#)); do
 	case $1 in
 	--force) force=1 ;;
 	--only)
 		only=${2:?--only needs a list}
+		shift
+		;;
+	--jobs)
+		jobs=${2:?--jobs needs a number}
 		shift
 		;;
 	--render-only) render_only=1 ;;
@@ -98,15 +107,14 @@ if [[ -f $out/steps.tsv ]]; then
 		prev_secs[$name]=$secs
 	done <"$out/steps.tsv"
 fi
-steps_new=$work/steps.tsv
+steps_new=$work/steps.$$.tsv
 printf '# step\tseconds\tstatus\n' >"$steps_new"
 
 start=$(date +%s)
 load_start=$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")
 
 bin=$work/taglens
-echo "results.sh: building $bin" >&2
-go build -o "$bin" ./cmd/taglens
+failed=0
 
 # record NAME SECONDS STATUS
 record() { printf '%s\t%s\t%s\n' "$1" "$2" "$3" >>"$steps_new"; }
@@ -135,6 +143,8 @@ cached() { # cached NAME FILE: true (and recorded) if FILE exists
 	return 1
 }
 
+timed build go build -o "$bin" ./cmd/taglens
+
 seeds=(1 2 3)
 
 # models CORPUS: the three model files of CORPUS, comma-separated.
@@ -156,9 +166,11 @@ train_all() {
 	done
 }
 
-# evaluate NAME CORPUS TRAINFLAGS -- EVALFLAGS...: writes $out/NAME.json unless cached,
-# training the corpus's models first when they are missing.
-evaluate() {
+# plan NAME CORPUS TRAINFLAGS -- EVALFLAGS...: queues the evaluation writing
+# $out/NAME.json unless it is cached, and marks CORPUS's models as needed.
+declare -a plan_names=() plan_corpora=() plan_flags=()
+declare -A train_flags=() need_train=()
+plan() {
 	local name=$1 c=$2
 	shift 2
 	local -a tflags=()
@@ -168,28 +180,33 @@ evaluate() {
 	done
 	shift
 	cached "eval-$name" "$out/$name.json" && return 0
-	train_all "$c" "${tflags[@]}"
-	timed "eval-$name" "$bin" eval --model "$(models "$c")" --corpus "$data/$c/docs.tsv" \
-		--trials 3 --seed 1 --workers "$workers" "$@" --json "$out/$name.json"
+	train_flags[$c]="${tflags[*]}"
+	need_train[$c]=1
+	plan_names+=("$name")
+	plan_corpora+=("$c")
+	local q
+	q=$(printf '%q ' "$@")
+	plan_flags+=("$q")
 }
 
 want() { [[ -z $only || ",$only," == *",$1,"* ]]; }
 
 if ((render_only == 0)); then
+	# Listed longest first (the mtg-jamendo training subset dominates), so that
+	# --jobs packs well.
+
 	# Within-corpus (§6.3): both protocols, train and test subsets. Under priming,
 	# `taglens eval` leaves out the non-contextual baselines, and CRBM outside the
 	# training subset, with a note in the report (paper §6.2.5).
-	for c in mtg-jamendo cal500 corel5k; do
+	for c in mtg-jamendo corel5k cal500; do
 		want "$c" || continue
 		tf=(--split "$data/$c/split.tsv")
-		ef=(--split "$data/$c/split.tsv")
 		if [[ -f $data/$c/oov_tags.txt ]]; then
 			tf+=(--oov "$data/$c/oov_tags.txt")
-			ef+=(--oov "$data/$c/oov_tags.txt")
 		fi
-		for p in extended priming; do
-			for sub in test train; do
-				evaluate "$c-$p-$sub" "$c" "${tf[@]}" -- "${ef[@]}" --subset "$sub" --protocol "$p" --baselines all
+		for sub in train test; do
+			for p in priming extended; do
+				plan "$c-$p-$sub" "$c" "${tf[@]}" -- "${tf[@]}" --subset "$sub" --protocol "$p" --baselines all
 			done
 		done
 	done
@@ -202,11 +219,11 @@ if ((render_only == 0)); then
 		tf=(--split "$data/$c/split.tsv" --oov "$data/$c/oov_tags.txt")
 		for p in extended priming; do
 			for band in 0-10 10-30 30-50; do
-				evaluate "$c-$p-train-missing-$band" "$c" "${tf[@]}" -- "${tf[@]}" \
+				plan "$c-$p-train-missing-$band" "$c" "${tf[@]}" -- "${tf[@]}" \
 					--subset train --protocol "$p" --missing "$band" --baselines all
 			done
 		done
-		evaluate "$c-oov" "$c" "${tf[@]}" -- "${tf[@]}" --subset oov
+		plan "$c-oov" "$c" "${tf[@]}" -- "${tf[@]}" --subset oov
 	fi
 
 	# Cross-corpora (§6.4): magnatagatune-top50 ↔ msd-lastfm-top50, models trained
@@ -219,10 +236,40 @@ if ((render_only == 0)); then
 			a=${pair%%:*}
 			b=${pair##*:}
 			for p in extended priming; do
-				evaluate "$a-to-$b-$p" "$a" -- --cross "$data/$b/docs.tsv" --subset all --protocol "$p" --baselines all
+				plan "$a-to-$b-$p" "$a" -- --cross "$data/$b/docs.tsv" --subset all --protocol "$p" --baselines all
 			done
-			evaluate "$a-to-$b-oov" "$a" -- --cross "$data/$b/docs.tsv" --subset oov
+			plan "$a-to-$b-oov" "$a" -- --cross "$data/$b/docs.tsv" --subset oov
 		done
+	fi
+
+	# Training, sequential (each run uses both cores).
+	for c in mtg-jamendo corel5k cal500 magnatagatune-top50 msd-lastfm-top50; do
+		[[ -n ${need_train[$c]:-} ]] || continue
+		# shellcheck disable=SC2086 # the flags are paths without spaces
+		train_all "$c" ${train_flags[$c]}
+	done
+
+	# Evaluations, at most $jobs at a time.
+	failed=0
+	running=0
+	for i in "${!plan_names[@]}"; do
+		if ((running >= jobs)); then
+			wait -n || failed=1
+			running=$((running - 1))
+		fi
+		name=${plan_names[$i]}
+		c=${plan_corpora[$i]}
+		eval "set -- ${plan_flags[$i]}"
+		timed "eval-$name" "$bin" eval --model "$(models "$c")" --corpus "$data/$c/docs.tsv" \
+			--trials 3 --seed 1 --workers "$workers" "$@" --json "$out/$name.json" &
+		running=$((running + 1))
+	done
+	while ((running > 0)); do
+		wait -n || failed=1
+		running=$((running - 1))
+	done
+	if ((failed)); then
+		echo "results.sh: some evaluations failed (see above); rendering what exists" >&2
 	fi
 fi
 
@@ -232,6 +279,7 @@ wall=$((end - start))
 if [[ -f $out/steps.tsv ]]; then
 	while IFS=$'\t' read -r name secs status; do
 		[[ $name == \#* || -z $name ]] && continue
+		[[ $status == ran ]] && status="ran (earlier invocation)"
 		grep -q "^$name	" "$steps_new" || printf '%s\t%s\t%s\n' "$name" "$secs" "$status" >>"$steps_new"
 	done <"$out/steps.tsv"
 fi
@@ -244,14 +292,14 @@ hms() { printf '%dh %02dm %02ds' $(($1 / 3600)) $(($1 % 3600 / 60)) $(($1 % 60))
 if ((render_only == 0)); then
 	{
 		printf 'generated\t%s\n' "$(date -u '+%Y-%m-%d %H:%M UTC')"
-		printf 'command\tdocs/results.sh %s\n' "$*"
+		printf 'command\tdocs/results.sh %s\n' "$args"
 		printf 'commit\t%s%s\n' "$commit" "$dirty"
 		printf 'code id (ml/, eval.go, train.go, go.mod, go.sum)\t%s\n' "$code_id"
 		printf 'Go\t%s\n' "$(go env GOVERSION)"
 		printf 'machine\t%s CPUs (shared with other engineers), load average at start %s, at end %s\n' \
 			"$(nproc)" "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg 2>/dev/null || echo "?")"
 		printf 'wall time of this invocation\t%s\n' "$(hms "$wall")"
-		printf 'wall time of the whole generation (sum of all steps, including steps cached from earlier invocations)\t%s\n' "$(hms "$total")"
+		printf 'sum of the step times (including steps cached from earlier invocations; more than the wall time with --jobs > 1)\t%s\n' "$(hms "$total")"
 		printf 'data\t%s\n' "$data"
 	} >"$out/run.tsv"
 fi
@@ -265,3 +313,4 @@ fi
 "$bin" report --in "$out" --out docs/results.md --intro "$intro" --claims docs/results/claims.tsv \
 	--corpora mtg-jamendo,cal500,corel5k,magnatagatune-top50,msd-lastfm-top50
 echo "results.sh: wrote docs/results.md in $(hms "$wall") (whole generation $(hms "$total"))" >&2
+exit "$failed"

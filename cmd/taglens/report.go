@@ -668,7 +668,7 @@ func (s *reportSet) renderClaims(w *bytes.Buffer) {
 			case rel >= c.margin:
 				meets = "yes"
 			default:
-				meets = fmt.Sprintf("**no** (%.1f %% short)", c.margin-rel)
+				meets = "**no**"
 			}
 		}
 		fmt.Fprintf(w, " %s | %s | %s | %s | %s |\n", oursCell, otherCell, cmp.fmtMargin(), firstCell, meets)
