@@ -135,6 +135,46 @@ func TestBrowserEndToEnd(t *testing.T) {
 		t.Fatalf("uploaded link: %v", err)
 	}
 	corpusID := strings.TrimPrefix(href.Value, "/corpora/")
+
+	// 1b. Upload by drag and drop: a synthetic drop event whose DataTransfer
+	// holds a File goes to the drop zone, which hands it to the file input.
+	dropJS := `(function () {
+		var zone = document.querySelector('[data-testid="dropzone"]');
+		var lines = [];
+		for (var i = 0; i < 30; i++) lines.push("dd" + i + "\t" + ["rock", "jazz", "folk"][i % 3] + "\tguitar\tlive");
+		var dt = new DataTransfer();
+		dt.items.add(new File([lines.join("\n") + "\n"], "dropped-songs.tsv", {type: "text/tab-separated-values"}));
+		var opts = {bubbles: true, cancelable: true, dataTransfer: dt};
+		zone.dispatchEvent(new DragEvent("dragenter", opts));
+		zone.dispatchEvent(new DragEvent("dragover", opts));
+		var highlighted = zone.classList.contains("over");
+		var notCancelled = zone.dispatchEvent(new DragEvent("drop", opts));
+		var input = document.querySelector('[data-testid="upload-file"]');
+		return {Highlighted: highlighted, Prevented: !notCancelled, Files: input.files.length,
+			Name: input.files.length ? input.files[0].name : "", Text: zone.querySelector(".drop-text").textContent};
+	})()`
+	type dropResult struct {
+		Highlighted, Prevented bool
+		Files                  int
+		Name, Text             string
+	}
+	step(t, ctx, "drop page", 30*time.Second, chromedp.Navigate(base+"/corpora"), chromedp.WaitVisible(tid("dropzone")))
+	dr, err := chromedp.Run(ctx, chromedp.Evaluate[dropResult](dropJS))
+	if err != nil {
+		t.Fatalf("drop: %v", err)
+	}
+	if !dr.Highlighted || !dr.Prevented || dr.Files != 1 || dr.Name != "dropped-songs.tsv" || !strings.Contains(dr.Text, "dropped-songs.tsv") {
+		t.Fatalf("drop: got %+v, want the zone highlighted on dragover, the drop's default prevented, and the file in the input and its label", dr)
+	}
+	screenshot(t, ctx, dir, "1b-dropped")
+	step(t, ctx, "upload dropped file", 60*time.Second,
+		chromedp.Click(tid("upload-submit")),
+		chromedp.WaitVisible(tid("upload-ok")),
+	)
+	okText, err := chromedp.Run(ctx, chromedp.Text(tid("upload-ok")))
+	if err != nil || !strings.Contains(okText, "dropped-songs") || !strings.Contains(okText, "30") {
+		t.Errorf("dropped upload answer: got %q (%v), want the corpus dropped-songs with 30 documents", okText, err)
+	}
 	step(t, ctx, "corpus page", 30*time.Second,
 		chromedp.Navigate(base+href.Value),
 		chromedp.WaitVisible(`#taguse canvas`),
@@ -261,4 +301,31 @@ func hoverPoint(t *testing.T, ctx context.Context, chartID, want string) time.Du
 		t.Fatalf("hover tooltip with %q at (%.0f, %.0f): %v\nchart divs:\n%s", want, pt.X, pt.Y, err, dump)
 	}
 	return time.Since(start)
+}
+
+// TestBrowserContextMap opens the context map (the paper's Figure 7) of a demo
+// document with a reserved OOV tag in headless Chromium: the map draws the
+// positive, negative and OOV instances and a hover names the OOV term.
+func TestBrowserContextMap(t *testing.T) {
+	ctx := browser(t)
+	ts, _, modelID := trainedServer(t)
+	base := liveServer(t, ts)
+	step(t, ctx, "explorer", time.Minute,
+		chromedp.Navigate(base+"/explorer?model="+modelID),
+		chromedp.WaitVisible(tid("context-docs")),
+		chromedp.Click(`[data-testid="context-docs"] a`),
+	)
+	// The click navigates: poll across the page change.
+	waitJS(t, ctx, "context map drawn", time.Minute,
+		`location.search.indexOf("context_doc=") >= 0 && !!document.querySelector('[data-testid="map"]') && document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`)
+	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.taglensCharts["map"].getOption().series.map(function (s) { return s.name; })`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"positive instances", "negative instances", "OOV term", "OOV term (centroid)"} {
+		if !strings.Contains(strings.Join(kinds, "|"), want) {
+			t.Errorf("context map series %v lack %q", kinds, want)
+		}
+	}
+	screenshot(t, ctx, shotDir(t), "5b-context-map")
 }

@@ -247,7 +247,7 @@
           symbolSize: kind === "instance" ? (large ? 4 : 7) : (kind === "negative" ? 8 : (kind === "oov" ? 18 : 11)),
           large: large, largeThreshold: 3000, progressive: 0,
           emphasis: { focus: "none", scale: 1.6 },
-          label: (kind === "instance" || kind === "negative") ? { show: false } : { show: true, position: "right", formatter: function (p) { return points[p.value[2]].term; }, fontSize: 11 },
+          label: (kind === "instance" || kind === "negative") ? { show: false } : { show: true, position: "right", formatter: function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; }, fontSize: 11 },
           itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
         };
       });
