@@ -22,7 +22,8 @@
 //
 // # JSON API
 //
-// Errors are {"error": "..."} with a 4xx/5xx status.
+// docs/api.md is the full reference with curl examples for every route. Errors
+// are {"error": "..."} with a 4xx/5xx status.
 //
 //	POST   /api/corpora                 multipart "file" (+ "name", "format" before it, or as query) → 201 {"id","name","docs","tags","format"}
 //	                                    400 with the line number on malformed input (nothing stored), 413 over --max-upload
@@ -40,12 +41,15 @@
 //	GET    /api/models/{id}/map?term=T[&docs=ID,ID][&corpus=ID,ID][&variant=]
 //	                                    → {"points":[{"x","y","term","doc_id","kind","corpus","cluster","tags"}],"kl"};
 //	                                    202 {"job_id"} while the t-SNE job computes it (then it is cached)
+//	GET    /api/models/{id}/context-map?doc=ID[&corpus=][&term=OOV][&variant=]
+//	                                    → the same map shape: the paper's Figure 7 (kinds positive, negative, oov, oov-avg)
 //	GET    /api/models/{id}/neighbours?term=T&doc=ID[&corpus=][&k=]   nearest terms of CE(T|doc)
 //	GET    /api/models/{id}/tags?q=     autocomplete over the model's corpus
 //	GET    /api/jobs[?kind=], /api/jobs/{id}  {"id","kind","state","progress","stage","message","eta_seconds"}
 //	GET    /api/jobs/{id}/events        text/event-stream: "progress" events (job JSON + "point" of the training curve), then "end"
 //	DELETE /api/jobs/{id}               cancel → 200 with the final state; 409 if already finished
 //	POST   /api/evaluations             {"model_ids","corpus_id"?,"subset"?,"protocol"?,"baselines"?,"setting"?,"missing"?,"trials"?} → 202 {"evaluation_id","job_id"}
+//	                                    baselines: the eight of §6.2.5 (BaselineNames) or ["all"], skipped per BaselineSkip with a note
 //	GET    /api/evaluations             list
 //	GET    /api/evaluations/{id}        the eval report JSON (ml/eval.Report); 202 with the job while it runs
 //
