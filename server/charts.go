@@ -2,6 +2,7 @@ package server
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -211,13 +212,25 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		metrics = append(metrics, k)
 	}
 	sort.Slice(metrics, func(i, j int) bool { return metricOrder(metrics[i]) < metricOrder(metrics[j]) })
+	// Metrics with the same answer share one row (e.g. every p-value n/a).
+	var groups [][]string
+	var values []string
 	for _, k := range metrics {
 		pv := rep.PValues[k]
 		v := "n/a (a single trial, or no variance across trials)"
 		if pv.P != nil {
 			v = fmt.Sprintf("p = %.3g", *pv.P)
 		}
-		vm.PValues = append(vm.PValues, views.KV{Key: k, Value: fmt.Sprintf("%s vs %s: %s", pv.Best, pv.RunnerUp, v)})
+		v = fmt.Sprintf("%s vs %s: %s", pv.Best, pv.RunnerUp, v)
+		if i := slices.Index(values, v); i >= 0 {
+			groups[i] = append(groups[i], k)
+			continue
+		}
+		values = append(values, v)
+		groups = append(groups, []string{k})
+	}
+	for i, g := range groups {
+		vm.PValues = append(vm.PValues, views.KV{Key: metricRange(g), Value: values[i]})
 	}
 
 	// P@K, K = 1..10, with error bars.
@@ -298,4 +311,23 @@ func metricOrder(k string) int {
 		return 100
 	}
 	return 101
+}
+
+// metricRange names a list of metrics (in metricOrder) compactly: a run of
+// three or more consecutive P@K becomes "p@1–p@10".
+func metricRange(ms []string) string {
+	var parts []string
+	for i := 0; i < len(ms); {
+		j := i
+		for j+1 < len(ms) && strings.HasPrefix(ms[j+1], "p@") && strings.HasPrefix(ms[i], "p@") && metricOrder(ms[j+1]) == metricOrder(ms[j])+1 {
+			j++
+		}
+		if j-i >= 2 {
+			parts = append(parts, ms[i]+"–"+ms[j])
+		} else {
+			parts = append(parts, ms[i:j+1]...)
+		}
+		i = j + 1
+	}
+	return strings.Join(parts, ", ")
 }

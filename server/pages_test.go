@@ -223,3 +223,21 @@ func TestTrainAndCompareForms(t *testing.T) {
 		t.Errorf("compare with unknown model: got %d, want 404", rec.Code)
 	}
 }
+
+func TestMetricRange(t *testing.T) {
+	// Expected strings written by hand from the rule: runs of ≥3 consecutive P@K collapse.
+	tests := []struct {
+		in   []string
+		want string
+	}{
+		{[]string{"p@1", "p@2", "p@3", "p@4", "p@5", "p@6", "p@7", "p@8", "p@9", "p@10", "map", "auc"}, "p@1–p@10, map, auc"},
+		{[]string{"p@1", "p@2", "map"}, "p@1, p@2, map"},
+		{[]string{"p@1", "p@3", "p@4", "p@5", "auc"}, "p@1, p@3–p@5, auc"},
+		{[]string{"map"}, "map"},
+	}
+	for _, tt := range tests {
+		if got := metricRange(tt.in); got != tt.want {
+			t.Errorf("metricRange(%v): got %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

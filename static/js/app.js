@@ -248,6 +248,7 @@
           large: large, largeThreshold: 3000, progressive: 0,
           emphasis: { focus: "none", scale: 1.6 },
           label: (kind === "instance" || kind === "negative") ? { show: false } : { show: true, position: "right", formatter: function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; }, fontSize: 11 },
+          labelLayout: { hideOverlap: true },
           itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
         };
       });
