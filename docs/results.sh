@@ -97,7 +97,9 @@ fi
 if ((force)); then
 	rm -f "$out"/*.json "$out"/steps.tsv "$out"/run.tsv
 fi
-echo "$code_id" >"$out/CODE_ID"
+if ((render_only == 0)); then
+	echo "$code_id" >"$out/CODE_ID"
+fi
 
 # Timings of steps cached from earlier invocations.
 declare -A prev_secs=()

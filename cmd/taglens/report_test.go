@@ -26,6 +26,15 @@ func fakeModel(name string, mapV, mapSE, auc, aucSE float64, tuning map[string]a
 		PerTrial: []eval.TrialFigures{{Seed: 1, PAtK: ten, MAP: mapV, PR: eleven, AUC: auc}}, Tuning: tuning}
 }
 
+// twoTrials gives m two trials with MAP m.MAP ∓ 0.01 and a constant AUC.
+func twoTrials(m eval.ModelReport) eval.ModelReport {
+	t := m.PerTrial[0]
+	m.PerTrial = []eval.TrialFigures{t, t}
+	m.PerTrial[0].MAP, m.PerTrial[1].MAP = m.MAP-0.01, m.MAP+0.01
+	m.PerTrial[1].Seed = 2
+	return m
+}
+
 func writeJSONFile(t *testing.T, path string, v any) {
 	t.Helper()
 	b, err := json.Marshal(v)
@@ -42,14 +51,17 @@ func TestReportCommand(t *testing.T) {
 	p := 0.0123
 	// corpus a, extended, test: siamese-ce 0.60 beats pca 0.50 in MAP (by hand:
 	// (0.60-0.50)/0.50 = +20.0 %, +10.0 pts) but loses to pca in AUC (0.40 vs 0.50:
-	// -20.0 %, -10.0 pts, rank 2 of 3).
+	// -20.0 %, -10.0 pts, rank 2 of 3). Ours vs pca over two trials, MAP {0.59, 0.61}
+	// vs {0.49, 0.51}: s_p² = 0.0002, t = 0.1/(√0.0002·√1) = 7.0711, df = 2, and the
+	// t CDF for df = 2 is 1/2 + t/(2√(2+t²)), so p = 1 − t/√(2+t²) = 0.0194; the AUC
+	// values are constant in both (a degenerate test: n/a).
 	writeJSONFile(t, filepath.Join(dir, "a-extended-test.json"), eval.Report{
 		Corpus: "a", Subset: "test", Protocol: "extended", Trials: 3, Setting: eval.WithinCorpus,
 		Interpolation: eval.Interpolation, Seeds: []uint64{1, 2, 3},
 		Models: []eval.ModelReport{
-			fakeModel("pca", 0.50, 0.01, 0.50, 0.02, map[string]any{"per_trial": []any{map[string]any{"dim": 35, "grid": []any{1, 2, 3}, "seed": 1}}}),
+			twoTrials(fakeModel("pca", 0.50, 0.01, 0.50, 0.02, map[string]any{"per_trial": []any{map[string]any{"dim": 35, "grid": []any{1, 2, 3}, "seed": 1}}})),
 			fakeModel("ce", 0.55, 0.01, 0.30, 0.02, map[string]any{"per_trial": []any{map[string]any{"model_file": "/tmp/x/a-s1.model"}}}),
-			fakeModel("siamese-ce", 0.60, 0.01, 0.40, 0.02, nil),
+			twoTrials(fakeModel("siamese-ce", 0.60, 0.01, 0.40, 0.02, nil)),
 		},
 		PValues: map[string]eval.PValue{"map": {Best: "siamese-ce", RunnerUp: "ce", P: &p}},
 		Notes:   []string{"a note"},
@@ -90,10 +102,11 @@ func TestReportCommand(t *testing.T) {
 		"| model | b MAP | b AUC | a MAP | a AUC |", // headline in --corpora order
 		"| siamese-ce | – | – | **0.600 ± 0.010** | 0.400 ± 0.020 |",
 		"| pca | – | – | 0.500 ± 0.010 | **0.500 ± 0.020** |",
-		"| a | extended | test | siamese-ce 0.600 | pca 0.500 | +20.0 % (+10.0 pts) | 1 of 3 | 0.012 (siamese-ce vs ce) | siamese-ce 0.400 | pca 0.500 | -20.0 % (-10.0 pts) | 2 of 3 |",
+		"| a | extended | test | siamese-ce 0.600 | pca 0.500 | +20.0 % (+10.0 pts) | 1 of 3 | 0.019 | siamese-ce 0.400 | pca 0.500 | -20.0 % (-10.0 pts) | 2 of 3 | n/a |",
+		"MAP p = 0.012 (siamese-ce vs ce)",
 		"CE or Siamese-CE ranks first in 3 of 4 (report, metric) pairs.",
-		"| Siamese-CE beats the runner-up by 23 % | +23 % | siamese-ce 0.600 ± 0.010 | pca 0.500 ± 0.010 | +20.0 % (+10.0 pts) | yes | **no** |",
-		"| ours wins AUC | – | siamese-ce 0.400 ± 0.020 | pca 0.500 ± 0.020 | -20.0 % (-10.0 pts) | **no**: pca leads, ours rank 2 of 3 | – |",
+		"| Siamese-CE beats the runner-up by 23 % | +23 % | siamese-ce 0.600 ± 0.010 | pca 0.500 ± 0.010 | +20.0 % (+10.0 pts) | 0.019 | yes | **no** |",
+		"| ours wins AUC | – | siamese-ce 0.400 ± 0.020 | pca 0.500 ± 0.020 | -20.0 % (-10.0 pts) | n/a | **no**: pca leads, ours rank 2 of 3 | – |",
 		"| not run | +5 % | not measured |",
 		"| 0-10 % MAP | 0-10 % AUC | 30-50 % MAP | 30-50 % AUC |", // bands sorted by lower bound
 		"- note: a note",
