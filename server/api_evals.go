@@ -182,6 +182,9 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 // training documents (BaselineSkip says which baselines a setting leaves out,
 // with a note in the report).
 func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req EvalRequest) error {
+	if err := ctx.Err(); err != nil {
+		return err // cancelled while queued
+	}
 	proto, _ := eval.ParseProtocol(req.Protocol)
 	setting := eval.Setting(req.Setting)
 	var band eval.Band

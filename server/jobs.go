@@ -21,6 +21,9 @@ type Event struct {
 
 // A JobFunc does the work of a job. It reports progress through rep and must
 // return promptly once ctx is cancelled.
+// A JobFunc is the work of a job. It is always called, also when the job was
+// cancelled while still queued (ctx is then already done): it must return
+// promptly on a done ctx, after recording the outcome on what it owns.
 type JobFunc func(ctx context.Context, rep *Reporter) error
 
 // Jobs runs background jobs: at most Slots heavy jobs at a time (one per CPU core),
@@ -93,15 +96,18 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 	defer close(rj.done)
 	select {
 	case m.slots <- struct{}{}:
+		defer func() { <-m.slots }()
 	case <-ctx.Done():
-		m.finish(rj, context.Cause(ctx))
-		return
+		// Cancelled while queued. fn still runs, with the dead context, so that
+		// it records the outcome on what it owns (a training job marks its model
+		// interrupted); every JobFunc returns at once on a cancelled context.
 	}
-	defer func() { <-m.slots }()
-	m.update(rj, func(j *JobRow) {
-		j.State = JobRunning
-		j.StartedAt = time.Now()
-	}, nil)
+	if ctx.Err() == nil {
+		m.update(rj, func(j *JobRow) {
+			j.State = JobRunning
+			j.StartedAt = time.Now()
+		}, nil)
+	}
 	rj.started = time.Now()
 	rep := &Reporter{m: m, rj: rj}
 	var err error

@@ -385,6 +385,9 @@ func (s *Server) mapJob(modelID, variant, term string, corpora []string) (*JobRo
 const maxMapPoints = 20000
 
 func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant, term string, corpora []string) error {
+	if err := ctx.Err(); err != nil {
+		return err // cancelled while queued
+	}
 	_, m, err := s.model(ctx, modelID)
 	if err != nil {
 		return err
