@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/taglens/taglens/ml/baselines"
 	"net/http"
 	"slices"
 	"strings"
@@ -24,7 +25,7 @@ type EvalRequest struct {
 	CorpusID  string   `json:"corpus_id"`         // evaluated corpus; default (or equal to) the first model's: within-corpus
 	Subset    string   `json:"subset"`            // train|valid|test|oov|all (default test; all for another corpus)
 	Protocol  string   `json:"protocol"`          // priming|extended (default priming; the OOV setting is priming only)
-	Baselines []string `json:"baselines"`         // names of BaselineNames or ["all"]
+	Baselines []string `json:"baselines"`         // names of baselines.Names or ["all"]
 	Setting   string   `json:"setting,omitempty"` // within-corpus (default), cross-corpora, incomplete-context, oov
 	Missing   string   `json:"missing,omitempty"` // band "10", "10-30" or "30-50" for incomplete-context
 	Trials    int      `json:"trials,omitempty"`  // default 3
@@ -81,18 +82,18 @@ func (r *EvalRequest) normalize() error {
 		return fmt.Errorf("trials must be in 1..10")
 	}
 	if len(r.Baselines) == 1 && r.Baselines[0] == "all" {
-		r.Baselines = append([]string(nil), BaselineNames...)
+		r.Baselines = append([]string(nil), baselines.Names...)
 	}
 	var bs []string
 	for _, b := range r.Baselines {
-		if !contains(BaselineNames, b) {
-			return fmt.Errorf("unknown baseline %q (want %s or all)", b, strings.Join(BaselineNames, ", "))
+		if !contains(baselines.Names, b) {
+			return fmt.Errorf("unknown baseline %q (want %s or all)", b, strings.Join(baselines.Names, ", "))
 		}
 		if !contains(bs, b) {
 			bs = append(bs, b)
 		}
 	}
-	slices.SortFunc(bs, func(a, b string) int { return slices.Index(BaselineNames, a) - slices.Index(BaselineNames, b) })
+	slices.SortFunc(bs, func(a, b string) int { return slices.Index(baselines.Names, a) - slices.Index(baselines.Names, b) })
 	r.Baselines = bs
 	return nil
 }
@@ -257,9 +258,9 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		oov      eval.OOVModel
 	}
 	var entries []entry
-	scope := BaselineScope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
+	scope := baselines.Scope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
 	for _, b := range req.Baselines {
-		if why := BaselineSkip(b, scope); why != "" {
+		if why := baselines.Skip(b, scope); why != "" {
 			report.Notes = append(report.Notes, why)
 			continue
 		}
@@ -318,7 +319,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 				r, err = eval.EvaluateOOV(ctx, e.oov, oovDocs, opt)
 			case e.baseline != "":
 				rep.Progress(frac, "training baseline", fmt.Sprintf("%s on %d documents", label, len(train)))
-				bm, tun, terr := TrainBaseline(ctx, e.baseline, train, vocab.Len(), firstM, seed, func(msg string) {
+				bm, tun, terr := baselines.Train(ctx, e.baseline, train, vocab.Len(), baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}, seed, func(msg string) {
 					rep.Progress(frac, "training baseline", msg)
 				})
 				if terr != nil {

@@ -6,6 +6,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/taglens/taglens/ml/baselines"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -591,7 +592,7 @@ func TestEvaluationSettings(t *testing.T) {
 	}{
 		{"extended on train: all eight baselines",
 			`"subset":"train","protocol":"extended","baselines":["all"]`,
-			append([]string{"ce", "siamese-ce"}, BaselineNames...), nil, nil},
+			append([]string{"ce", "siamese-ce"}, baselines.Names...), nil, nil},
 		{"priming on test: contextual baselines only, crbm skipped",
 			`"subset":"test","protocol":"priming","baselines":["all"]`,
 			[]string{"random", "lda", "plsa", "ce", "siamese-ce"}, []string{"lsa", "pca", "infotheo", "skipgram", "crbm"},

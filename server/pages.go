@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/taglens/taglens/ml/baselines"
 	"math"
 	"net/http"
 	"net/url"
@@ -493,7 +494,7 @@ func (p *pages) compare(c echo.Context) error {
 	for _, m := range ms {
 		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: m.ID == sel})
 	}
-	for _, b := range BaselineNames {
+	for _, b := range baselines.Names {
 		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == "random" || b == "lda"})
 	}
 	vm.Corpora = append(vm.Corpora, views.Option{Value: "", Label: "the model's own corpus", Selected: true})

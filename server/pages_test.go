@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"github.com/taglens/taglens/ml/baselines"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -193,7 +194,7 @@ func TestPagesWithModel(t *testing.T) {
 		t.Error("priming with only unknown tags shows no error")
 	}
 	doc, _ = ts.page("/compare")
-	if testid(doc, "compare-models").Find("input").Length() == 0 || testid(doc, "compare-baselines").Find("input").Length() != len(BaselineNames) {
+	if testid(doc, "compare-models").Find("input").Length() == 0 || testid(doc, "compare-baselines").Find("input").Length() != len(baselines.Names) {
 		t.Error("compare form lacks model or baseline choices")
 	}
 }

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -29,7 +28,7 @@ const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|vali
 	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT]"
 
 // baselineOrder is the report order of the baselines (SPEC.md model names).
-var baselineOrder = []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
+var baselineOrder = baselines.Names
 
 // evalConfig is the parsed command line of taglens eval.
 type evalConfig struct {
@@ -239,9 +238,6 @@ func splitList(s string) []string {
 	return out
 }
 
-// nonContextual are the baselines the paper evaluates with the extended protocol only.
-var nonContextual = []string{"lsa", "pca", "infotheo", "skipgram"}
-
 // evalRun holds what the trials need.
 type evalRun struct {
 	cfg      *evalConfig
@@ -306,16 +302,13 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	// The models of the report, in SPEC order: baselines, then the variants.
 	var names []string
 	for _, b := range cfg.baselines {
-		switch {
-		case cfg.protocol == eval.Priming && slices.Contains(nonContextual, b):
-			r.note(fmt.Sprintf("%s skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)", b))
-		case b == "crbm" && (cfg.subset != "train" || cross != nil):
-			r.note("crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)")
-		case b == "crbm" && !cfg.missing.IsZero():
-			r.note("crbm skipped: its context, the document's one-hot condition, cannot be made incomplete (paper §6.5)")
-		default:
-			names = append(names, b)
+		scope := baselines.Scope{Protocol: cfg.protocol, Subset: cfg.subset, Cross: cross != nil,
+			OOV: cfg.subset == "oov", Missing: cfg.missing}
+		if why := baselines.Skip(b, scope); why != "" {
+			r.note(why)
+			continue
 		}
+		names = append(names, b)
 	}
 	names = append(names, cfg.variants...)
 	if len(names) == 0 {
@@ -443,17 +436,13 @@ func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *tria
 	default:
 		fmt.Fprintf(r.progress, "%s: training on %d documents\n", label, len(d.train))
 		var bm eval.Model
-		bm, err = trainBaseline(ctx, name, d.train, r.vocab.Len(), m, seed, r.progress, label)
+		set := baselines.Settings{Topics: m.Topics().NumTopics(), Hidden: m.CEDim()}
+		bm, tun, err = baselines.Train(ctx, name, d.train, r.vocab.Len(), set, seed, func(msg string) {
+			fmt.Fprintf(r.progress, "%s: %s\n", label, msg)
+		})
 		if err != nil {
 			return nil, nil, fmt.Errorf("eval: %s: %w", name, err)
 		}
-		if tm, ok := bm.(eval.Tuned); ok {
-			tun = maps.Clone(tm.Tuning())
-		}
-		if tun == nil {
-			tun = map[string]any{}
-		}
-		tun["seed"] = seed
 		fmt.Fprintf(r.progress, "%s: trained in %s\n", label, time.Since(start).Round(time.Millisecond))
 		start = time.Now()
 		res, err = eval.Evaluate(ctx, bm, cfg.protocol, d.docs, opt)
@@ -474,66 +463,6 @@ func modelTuning(path string, m *ce.Model) map[string]any {
 		"best_epoch_ce": in.BestEpoch1, "best_epoch_siamese": in.BestEpoch2,
 		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese,
 	}
-}
-
-// trainBaseline trains baseline name on the training documents (term indices of
-// the model's vocabulary of v terms) with the trial seed. LDA and PLSA use the
-// topic count of the model's local context (paper §6.2.5).
-// Tuning progress (InfoTheo's grid, Skip-gram's windows) goes to w.
-func trainBaseline(ctx context.Context, name string, train [][]int, v int, m *ce.Model, seed uint64, w io.Writer, label string) (eval.Model, error) {
-	switch name {
-	case "random":
-		return baselines.NewRandom(v), nil
-	case "lsa":
-		b, err := baselines.FitLSA(train, v, &baselines.LSAOptions{Seed: seed})
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "pca":
-		b, err := baselines.FitPCA(train, v, &baselines.GlobalOptions{Seed: seed})
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "infotheo":
-		b, err := baselines.FitInfoTheo(ctx, train, v, &baselines.InfoTheoOptions{Seed: seed,
-			Progress: func(k int, alpha, p2 float64) {
-				fmt.Fprintf(w, "%s: k=%d α=%.1f training P@2 %.4f\n", label, k, alpha, p2)
-			}})
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "skipgram":
-		b, err := baselines.FitSkipGram(ctx, train, v, &baselines.SkipGramOptions{Seed: seed,
-			Progress: func(window int, p2 float64) {
-				fmt.Fprintf(w, "%s: window %d training P@2 %.4f\n", label, window, p2)
-			}})
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "lda":
-		b, err := baselines.TrainLDA(ctx, train, v, m.Topics().NumTopics(), seed, nil)
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "plsa":
-		b, err := baselines.TrainPLSA(ctx, train, v, m.Topics().NumTopics(), seed, nil)
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	case "crbm":
-		b, err := baselines.TrainCRBM(ctx, train, v, baselines.CRBMConfig{Hidden: m.CEDim()}, seed, nil)
-		if err != nil {
-			return nil, err
-		}
-		return b, nil
-	}
-	return nil, fmt.Errorf("baseline %q is not available in this build", name)
 }
 
 // progressPrinter returns an eval progress callback that prints label and the

@@ -1,0 +1,104 @@
+package baselines
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// Names are the eight baselines of the paper's §6.2.5 in report order.
+var Names = []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
+
+// NonContextual are the baselines the paper evaluates with the extended
+// protocol only (§6.2.5): their distances ignore the document.
+var NonContextual = []string{"lsa", "pca", "infotheo", "skipgram"}
+
+// Scope says what an evaluation asks of a baseline.
+type Scope struct {
+	Protocol eval.Protocol
+	Subset   string    // train, valid, test, oov or all
+	Cross    bool      // the evaluated documents come from another corpus
+	OOV      bool      // the OOV setting
+	Missing  eval.Band // incomplete local context; zero when complete
+}
+
+// Skip returns why baseline name is left out of an evaluation with the given
+// scope (a sentence for the report's notes), or "" when it is evaluated:
+// baselines handle no OOV term (§6.2.4); non-contextual ones only take the
+// extended protocol (§6.2.5); CRBM's context is the training document's one-hot
+// condition, so it is evaluated on training documents only and never with an
+// incomplete context (§6.2.5, §6.5).
+func Skip(name string, sc Scope) string {
+	switch {
+	case sc.OOV:
+		return name + " skipped: baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)"
+	case sc.Protocol == eval.Priming && slices.Contains(NonContextual, name):
+		return name + " skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)"
+	case name == "crbm" && (sc.Subset != "train" || sc.Cross):
+		return "crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)"
+	case name == "crbm" && !sc.Missing.IsZero():
+		return "crbm skipped: its context, the document's one-hot condition, cannot be made incomplete (paper §6.5)"
+	}
+	return ""
+}
+
+// Settings are what the paper takes from the evaluated model when it trains a
+// baseline (§6.2.5): LDA and PLSA use the topic count of the model's local
+// context, CRBM the dimension of its CE space as hidden units.
+type Settings struct {
+	Topics int
+	Hidden int
+}
+
+// Train trains baseline name on the training documents train (term indices
+// 0..v-1) with seed and returns it with its tuning record (the baseline's own,
+// if it has one, plus the seed). progress, if not nil, receives InfoTheo's and
+// Skip-gram's grid steps as sentences.
+func Train(ctx context.Context, name string, train [][]int, v int, set Settings, seed uint64, progress func(string)) (eval.Model, map[string]any, error) {
+	say := func(format string, a ...any) {
+		if progress != nil {
+			progress(fmt.Sprintf(format, a...))
+		}
+	}
+	var (
+		bm  eval.Model
+		err error
+	)
+	switch name {
+	case "random":
+		bm = NewRandom(v)
+	case "lsa":
+		bm, err = FitLSA(train, v, &LSAOptions{Seed: seed})
+	case "pca":
+		bm, err = FitPCA(train, v, &GlobalOptions{Seed: seed})
+	case "infotheo":
+		bm, err = FitInfoTheo(ctx, train, v, &InfoTheoOptions{Seed: seed,
+			Progress: func(k int, alpha, p2 float64) { say("infotheo: k=%d α=%.1f training P@2 %.4f", k, alpha, p2) }})
+	case "skipgram":
+		bm, err = FitSkipGram(ctx, train, v, &SkipGramOptions{Seed: seed,
+			Progress: func(window int, p2 float64) { say("skipgram: window %d training P@2 %.4f", window, p2) }})
+	case "lda":
+		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
+	case "plsa":
+		bm, err = TrainPLSA(ctx, train, v, set.Topics, seed, nil)
+	case "crbm":
+		bm, err = TrainCRBM(ctx, train, v, CRBMConfig{Hidden: set.Hidden}, seed, nil)
+	default:
+		return nil, nil, fmt.Errorf("baselines: unknown baseline %q (want one of %v)", name, Names)
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	var tun map[string]any
+	if tm, ok := bm.(eval.Tuned); ok {
+		tun = maps.Clone(tm.Tuning())
+	}
+	if tun == nil {
+		tun = map[string]any{}
+	}
+	tun["seed"] = seed
+	return bm, tun, nil
+}
