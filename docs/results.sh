@@ -80,7 +80,9 @@ if [[ -z $data || ! -d $data/mtg-jamendo ]]; then
 fi
 
 code_paths=(ml cmd/taglens/eval.go cmd/taglens/train.go go.mod go.sum)
-code_id=$(git ls-files -co --exclude-standard -- "${code_paths[@]}" | LC_ALL=C sort | xargs sha1sum | sha1sum | cut -c1-12)
+# Hash of the current contents (tracked and untracked, deleted files left out).
+code_id=$(git ls-files -co --exclude-standard -- "${code_paths[@]}" | LC_ALL=C sort |
+	while IFS= read -r f; do if [[ -f $f ]]; then sha1sum -- "$f"; fi; done | sha1sum | cut -c1-12)
 commit=$(git rev-parse HEAD)
 dirty=""
 if [[ -n $(git status --porcelain -- "${code_paths[@]}") ]]; then

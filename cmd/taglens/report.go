@@ -807,6 +807,15 @@ func (s *reportSet) renderBands(w *bytes.Buffer) {
 		slices.SortStableFunc(sel, func(a, b *loadedReport) int { return bandLo(a.Missing) - bandLo(b.Missing) })
 		fmt.Fprintf(w, "Summary: %s, %s protocol, %s subset, by missing rate.\n\n", k.corpus, k.protocol, k.subset)
 		pivot(w, sel, func(r *loadedReport) string { return r.Missing + " %" })
+		// A band holds only the documents long enough to lose a term within it.
+		var counts []string
+		for _, r := range sel {
+			if len(r.Models) > 0 {
+				m := r.Models[0]
+				counts = append(counts, fmt.Sprintf("%s %%: %d (%d skipped)", r.Missing, m.Docs, m.Skipped))
+			}
+		}
+		fmt.Fprintf(w, "Documents evaluated per trial: %s.\n\n", strings.Join(counts, "; "))
 	}
 }
 

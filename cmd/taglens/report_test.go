@@ -109,6 +109,7 @@ func TestReportCommand(t *testing.T) {
 		"| ours wins AUC | – | siamese-ce 0.400 ± 0.020 | pca 0.500 ± 0.020 | -20.0 % (-10.0 pts) | n/a | **no**: pca leads, ours rank 2 of 3 | – |",
 		"| not run | +5 % | not measured |",
 		"| 0-10 % MAP | 0-10 % AUC | 30-50 % MAP | 30-50 % AUC |", // bands sorted by lower bound
+		"Documents evaluated per trial: 0-10 %: 7 (0 skipped); 30-50 %: 7 (0 skipped).",
 		"- note: a note",
 		"| pca | 1 | dim=35, grid=3 points, seed=1 |",
 		"model_file=a-s1.model",
