@@ -54,7 +54,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 3000 terms, 512 above; -1 = exact)")
 	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
-	earlyStop := fs.String("early-stop", ce.EarlyStopP2, "validation criterion of early stopping: "+ce.EarlyStopMAP+" or "+ce.EarlyStopP2)
+	earlyStop := fs.String("early-stop", ce.EarlyStopMAP, "validation criterion of early stopping: "+ce.EarlyStopMAP+" or "+ce.EarlyStopP2)
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	if err := parseFlags(fs, args); err != nil {

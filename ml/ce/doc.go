@@ -34,8 +34,9 @@
 // fitContext for the rule) → stage 0 (nn.Pretrain, sparse auto-encoders with
 // L-BFGS on 2,000 examples, 30 iterations per layer, sparsity weight 0.01 — see
 // Config.Sparsity — A.1) → stage 1 (mini-batch
-// SGD with momentum and ×0.95 decay, early stopping on validation P@2 of the
-// priming protocol (or extended MAP, Config.EarlyStop), best weights kept → "ce") → stage 2 (α, λ chosen by short
+// SGD with momentum and ×0.95 decay over epochs of 120,000 examples, early
+// stopping on validation extended-priming MAP (or priming P@2, Config.EarlyStop),
+// best weights kept → "ce") → stage 2 (α, λ chosen by short
 // pilot runs on validation P@2 unless set; then early-stopped training →
 // "siamese-ce"). Stages normally end by early stopping (Config.Patience) or
 // their epoch limits; the wall-time Config.Budget is only a safety net. Every

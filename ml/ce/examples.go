@@ -57,22 +57,31 @@ func negativeTerm(d []int, v int, rng *rand.Rand) int {
 	return k
 }
 
-// epochExamples returns the examples of one stage-1 epoch in random order: every
-// positive example (τ, δ) with τ ∈ δ, and for each a negative example of the same
-// document with a freshly drawn term not in δ (§4.3.1: as many negatives as
-// positives). When limit > 0 and the list is longer, a random subset of limit
-// examples is returned.
+// epochExamples returns the examples of one stage-1 epoch (a validation period)
+// in random order. A pass holds every positive example (τ, δ) with τ ∈ δ and for
+// each a negative example of the same document with a freshly drawn term not in
+// δ (§4.3.1: as many negatives as positives). With limit > 0 the epoch is exactly
+// limit examples: the first limit of one shuffled pass on a large corpus, or
+// several whole passes (fresh negatives each) and a part of the last on a small
+// one, so that an epoch means the same amount of learning on every corpus.
 func (s *trainSet) epochExamples(rng *rand.Rand, limit int, buf []example) []example {
 	buf = buf[:0]
-	for di, d := range s.docs {
-		for _, t := range d {
-			buf = append(buf, example{term: int32(t), doc: int32(di)})
-			if n := negativeTerm(d, s.v, rng); n >= 0 {
-				buf = append(buf, example{term: int32(n), doc: int32(di), neg: true})
+	for {
+		start := len(buf)
+		for di, d := range s.docs {
+			for _, t := range d {
+				buf = append(buf, example{term: int32(t), doc: int32(di)})
+				if n := negativeTerm(d, s.v, rng); n >= 0 {
+					buf = append(buf, example{term: int32(n), doc: int32(di), neg: true})
+				}
 			}
 		}
+		pass := buf[start:]
+		rng.Shuffle(len(pass), func(i, j int) { pass[i], pass[j] = pass[j], pass[i] })
+		if limit <= 0 || len(buf) >= limit || len(pass) == 0 {
+			break
+		}
 	}
-	rng.Shuffle(len(buf), func(i, j int) { buf[i], buf[j] = buf[j], buf[i] })
 	if limit > 0 && len(buf) > limit {
 		buf = buf[:limit]
 	}

@@ -93,11 +93,7 @@ func (t *trainer) stage2() error {
 	remaining := cfg.Budget - start
 	epochPairs := cfg.EpochExamples
 	if epochPairs == 0 {
-		n := 0
-		for _, d := range t.set.docs {
-			n += 2 * len(d)
-		}
-		epochPairs = min(n, 120000)
+		epochPairs = DefaultEpochExamples
 	}
 	alphas, lambdas := []float64{cfg.Alpha}, []float64{cfg.Lambda}
 	if cfg.Alpha == 0 {

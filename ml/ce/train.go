@@ -429,14 +429,10 @@ func (t *trainer) stage1() error {
 	deadline := prep + (cfg.Budget-prep)/2
 	limit := cfg.EpochExamples
 	if limit == 0 {
-		limit = 120000
+		limit = DefaultEpochExamples
 	}
 	var buf []example
-	nEx := 0
-	for _, d := range set.docs {
-		nEx += 2 * len(d)
-	}
-	batches := (min(nEx, limit) + cfg.BatchSize - 1) / cfg.BatchSize
+	batches := (limit + cfg.BatchSize - 1) / cfg.BatchSize
 	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
 	st := &early{crit: cfg.EarlyStop}
 	info := &t.m.info
