@@ -722,7 +722,7 @@ var sectionTitles = map[eval.Setting]string{
 	eval.WithinCorpus:      "Within-corpus setting (§6.3)",
 	eval.CrossCorpora:      "Cross-corpora setting (§6.4)",
 	eval.IncompleteContext: "Incomplete local context (§6.5)",
-	eval.OOVSetting:        "Out of vocabulary, simulated (§6.6)",
+	eval.OOVSetting:        "Out of vocabulary (§6.6): simulated (oov subset) and real (cross pair)",
 }
 
 func (s *reportSet) renderDetails(w *bytes.Buffer) {
@@ -836,8 +836,16 @@ func (s *reportSet) renderTuning(w *bytes.Buffer) {
 		"Search grids are summarised by their size; the full grids are in the JSON files.")
 	fmt.Fprintln(w)
 	for _, corpus := range s.corpora() {
+		// Models whose tuning is the same in every trial (the variants of one
+		// model file) share a row.
+		type group struct {
+			names []string
+			rows  []string // per trial: seed, summary
+			file  string
+		}
+		var groups []*group
+		byKey := map[string]*group{}
 		done := map[string]bool{}
-		var rows []string
 		for _, r := range s.reports {
 			if r.Corpus != corpus {
 				continue
@@ -848,19 +856,34 @@ func (s *reportSet) renderTuning(w *bytes.Buffer) {
 				}
 				done[m.Name] = true
 				per, _ := m.Tuning["per_trial"].([]any)
+				var rows []string
 				for t, x := range per {
 					seed := ""
 					if t < len(r.Seeds) {
 						seed = strconv.FormatUint(r.Seeds[t], 10)
 					}
-					rows = append(rows, fmt.Sprintf("| %s | %s | %s | %s |", m.Name, seed, mdEscape(tuningSummary(x)), r.file))
+					rows = append(rows, seed+" | "+mdEscape(tuningSummary(x)))
 				}
+				key := strings.Join(rows, "\n")
+				if g, ok := byKey[key]; ok && !slices.Contains(baselineOrder, m.Name) {
+					g.names = append(g.names, m.Name)
+					continue
+				}
+				g := &group{names: []string{m.Name}, rows: rows, file: r.file}
+				byKey[key] = g
+				groups = append(groups, g)
 			}
 		}
-		if len(rows) == 0 {
+		if len(groups) == 0 {
 			continue
 		}
-		fmt.Fprintf(w, "### %s\n\n| model | trial seed | tuning | from |\n|---|---:|---|---|\n%s\n\n", corpus, strings.Join(rows, "\n"))
+		fmt.Fprintf(w, "### %s\n\n| model | trial seed | tuning | from |\n|---|---:|---|---|\n", corpus)
+		for _, g := range groups {
+			for _, row := range g.rows {
+				fmt.Fprintf(w, "| %s | %s | %s |\n", strings.Join(g.names, ", "), row, g.file)
+			}
+		}
+		fmt.Fprintln(w)
 	}
 }
 

@@ -61,7 +61,7 @@ func TestReportCommand(t *testing.T) {
 		Models: []eval.ModelReport{
 			twoTrials(fakeModel("pca", 0.50, 0.01, 0.50, 0.02, map[string]any{"per_trial": []any{map[string]any{"dim": 35, "grid": []any{1, 2, 3}, "seed": 1}}})),
 			fakeModel("ce", 0.55, 0.01, 0.30, 0.02, map[string]any{"per_trial": []any{map[string]any{"model_file": "/tmp/x/a-s1.model"}}}),
-			twoTrials(fakeModel("siamese-ce", 0.60, 0.01, 0.40, 0.02, nil)),
+			twoTrials(fakeModel("siamese-ce", 0.60, 0.01, 0.40, 0.02, map[string]any{"per_trial": []any{map[string]any{"model_file": "/tmp/x/a-s1.model"}}})),
 		},
 		PValues: map[string]eval.PValue{"map": {Best: "siamese-ce", RunnerUp: "ce", P: &p}},
 		Notes:   []string{"a note"},
@@ -112,7 +112,7 @@ func TestReportCommand(t *testing.T) {
 		"Documents evaluated per trial: 0-10 %: 7 (0 skipped); 30-50 %: 7 (0 skipped).",
 		"- note: a note",
 		"| pca | 1 | dim=35, grid=3 points, seed=1 |",
-		"model_file=a-s1.model",
+		"| ce, siamese-ce | 1 | model_file=a-s1.model | a-extended-test.json |", // same tuning, one row
 		"| a-s1.train.json | a | 30 |",
 		"| wall time | 1h 2m |",
 		"Precision-recall interpolation (eval.Interpolation, as recorded in the reports): " + eval.Interpolation,
