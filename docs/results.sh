@@ -165,7 +165,10 @@ train_all() {
 	for s in "${seeds[@]}"; do
 		local m=$work/models/$c-s$s.model
 		[[ -e $m && -e $out/train-$c-s$s.json ]] && continue
-		timed "train-$c-s$s" "$bin" train --corpus "$data/$c/docs.tsv" "$@" --seed "$s" \
+		# --budget 6m: the wall-time safety net (110 s by default, for interactive
+		# use) must not cut training short while evaluations share the CPU; early
+		# stopping ends every run well before it.
+		timed "train-$c-s$s" "$bin" train --corpus "$data/$c/docs.tsv" "$@" --seed "$s" --budget 6m \
 			--out "$m" --json "$out/train-$c-s$s.json"
 	done
 }
