@@ -103,14 +103,16 @@ if ((render_only == 0)); then
 	echo "$code_id" >"$out/CODE_ID"
 fi
 
-# Timings of steps cached from earlier invocations.
+# Timings of steps cached from earlier invocations: the last complete one
+# (docs/results/steps.tsv) and any interrupted one (its $WORK/steps.PID.tsv).
 declare -A prev_secs=()
-if [[ -f $out/steps.tsv ]]; then
-	while IFS=$'\t' read -r name secs _; do
-		[[ $name == \#* || -z $name ]] && continue
+for f in "$work"/steps.*.tsv "$out/steps.tsv"; do
+	[[ -f $f ]] || continue
+	while IFS=$'\t' read -r name secs status; do
+		[[ $name == \#* || -z $name || $status != ran* ]] && continue
 		prev_secs[$name]=$secs
-	done <"$out/steps.tsv"
-fi
+	done <"$f"
+done
 steps_new=$work/steps.$$.tsv
 printf '# step\tseconds\tstatus\n' >"$steps_new"
 
