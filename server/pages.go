@@ -200,7 +200,7 @@ var trainParamsHelp = []views.Param{
 	{Name: "max_epochs1", Label: "Max epochs, stage 1", Value: "30", Type: "number", Help: "Prediction learning (Eq. 5); early stopping on validation P@2."},
 	{Name: "max_epochs2", Label: "Max epochs, stage 2", Value: "20", Type: "number", Help: "Siamese distance learning (Eq. 6-7)."},
 	{Name: "patience", Label: "Patience", Value: "3", Type: "number", Help: "Validation checks without a new best P@2 before a stage stops."},
-	{Name: "epoch_examples", Label: "Examples per epoch", Value: "all (≤120k)", Type: "number", Help: "Random subset of examples (stage 1) or pairs (stage 2) per epoch."},
+	{Name: "epoch_examples", Label: "Examples per epoch", Value: "120000", Type: "number", Help: "Examples (stage 1) or pairs (stage 2) per epoch, the period between validation checks: a random part of one pass on a large corpus, several passes on a small one."},
 	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen on validation P@2."},
 	{Name: "lambda", Label: "λ (Eq. 6)", Value: "auto", Type: "number", Help: "Sensitivity of the context similarity D = exp(−λ/2·KL_sym)."},
 }

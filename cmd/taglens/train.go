@@ -54,6 +54,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 3000 terms, 512 above; -1 = exact)")
 	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
+	epochEx := fs.Int("epoch-examples", 0, "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations (0 = 120000)")
 	earlyStop := fs.String("early-stop", ce.EarlyStopMAP, "validation criterion of early stopping: "+ce.EarlyStopMAP+" or "+ce.EarlyStopP2)
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
@@ -65,12 +66,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
-		EarlyStop: *earlyStop}
+		EarlyStop: *earlyStop, EpochExamples: *epochEx}
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
 	}
-	if *maxEp1 < 0 || *maxEp2 < 0 {
-		return &usageError{"--max-epochs1 and --max-epochs2 must not be negative"}
+	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 {
+		return &usageError{"--max-epochs1, --max-epochs2 and --epoch-examples must not be negative"}
 	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {

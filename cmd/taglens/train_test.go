@@ -53,7 +53,7 @@ func TestTrainPrimeExport(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("m%d.tlm", i))
 		var stdout, stderr bytes.Buffer
 		args := []string{"train", "--corpus", docs, "--out", out, "--seed", "3", "--topics", "3", "--hidden", "8,4",
-			"--max-epochs1", "3", "--max-epochs2", "2", "--alpha", "0.1", "--lambda", "1", "--reproducible", "--json", "-"}
+			"--max-epochs1", "3", "--max-epochs2", "2", "--epoch-examples", "2000", "--alpha", "0.1", "--lambda", "1", "--reproducible", "--json", "-"}
 		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 			t.Fatalf("train: %v\n%s", err, stderr.String())
 		}

@@ -67,7 +67,7 @@ func makeTestCorpus(seed uint64, nDocs int) *testCorpus {
 
 // smallConfig trains quickly and reproducibly on the test corpus.
 func smallConfig(seed uint64) Config {
-	return Config{Seed: seed, Topics: 6, Hidden: []int{20, 10}, MaxEpochs1: 8, MaxEpochs2: 6,
+	return Config{Seed: seed, Topics: 6, Hidden: []int{20, 10}, MaxEpochs1: 8, MaxEpochs2: 6, EpochExamples: 4000,
 		PretrainIterations: 20, Reproducible: true, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1, 4}}
 }
 
