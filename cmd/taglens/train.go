@@ -55,7 +55,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
 	epochEx := fs.Int("epoch-examples", 0, "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations (0 = 120000)")
-	earlyStop := fs.String("early-stop", ce.EarlyStopMAP, "validation criterion of early stopping: "+ce.EarlyStopMAP+" or "+ce.EarlyStopP2)
+	earlyStop := fs.String("early-stop", ce.EarlyStopP2, "validation criterion of early stopping: "+ce.EarlyStopP2+" (priming P@2, SPEC item 8) or "+ce.EarlyStopMAP+" (extended-priming MAP)")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	if err := parseFlags(fs, args); err != nil {

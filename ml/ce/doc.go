@@ -35,7 +35,8 @@
 // L-BFGS on 2,000 examples, 30 iterations per layer, sparsity weight 0.01 — see
 // Config.Sparsity — A.1) → stage 1 (mini-batch
 // SGD with momentum and ×0.95 decay over epochs of 120,000 examples, early
-// stopping on validation extended-priming MAP (or priming P@2, Config.EarlyStop),
+// stopping on validation priming P@2 (SPEC item 8; or extended-priming MAP,
+// Config.EarlyStop),
 // best weights kept → "ce") → stage 2 (α, λ chosen by short
 // pilot runs on validation P@2 unless set; then early-stopped training →
 // "siamese-ce"). Stages normally end by early stopping (Config.Patience) or
