@@ -496,6 +496,11 @@ func writeReportFile(path string, b []byte) error {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("eval: %w", err)
 	}
+	// CreateTemp makes the file 0600; a report is meant to be read by others.
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		os.Remove(tmp.Name())
+		return fmt.Errorf("eval: %w", err)
+	}
 	if err := os.Rename(tmp.Name(), path); err != nil {
 		os.Remove(tmp.Name())
 		return fmt.Errorf("eval: %w", err)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/features"
 )
 
 func init() {
@@ -56,6 +57,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
 	epochEx := fs.Int("epoch-examples", 0, "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations (0 = 120000)")
 	earlyStop := fs.String("early-stop", ce.EarlyStopP2, "validation criterion of early stopping: "+ce.EarlyStopP2+" (priming P@2, SPEC item 8) or "+ce.EarlyStopMAP+" (extended-priming MAP)")
+	scaling := fs.String("input-scaling", ce.DefaultInputScaling, "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common")
+	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	if err := parseFlags(fs, args); err != nil {
@@ -66,7 +69,13 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
-		EarlyStop: *earlyStop, EpochExamples: *epochEx}
+		EarlyStop: *earlyStop, EpochExamples: *epochEx, InputScaling: *scaling, TermNorm: *termNorm}
+	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
+		return &usageError{"--term-norm must be unit or none"}
+	}
+	if _, err := features.ParseScaling(*scaling); err != nil {
+		return &usageError{"--input-scaling must be per-component or common"}
+	}
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
 	}

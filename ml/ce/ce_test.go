@@ -461,3 +461,52 @@ func TestEmbedderMatchesNetwork(t *testing.T) {
 		}
 	}
 }
+
+// TestTermNormAndScalingRecorded trains with unit term rows and the common
+// input scaling: both are recorded in Info, the term features are normalized,
+// and a model file round trip keeps them and every answer. The default model
+// (trainSmall, 30-odd terms) keeps Eq. 2 as printed.
+func TestTermNormAndScalingRecorded(t *testing.T) {
+	tc, def := trainSmall(t)
+	if in := def.Info(); in.TermNorm != "none" || in.InputScaling != "per-component" || def.terms.Normalize {
+		t.Errorf("default model: TermNorm %q, InputScaling %q, Normalize %v", in.TermNorm, in.InputScaling, def.terms.Normalize)
+	}
+	cfg := smallConfig(7)
+	cfg.MaxEpochs1, cfg.MaxEpochs2 = 2, 1
+	cfg.TermNorm, cfg.InputScaling = "unit", "common"
+	m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := m.Info(); in.TermNorm != "unit" || in.InputScaling != "common" || !m.terms.Normalize {
+		t.Fatalf("TermNorm %q, InputScaling %q, Normalize %v", in.TermNorm, in.InputScaling, m.terms.Normalize)
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Read(bytes.NewReader(buf.Bytes()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if in := m2.Info(); in.TermNorm != "unit" || in.InputScaling != "common" || !m2.terms.Normalize {
+		t.Fatalf("after the round trip: TermNorm %q, InputScaling %q, Normalize %v", in.TermNorm, in.InputScaling, m2.terms.Normalize)
+	}
+	tags := []string{"guitar", "c0_t1", "c0_t2"}
+	a, _, err := m.Embed(VariantSiamese, tags)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _, _ := m2.Embed(VariantSiamese, tags)
+	for k := range a {
+		for i := range a[k] {
+			if a[k][i] != b[k][i] {
+				t.Fatalf("%s[%d]: got %v, want %v", k, i, b[k][i], a[k][i])
+			}
+		}
+	}
+	cfg.TermNorm = "cosine"
+	if _, err := Train(context.Background(), tc.c, tc.split, cfg, nil); err == nil {
+		t.Error("an unknown TermNorm was accepted")
+	}
+}

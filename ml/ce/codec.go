@@ -29,8 +29,9 @@ const (
 	// Version 2 appends Info.OutputSample after the training log; version 1
 	// files (without it) are still read, with OutputSample = 0 (exact loss).
 	// Version 3 appends Info.EarlyStop, ValidMAPCE, ValidMAPSiamese and the
-	// validation MAP of every log entry.
-	FormatVersion = 3
+	// validation MAP of every log entry. Version 4 appends Info.InputScaling
+	// and Info.TermNorm (older files were all "per-component" and "none").
+	FormatVersion = 4
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

@@ -58,6 +58,8 @@ type Info struct {
 	ValidMAPCE             float64 // validation extended-priming MAP of the kept stage-1 weights
 	ValidMAPSiamese        float64 // validation extended-priming MAP of the kept stage-2 weights
 	ValidP2Random          float64 // expected P@2 of random ranking on the validation documents
+	InputScaling           string  // scaling of the input parts (Config.InputScaling)
+	TermNorm               string  // normalization of t(τ) before the PCA (Config.TermNorm)
 	StopReason1            string
 	StopReason2            string
 	Log                    []LogEntry
@@ -279,6 +281,8 @@ func encodeInfo(e *encoder, in *Info) {
 	for _, l := range in.Log {
 		e.f64(l.ValidMAP)
 	}
+	e.str(in.InputScaling) // since version 4
+	e.str(in.TermNorm)
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -319,6 +323,11 @@ func decodeInfo(d *decoder, version uint32) Info {
 			in.Log[i].ValidMAP = d.f64()
 		}
 	}
+	in.InputScaling, in.TermNorm = "per-component", "none" // the only choices before version 4
+	if version >= 4 {
+		in.InputScaling = d.str()
+		in.TermNorm = d.str()
+	}
 	return in
 }
 
@@ -348,6 +357,7 @@ func decode(payload []byte, version uint32) (*Model, error) {
 		m.params[want] = d.f64s()
 	}
 	m.info = decodeInfo(d, version)
+	m.terms.Normalize = m.info.TermNorm == "unit"
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d unread bytes at the end of the payload", len(d.b))
 	}

@@ -175,7 +175,16 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 
 	// Term features t(τ), Eq. 2, with PCA and (-1,1) scaling (§5.2).
 	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V)})
-	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim}})
+	scaling, err := features.ParseScaling(cfg.InputScaling)
+	if err != nil {
+		return nil, err
+	}
+	termNorm := cfg.termNorm(V)
+	if termNorm != "unit" && termNorm != "none" {
+		return nil, fmt.Errorf("unknown term normalization %q (want unit or none)", termNorm)
+	}
+	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
+		Normalize: termNorm == "unit"})
 	if err != nil {
 		return nil, err
 	}
@@ -191,7 +200,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	for i, d := range docs {
 		lda.InferVBTo(raw.RawRowView(i), d)
 	}
-	ctxProj, err := features.FitPCA(raw, nil)
+	ctxProj, err := features.FitPCA(raw, &features.PCAOptions{Scaling: scaling})
 	if err != nil {
 		return nil, fmt.Errorf("context PCA: %w", err)
 	}
@@ -215,7 +224,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
-		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop}
+		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: termNorm}
 	info.ValidP2Random = randomP2(t.valid, V)
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).

@@ -13,14 +13,16 @@ import (
 //	Projection   "TLPJ" u32 version=1, u64 In, u64 Out, u8 Randomized,
 //	             f64 TotalVariance, f64[In] Mean, f64[In·Out] W, f64[Out] Variance,
 //	             f64[Out] Lo, f64[Out] Hi, f64[Out] MeanW
-//	TermFeatures "TLTF" u32 version=1, u64 V, u64 NumDocs, u64[V] DF, f64[V] IDF,
-//	             u64 len + Projection bytes, f64[V·Out] Scaled
+//	TermFeatures "TLTF" u32 version=2, u64 V, u64 NumDocs, u8 Normalize, u64[V] DF,
+//	             f64[V] IDF, u64 len + Projection bytes, f64[V·Out] Scaled
+//	             (version 1 has no Normalize byte and means Normalize = false)
 //
 // A new layout gets a new version number; old versions stay readable.
 const (
 	projMagic   = "TLPJ"
 	termsMagic  = "TLTF"
-	codecVer    = 1
+	codecVer    = 1       // Projection
+	termsVer    = 2       // TermFeatures
 	maxElements = 1 << 31 // sanity bound against corrupted counts
 )
 
@@ -89,20 +91,30 @@ func (d *dec) f64s(n int) []float64 {
 }
 
 func (d *dec) header(magic string) {
-	if len(d.b) < 8 || string(d.b[:4]) != magic {
-		d.fail("bad magic, want " + magic)
-		return
-	}
-	if v := binary.LittleEndian.Uint32(d.b[4:8]); v != codecVer {
-		d.fail(fmt.Sprintf("unsupported version %d", v))
-		return
-	}
-	d.b = d.b[8:]
+	d.headerVersion(magic, codecVer)
 }
 
-func header(magic string) *enc {
+// headerVersion checks the magic and returns the version, which must be in
+// [1, maxVer].
+func (d *dec) headerVersion(magic string, maxVer uint32) uint32 {
+	if len(d.b) < 8 || string(d.b[:4]) != magic {
+		d.fail("bad magic, want " + magic)
+		return 0
+	}
+	v := binary.LittleEndian.Uint32(d.b[4:8])
+	if v < 1 || v > maxVer {
+		d.fail(fmt.Sprintf("unsupported version %d", v))
+		return 0
+	}
+	d.b = d.b[8:]
+	return v
+}
+
+func header(magic string) *enc { return headerVersion(magic, codecVer) }
+
+func headerVersion(magic string, ver uint32) *enc {
 	e := &enc{b: []byte(magic)}
-	e.b = binary.LittleEndian.AppendUint32(e.b, codecVer)
+	e.b = binary.LittleEndian.AppendUint32(e.b, ver)
 	return e
 }
 
@@ -173,9 +185,14 @@ func (d *dec) decodeProjection(p *Projection) {
 
 // MarshalBinary implements encoding.BinaryMarshaler (format in codec.go).
 func (f *TermFeatures) MarshalBinary() ([]byte, error) {
-	e := header(termsMagic)
+	e := headerVersion(termsMagic, termsVer)
 	e.u64(uint64(f.V))
 	e.u64(uint64(f.NumDocs))
+	if f.Normalize {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
 	for _, x := range f.DF {
 		e.u64(uint64(x))
 	}
@@ -194,9 +211,18 @@ func (f *TermFeatures) MarshalBinary() ([]byte, error) {
 // data give an error wrapping ErrFormat.
 func (f *TermFeatures) UnmarshalBinary(data []byte) error {
 	d := &dec{b: data}
-	d.header(termsMagic)
+	ver := d.headerVersion(termsMagic, termsVer)
 	v := d.count(16)
 	n := d.u64()
+	var norm bool
+	if ver >= 2 && d.err == nil {
+		if len(d.b) < 1 || d.b[0] > 1 {
+			d.fail("bad normalize flag")
+		} else {
+			norm = d.b[0] == 1
+			d.b = d.b[1:]
+		}
+	}
 	if d.err != nil {
 		return d.err
 	}
@@ -204,7 +230,7 @@ func (f *TermFeatures) UnmarshalBinary(data []byte) error {
 		d.fail("bad term features shape")
 		return d.err
 	}
-	g := TermFeatures{V: v, NumDocs: int(n), DF: make([]int, v)}
+	g := TermFeatures{V: v, NumDocs: int(n), DF: make([]int, v), Normalize: norm}
 	for i := range g.DF {
 		x := d.u64()
 		if x > n {

@@ -44,6 +44,51 @@ type PCAOptions struct {
 
 	// Seed seeds the Gaussian test matrix of the randomized SVD.
 	Seed uint64
+
+	// Scaling selects how the scores are mapped into [−1, +1] (default
+	// ScalePerComponent; see Scaling).
+	Scaling Scaling
+}
+
+// Scaling is the linear map of PCA scores into [−1, +1] (paper §5.2: "linear
+// scaling of each feature ... to ensure that each feature is in the range
+// (−1, +1)"). The paper does not say whether the components share one scale;
+// both readings keep every feature in range.
+type Scaling int
+
+const (
+	// ScalePerComponent maps each component's training range [Lo_k, Hi_k] onto
+	// [−1, +1] on its own. Components of small variance are stretched as much as
+	// the leading ones, so distances between scaled rows no longer follow the
+	// data (the tail of the spectrum, mostly noise, weighs as much as its head).
+	ScalePerComponent Scaling = iota
+	// ScaleCommon divides every (centred) score by one factor, the largest
+	// |score| over all components and training rows, so the scaled rows keep
+	// the geometry of the PCA scores: Euclidean distances are those of the
+	// scores up to one constant. Stored as Lo_k = −R, Hi_k = +R for every k.
+	ScaleCommon
+)
+
+// String returns the name used on the command line and in model information.
+func (s Scaling) String() string {
+	switch s {
+	case ScalePerComponent:
+		return "per-component"
+	case ScaleCommon:
+		return "common"
+	}
+	return fmt.Sprintf("Scaling(%d)", int(s))
+}
+
+// ParseScaling parses a Scaling name ("per-component" or "common").
+func ParseScaling(name string) (Scaling, error) {
+	switch name {
+	case "per-component":
+		return ScalePerComponent, nil
+	case "common":
+		return ScaleCommon, nil
+	}
+	return 0, fmt.Errorf("features: unknown scaling %q (want per-component or common)", name)
 }
 
 func (o *PCAOptions) relTol() float64 {
@@ -61,9 +106,10 @@ func (o *PCAOptions) relTol() float64 {
 //	s_k = 2·(z_k − Lo_k)/(Hi_k − Lo_k) − 1
 //
 // where Lo_k and Hi_k are the minimum and maximum score of component k over the
-// training observations, so training data map into [−1, +1] exactly (the
-// extremes reach ±1) and new data may fall slightly outside (no clipping: the
-// map stays linear). A Projection is immutable after fitting and safe for
+// training observations (ScalePerComponent), or −R and +R for every k with R
+// the largest |score| of any component (ScaleCommon), so training data map into
+// [−1, +1] and new data may fall slightly outside (no clipping: the map stays
+// linear). A Projection is immutable after fitting and safe for
 // concurrent use. Its exported fields are its serialized form (see also
 // MarshalBinary).
 type Projection struct {
@@ -221,7 +267,7 @@ func fitExact(xc *mat.Dense, mean []float64, sumSq float64, opt *PCAOptions) (*P
 			w[i*k+j] = v.At(i, j)
 		}
 	}
-	return finish(denseOp{xc}, mean, sumSq, r, s[:k], w, c, k, false)
+	return finish(denseOp{xc}, mean, sumSq, r, s[:k], w, c, k, false, scalingOf(opt))
 }
 
 // keep returns how many leading singular values to keep.
@@ -242,7 +288,7 @@ func keep(s []float64, opt *PCAOptions, limit int) int {
 
 // finish fixes signs, computes training scores X·W (via op, r rows) for the
 // scaling range, and assembles the Projection.
-func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []float64, c, k int, randomized bool) (*Projection, *mat.Dense, error) {
+func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []float64, c, k int, randomized bool, sc Scaling) (*Projection, *mat.Dense, error) {
 	for j := 0; j < k; j++ {
 		best, arg := -1.0, 0
 		for i := 0; i < c; i++ {
@@ -285,7 +331,23 @@ func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []
 			p.Hi[j] = max(p.Hi[j], z)
 		}
 	}
+	if sc == ScaleCommon {
+		var rad float64
+		for j := 0; j < k; j++ {
+			rad = max(rad, -p.Lo[j], p.Hi[j])
+		}
+		for j := 0; j < k; j++ {
+			p.Lo[j], p.Hi[j] = -rad, rad
+		}
+	}
 	return p, scores, nil
+}
+
+func scalingOf(opt *PCAOptions) Scaling {
+	if opt == nil {
+		return ScalePerComponent
+	}
+	return opt.Scaling
 }
 
 // fitRandomized runs the randomized SVD of the centred operator and assembles
@@ -312,7 +374,7 @@ func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOpt
 			w[i*k+j] = v.At(i, j)
 		}
 	}
-	return finish(x, mean, sumSq, r, s[:k], w, c, k, true)
+	return finish(x, mean, sumSq, r, s[:k], w, c, k, true, scalingOf(opt))
 }
 
 // denseOp adapts a dense matrix to Operator.

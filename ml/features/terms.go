@@ -3,6 +3,7 @@ package features
 import (
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 )
 
@@ -35,6 +36,9 @@ type TermOptions struct {
 	ExactMaxTerms int
 	// PCA tunes the decorrelation; its Randomized field is set from Method.
 	PCA PCAOptions
+	// Normalize scales every row t(τ) of Eq. 2 to unit Euclidean length before
+	// the PCA (see TermFeatures.Normalize).
+	Normalize bool
 }
 
 // TermFeatures holds the fitted term representation of paper §3.1 and §5.2:
@@ -57,6 +61,15 @@ type TermFeatures struct {
 	// DF and IDF are the training document frequencies and idf (§3.1).
 	DF  []int
 	IDF []float64
+	// Normalize records that the rows t(τ) were scaled to unit Euclidean
+	// length, t(τ)/‖t(τ)‖, before the PCA (and OOV rows are too). Eq. 2's rows
+	// have norms spanning orders of magnitude on long-tailed vocabularies
+	// (T_ij = idf_i·idf_j·C_ij), and after the PCA the Euclidean neighbours of
+	// most terms are then the small-norm terms near the centre, not the terms
+	// they co-occur with; unit rows give the input the cosine geometry of the
+	// co-occurrence profiles, which is what the paper's global baselines use
+	// (§6.2.5: "the cosine metric outperformed Euclidian for all models").
+	Normalize bool
 	// Proj decorrelates and scales t(τ) (In = V).
 	Proj *Projection
 	// Scaled is the V×Proj.Out row-major matrix of the scaled features of every
@@ -104,11 +117,14 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 		panic(fmt.Sprintf("features: unknown PCAMethod %d", o.Method))
 	}
 	df, idf, t := TermMatrix(train, v)
+	if o.Normalize {
+		t = unitRows(t)
+	}
 	proj, err := FitPCASparse(t, &o.PCA)
 	if err != nil {
 		return nil, fmt.Errorf("features: fit terms: %w", err)
 	}
-	f := &TermFeatures{V: v, NumDocs: len(train), DF: df, IDF: idf, Proj: proj}
+	f := &TermFeatures{V: v, NumDocs: len(train), DF: df, IDF: idf, Proj: proj, Normalize: o.Normalize}
 	f.Scaled = make([]float64, v*proj.Out)
 	for i := 0; i < v; i++ {
 		ind, val := t.Row(i)
@@ -183,13 +199,39 @@ func (f *TermFeatures) OOVRaw(docs [][]int) (ind []int, val []float64, err error
 }
 
 // OOVTo sets dst (length Dim()) to the scaled features of an OOV term: OOVRaw
-// followed by the training PCA and scaling. It returns ErrOOVUnseen when docs
+// (made unit length when Normalize) followed by the training PCA and scaling. It returns ErrOOVUnseen when docs
 // is empty.
 func (f *TermFeatures) OOVTo(dst []float64, docs [][]int) error {
 	ind, val, err := f.OOVRaw(docs)
 	if err != nil {
 		return err
 	}
+	if f.Normalize {
+		unit(val)
+	}
 	f.Proj.SparseTransformTo(dst, ind, val)
 	return nil
+}
+
+// unitRows returns a copy of t whose nonzero rows have unit Euclidean length.
+func unitRows(t *Sparse) *Sparse {
+	u := &Sparse{R: t.R, C: t.C, Ptr: t.Ptr, Ind: t.Ind, Val: slices.Clone(t.Val)}
+	for i := 0; i < u.R; i++ {
+		unit(u.Val[u.Ptr[i]:u.Ptr[i+1]])
+	}
+	return u
+}
+
+// unit scales x in place to unit Euclidean length (a zero x stays zero).
+func unit(x []float64) {
+	var ss float64
+	for _, v := range x {
+		ss += v * v
+	}
+	if ss > 0 {
+		inv := 1 / math.Sqrt(ss)
+		for i := range x {
+			x[i] *= inv
+		}
+	}
 }
