@@ -34,15 +34,8 @@ func TestFitTermsNormalize(t *testing.T) {
 		}
 	}
 	checkDecorrelatedScaled(t, f.Proj, x)
+	checkRowsTransform(t, f, x)
 	want := make([]float64, f.Dim())
-	for i := 0; i < v; i++ {
-		f.Proj.TransformTo(want, x.RawRowView(i))
-		for j, w := range want {
-			if math.Abs(f.Row(i)[j]-w) > 1e-12 {
-				t.Fatalf("Row(%d)[%d]: got %v, want %v", i, j, f.Row(i)[j], w)
-			}
-		}
-	}
 	oovDocs := [][]int{{0, 1}, {1, 2}, {1}}
 	ind, val, err := f.OOVRaw(oovDocs)
 	if err != nil {

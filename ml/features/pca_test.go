@@ -323,15 +323,7 @@ func TestFitTermsScaledRows(t *testing.T) {
 	x := tm.Dense()
 	checkDecorrelatedScaled(t, f.Proj, x)
 	// Scaled rows are Transform(t(τ)).
-	want := make([]float64, f.Dim())
-	for i := 0; i < v; i++ {
-		f.Proj.TransformTo(want, x.RawRowView(i))
-		for j, w := range want {
-			if math.Abs(f.Row(i)[j]-w) > 1e-12 {
-				t.Fatalf("Row(%d)[%d]: got %v, want %v", i, j, f.Row(i)[j], w)
-			}
-		}
-	}
+	checkRowsTransform(t, f, x)
 	auto, err := FitTerms(docs, v, &TermOptions{ExactMaxTerms: 10, PCA: PCAOptions{Dim: 4}})
 	if err != nil {
 		t.Fatal(err)
@@ -461,6 +453,21 @@ func TestFitPCAOperator(t *testing.T) {
 				if math.Abs(scores.At(i, j)-z[j]) > 1e-8 {
 					t.Fatalf("scores[%d][%d]: got %v, want %v", i, j, scores.At(i, j), z[j])
 				}
+			}
+		}
+	}
+}
+
+// checkRowsTransform checks that f's scaled rows are its projection of the
+// rows of x.
+func checkRowsTransform(t *testing.T, f *TermFeatures, x *mat.Dense) {
+	t.Helper()
+	want := make([]float64, f.Dim())
+	for i := 0; i < f.V; i++ {
+		f.Proj.TransformTo(want, x.RawRowView(i))
+		for j, w := range want {
+			if math.Abs(f.Row(i)[j]-w) > 1e-12 {
+				t.Fatalf("Row(%d)[%d]: got %v, want %v", i, j, f.Row(i)[j], w)
 			}
 		}
 	}
