@@ -193,7 +193,7 @@ func (p *pages) corpus(c echo.Context) error {
 // trainParamsHelp documents the training form; defaults are ce.Config's.
 var trainParamsHelp = []views.Param{
 	{Name: "budget_seconds", Label: "Time budget (s)", Value: "100", Type: "number", Help: "Wall-time budget of the whole training; each stage stops early when it runs out and keeps its best weights."},
-	{Name: "hidden", Label: "Hidden layers", Value: "100,100,10", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension (paper: 100-100-10)."},
+	{Name: "hidden", Label: "Hidden layers", Value: "auto", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension. Empty = the paper's 100,100,10, or 100,100,50 above 3,000 terms."},
 	{Name: "topics", Label: "LDA topics", Value: "auto", Type: "number", Help: "Topics of the local context l(τ|δ) (Eq. 3); empty = chosen by held-out perplexity."},
 	{Name: "batch_size", Label: "Batch size", Value: "100", Type: "number", Help: "Mini-batch size of stage 1 (examples) and stage 2 (pairs)."},
 	{Name: "learning_rate", Label: "Learning rate", Value: "0.05", Type: "number", Help: "Initial SGD step, decayed ×0.95 every epoch."},

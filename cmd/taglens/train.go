@@ -48,7 +48,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	out := fs.String("out", "", "model file to write")
 	seed := fs.Uint64("seed", 1, "random seed")
 	topics := fs.Int("topics", 0, "LDA topics (0 = automatic)")
-	hidden := fs.String("hidden", "", "hidden layer widths, comma-separated (default 100,100,10)")
+	hidden := fs.String("hidden", "", "hidden layer widths, comma-separated (default 100,100,10; 100,100,50 above 3000 terms)")
 	budget := fs.Duration("budget", 0, "wall-time safety net of the whole training; training normally ends by early stopping (default 110s, 9m above 1000 terms; negative = none)")
 	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
 	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")

@@ -46,6 +46,9 @@ type trainer struct {
 	start    time.Time
 	progress func(Progress)
 	rng      *rand.Rand
+	// autoHidden and autoBeta record that Config left Hidden and Beta to
+	// their defaults, which depend on the vocabulary size (Config.Hidden).
+	autoHidden, autoBeta bool
 
 	set   *trainSet
 	valid [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
@@ -71,7 +74,8 @@ func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config
 	if c == nil || len(c.Docs) == 0 {
 		return nil, errors.New("ce: train: empty corpus")
 	}
-	t := &trainer{ctx: ctx, cfg: cfg.withDefaults(), start: time.Now(), progress: progress}
+	t := &trainer{ctx: ctx, cfg: cfg.withDefaults(), start: time.Now(), progress: progress,
+		autoHidden: len(cfg.Hidden) == 0, autoBeta: cfg.Beta == 0}
 	t.rng = rand.New(rand.NewPCG(t.cfg.Seed, 0x7a61676c656e73))
 	m, err := t.run(c, split)
 	if err != nil {
@@ -145,6 +149,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		return nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
 	}
 	t.cfg.Budget = cfg.budget(V)
+	t.cfg = t.cfg.sized(V, t.autoHidden, t.autoBeta)
 	cfg = t.cfg
 	var docs [][]int
 	for _, ids := range vocab.EncodeAll(c.Select(trainIdx)) {
