@@ -55,6 +55,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 3000 terms, 512 above; -1 = exact)")
 	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
+	patience := fs.Int("patience", 0, "validation evaluations without improvement before a stage stops (0 = 3)")
 	epochEx := fs.Int("epoch-examples", 0, "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations (0 = 120000)")
 	earlyStop := fs.String("early-stop", ce.EarlyStopP2, "validation criterion of early stopping: "+ce.EarlyStopP2+" (priming P@2, SPEC item 8) or "+ce.EarlyStopMAP+" (extended-priming MAP)")
 	scaling := fs.String("input-scaling", ce.DefaultInputScaling, "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common")
@@ -69,7 +70,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
-		EarlyStop: *earlyStop, EpochExamples: *epochEx, InputScaling: *scaling, TermNorm: *termNorm}
+		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
 		return &usageError{"--term-norm must be unit or none"}
 	}
@@ -79,8 +80,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
 	}
-	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 {
-		return &usageError{"--max-epochs1, --max-epochs2 and --epoch-examples must not be negative"}
+	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 || *patience < 0 {
+		return &usageError{"--max-epochs1, --max-epochs2, --epoch-examples and --patience must not be negative"}
 	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {
