@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"fmt"
+	"sync"
 
 	"github.com/taglens/taglens/ml/features"
 )
@@ -16,16 +17,57 @@ type GlobalOptions struct {
 	Seed uint64
 }
 
-// lsaDim returns dim, or LSA's dimension on train when dim ≤ 0.
+// lsaDim returns dim, or LSA's dimension on train when dim ≤ 0. PCA,
+// InfoTheo and Skip-gram each ask for it on the same documents; on a large
+// vocabulary the LSA fit behind it is a randomized SVD of tens of seconds, so
+// the dimension is remembered for the last few (documents, v, seed) seen.
 func lsaDim(train [][]int, v, dim int, seed uint64) (int, error) {
 	if dim > 0 {
 		return dim, nil
+	}
+	key := lsaDimKey{docs: fingerprint(train), n: len(train), v: v, seed: seed}
+	lsaDims.mu.Lock()
+	d, ok := lsaDims.m[key]
+	lsaDims.mu.Unlock()
+	if ok {
+		return d, nil
 	}
 	l, err := FitLSA(train, v, &LSAOptions{Seed: seed})
 	if err != nil {
 		return 0, err
 	}
+	lsaDims.mu.Lock()
+	if len(lsaDims.m) >= 8 {
+		clear(lsaDims.m)
+	}
+	lsaDims.m[key] = l.Dim
+	lsaDims.mu.Unlock()
 	return l.Dim, nil
+}
+
+type lsaDimKey struct {
+	docs uint64
+	n, v int
+	seed uint64
+}
+
+var lsaDims = struct {
+	mu sync.Mutex
+	m  map[lsaDimKey]int
+}{m: map[lsaDimKey]int{}}
+
+// fingerprint is a 64-bit FNV-1a hash of the documents' term indices, with
+// document boundaries.
+func fingerprint(docs [][]int) uint64 {
+	const prime = 1099511628211
+	h := uint64(14695981039346656037)
+	for _, d := range docs {
+		for _, t := range d {
+			h = (h ^ uint64(t+1)) * prime
+		}
+		h *= prime // the boundary hashes a 0; terms hash as t+1 ≥ 1
+	}
+	return h
 }
 
 // PCA is the aggregation + PCA baseline (paper §2.1 and §6.2.5) in the paper's best

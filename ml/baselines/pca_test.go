@@ -16,3 +16,23 @@ func TestPCAPlanted(t *testing.T) {
 		checkGroupsSeparated(t, m, per)
 	}
 }
+
+// TestLSADimRemembered checks that lsaDim's memo returns LSA's own dimension
+// and tells different documents apart.
+func TestLSADimRemembered(t *testing.T) {
+	a := [][]int{{0, 1}, {1, 2}, {2, 3}, {0, 3}, {1, 3}}
+	b := [][]int{{0, 1}, {0, 1}, {2, 3}, {2, 3}, {0, 1}}
+	for _, docs := range [][][]int{a, b, a, b} {
+		l, err := FitLSA(docs, 4, &LSAOptions{Seed: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		d, err := lsaDim(docs, 4, 0, 1)
+		if err != nil || d != l.Dim {
+			t.Fatalf("lsaDim = %d, %v; LSA's dimension %d", d, err, l.Dim)
+		}
+	}
+	if fingerprint(a) == fingerprint(b) || fingerprint([][]int{{0}, {1}}) == fingerprint([][]int{{0, 1}}) {
+		t.Error("fingerprint does not tell documents apart")
+	}
+}
