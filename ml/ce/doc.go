@@ -62,21 +62,17 @@
 // layer 1 costs one division per (term, unit) by the tanh addition theorem,
 // and layers 2..H-1 run through nn's batched forward pass.
 //
-// Scale (issue 7; measured on the shared 2-core machine under a load average
-// of 9-14, so wall times are 2-6× those of a quiet machine; CPU-seconds are the
-// steadier figure). mtg-jamendo (25,621 training documents, 161 terms, exact
-// Eq. 5, exact PCA): `taglens train` 64 s wall, 44 CPU-s, 105 MB peak RSS, both
-// stages ended by early stopping. lastfm-hetrec (8,349 training documents, 7,793
-// training terms, randomized PCA to 200 components, sampled Eq. 5 with M = 512,
-// 263 usable validation documents): 168 CPU-s and 439 MB peak RSS in 9 min 10 s
-// wall (the process got 30 % of one core; the 9-minute safety net ended stage 1
-// after 5 epochs and stage 2 after 3). Per unit of work on lastfm-hetrec: term
-// features 9.6 CPU-s (mtg-jamendo: 0.1), LDA with the automatic |Φ| 1.5 CPU-s,
-// a stage-1 epoch of 120,000 examples 8 CPU-s plus 3.3 CPU-s of validation
-// (263 documents × 7,793 candidate terms), a stage-2 epoch of 120,000 pairs
-// 15 CPU-s plus validation. At the epoch limits (30 + 20 epochs, never reached
-// with patience 3 so far) that is about 750 CPU-s, some 7 minutes on two free
-// cores, inside the 9-minute safety net.
+// Scale (issue 7). Above SampleAbove = 3,000 terms three defaults change: Eq. 5
+// is sampled (Config.OutputSample), the rows of Eq. 2 are scaled to unit length
+// before the PCA (Config.TermNorm) and the network is 100-100-50
+// (Config.Hidden). Measured on the 2-core machine with nothing else running
+// (session 2): mtg-jamendo (25,621 training documents, 161 terms, exact Eq. 5,
+// exact PCA) `taglens train` 29.7 s wall, 99.5 MB peak RSS; lastfm-hetrec
+// (8,349 training documents, 7,793 training terms, randomized PCA to 200
+// components, M = 512) 7 min 13 s wall, 742 CPU-s, 592 MB peak RSS, both stages
+// ended by early stopping (stage 1 kept epoch 8 of 11, stage 2 epoch 5 of 8).
+// Term features take 7 s there (mtg-jamendo 0.2 s), a stage-1 epoch of
+// 120,000 examples ~17 s and a stage-2 epoch ~25 s, validation included.
 //
 // Model file (codec.go): magic "TLMODEL\x00", format version, payload length,
 // payload, SHA-256 of the payload; written atomically (temporary file in the
