@@ -194,6 +194,8 @@ func infoSummary(in *ce.Info) map[string]any {
 		"epochs1": in.Epochs1, "epochs2": in.Epochs2, "best_epoch1": in.BestEpoch1, "best_epoch2": in.BestEpoch2,
 		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese, "valid_p2_random": in.ValidP2Random,
 		"stop_reason1": in.StopReason1, "stop_reason2": in.StopReason2,
+		"early_stop": in.EarlyStop, "valid_map_ce": in.ValidMAPCE, "valid_map_siamese": in.ValidMAPSiamese,
+		"output_sample": in.OutputSample, "term_norm": in.TermNorm, "input_scaling": in.InputScaling,
 	}
 }
 
