@@ -217,12 +217,22 @@ func (h *modelsAPI) prime(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
-	if req.Variant == "" {
-		req.Variant = ce.VariantSiamese
+// checkVariant returns the model variant v names, Siamese-CE when v is
+// empty, or a 400 error for an unknown name.
+func checkVariant(v string) (string, error) {
+	if v == "" {
+		return ce.VariantSiamese, nil
 	}
-	if !ce.ValidVariant(req.Variant) {
-		return nil, httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	if !ce.ValidVariant(v) {
+		return "", httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	}
+	return v, nil
+}
+
+func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
+	var err error
+	if req.Variant, err = checkVariant(req.Variant); err != nil {
+		return nil, err
 	}
 	if req.K == 0 {
 		req.K = 10
@@ -269,11 +279,8 @@ func (h *modelsAPI) embed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if req.Variant == "" {
-		req.Variant = ce.VariantSiamese
-	}
-	if !ce.ValidVariant(req.Variant) {
-		return httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	if req.Variant, err = checkVariant(req.Variant); err != nil {
+		return err
 	}
 	tags := cleanTags(req.Tags)
 	if len(tags) == 0 {

@@ -59,12 +59,9 @@ func (h *modelsAPI) contextMap(c echo.Context) error {
 	if docID == "" {
 		return httpErr(http.StatusBadRequest, "doc is required")
 	}
-	variant := c.QueryParam("variant")
-	if variant == "" {
-		variant = ce.VariantSiamese
-	}
-	if !ce.ValidVariant(variant) {
-		return httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	variant, err := checkVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
 	}
 	corpusID := c.QueryParam("corpus")
 	if corpusID == "" {

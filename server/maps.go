@@ -189,12 +189,9 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 	if term == "" {
 		return httpErr(http.StatusBadRequest, "term is required")
 	}
-	variant := c.QueryParam("variant")
-	if variant == "" {
-		variant = ce.VariantSiamese
-	}
-	if !ce.ValidVariant(variant) {
-		return httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	variant, err := checkVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
 	}
 	if _, ok := m.Vocabulary().ID(term); !ok {
 		return httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", term)
