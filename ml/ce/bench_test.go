@@ -47,7 +47,10 @@ func benchTrainer(dt, dc, v int, cfg Config) *trainer {
 		set.ctxRaw = append(set.ctxRaw, raw)
 		set.multi = append(set.multi, i)
 	}
-	cfg = cfg.withDefaults()
+	if len(cfg.Hidden) == 0 {
+		cfg.Hidden = []int{100, 100, 10} // the paper's network at every benchmarked size
+	}
+	cfg = cfg.withDefaults().forVocabulary(v)
 	sizes := append(append([]int{dt + dc}, cfg.Hidden...), v)
 	t := &trainer{ctx: context.Background(), cfg: cfg, start: time.Now(), rng: rng, set: set,
 		m: &Model{sizes: sizes}, net: nn.NewMLP(sizes, rng)}

@@ -516,18 +516,18 @@ func TestTermNormAndScalingRecorded(t *testing.T) {
 // explicit settings kept.
 func TestSizedDefaults(t *testing.T) {
 	base := Config{}.withDefaults()
-	if got := base.sized(SampleAbove, true, true); !slices.Equal(got.Hidden, []int{100, 100, 10}) || got.Beta != math.Sqrt(10) {
+	if got := base.forVocabulary(SampleAbove); !slices.Equal(got.Hidden, []int{100, 100, 10}) || got.Beta != math.Sqrt(10) {
 		t.Errorf("%d terms: Hidden %v β %v", SampleAbove, got.Hidden, got.Beta)
 	}
-	got := base.sized(SampleAbove+1, true, true)
+	got := base.forVocabulary(SampleAbove + 1)
 	if !slices.Equal(got.Hidden, LargeHidden) || got.Beta != math.Sqrt(50) {
 		t.Errorf("%d terms: Hidden %v β %v", SampleAbove+1, got.Hidden, got.Beta)
 	}
-	if got := base.sized(SampleAbove+1, true, false); got.Beta != math.Sqrt(10) {
+	if got := (Config{Beta: math.Sqrt(10)}).withDefaults().forVocabulary(SampleAbove + 1); got.Beta != math.Sqrt(10) {
 		t.Errorf("explicit β replaced: %v", got.Beta)
 	}
 	own := Config{Hidden: []int{20, 5}}.withDefaults()
-	if got := own.sized(9000, false, true); !slices.Equal(got.Hidden, []int{20, 5}) {
+	if got := own.forVocabulary(9000); !slices.Equal(got.Hidden, []int{20, 5}) {
 		t.Errorf("explicit Hidden replaced: %v", got.Hidden)
 	}
 }

@@ -272,38 +272,33 @@ func (c Config) outputSample(v int) int {
 // LargeHidden is the default Config.Hidden above SampleAbove terms.
 var LargeHidden = []int{100, 100, 50}
 
-// sized returns c with the vocabulary-dependent defaults for v terms: when
-// autoHidden (Config.Hidden was left empty) and v > SampleAbove, Hidden =
-// LargeHidden and, when autoBeta, β = √dim(CE) of it (§4.3.3).
-func (c Config) sized(v int, autoHidden, autoBeta bool) Config {
-	if autoHidden && v > SampleAbove {
-		c.Hidden = slices.Clone(LargeHidden)
-		if autoBeta {
-			c.Beta = math.Sqrt(float64(LargeHidden[len(LargeHidden)-1]))
+// forVocabulary returns c with the defaults that depend on the vocabulary
+// size v filled in (after withDefaults): the Budget safety net (0 when there
+// is none), Hidden ({100, 100, 10}, or LargeHidden above SampleAbove terms),
+// β = √dim(CE) (§4.3.3) and TermNorm (none, or unit above SampleAbove terms).
+func (c Config) forVocabulary(v int) Config {
+	c.Budget = c.budget(v)
+	if len(c.Hidden) == 0 {
+		c.Hidden = []int{100, 100, 10}
+		if v > SampleAbove {
+			c.Hidden = slices.Clone(LargeHidden)
+		}
+	}
+	if c.Beta == 0 {
+		c.Beta = math.Sqrt(float64(c.Hidden[len(c.Hidden)-1]))
+	}
+	if c.TermNorm == "" {
+		c.TermNorm = "none"
+		if v > SampleAbove {
+			c.TermNorm = "unit"
 		}
 	}
 	return c
 }
 
-// termNorm returns the normalization of t(τ) for a vocabulary of v terms
-// (Config.TermNorm).
-func (c Config) termNorm(v int) string {
-	switch {
-	case c.TermNorm != "":
-		return c.TermNorm
-	case v > SampleAbove:
-		return "unit"
-	}
-	return "none"
-}
-
 // withDefaults returns a copy of c with every zero field set to its default.
 func (c Config) withDefaults() Config {
-	if len(c.Hidden) == 0 {
-		c.Hidden = []int{100, 100, 10}
-	} else {
-		c.Hidden = append([]int(nil), c.Hidden...)
-	}
+	c.Hidden = slices.Clone(c.Hidden) // the default depends on |Γ|: forVocabulary
 	setInt(&c.BatchSize, 100)
 	setF(&c.LearningRate, 0.05)
 	setF(&c.Momentum, 0.9)
@@ -328,9 +323,6 @@ func (c Config) withDefaults() Config {
 		c.LambdaGrid = []float64{1, 4}
 	}
 	setF(&c.Rho, 0.5)
-	if c.Beta == 0 {
-		c.Beta = math.Sqrt(float64(c.Hidden[len(c.Hidden)-1]))
-	}
 	if c.EarlyStop == "" {
 		c.EarlyStop = EarlyStopP2
 	}

@@ -46,9 +46,6 @@ type trainer struct {
 	start    time.Time
 	progress func(Progress)
 	rng      *rand.Rand
-	// autoHidden and autoBeta record that Config left Hidden and Beta to
-	// their defaults, which depend on the vocabulary size (Config.Hidden).
-	autoHidden, autoBeta bool
 
 	set   *trainSet
 	valid [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
@@ -74,8 +71,7 @@ func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config
 	if c == nil || len(c.Docs) == 0 {
 		return nil, errors.New("ce: train: empty corpus")
 	}
-	t := &trainer{ctx: ctx, cfg: cfg.withDefaults(), start: time.Now(), progress: progress,
-		autoHidden: len(cfg.Hidden) == 0, autoBeta: cfg.Beta == 0}
+	t := &trainer{ctx: ctx, cfg: cfg.withDefaults(), start: time.Now(), progress: progress}
 	t.rng = rand.New(rand.NewPCG(t.cfg.Seed, 0x7a61676c656e73))
 	m, err := t.run(c, split)
 	if err != nil {
@@ -148,8 +144,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if V < 2 {
 		return nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
 	}
-	t.cfg.Budget = cfg.budget(V)
-	t.cfg = t.cfg.sized(V, t.autoHidden, t.autoBeta)
+	t.cfg = t.cfg.forVocabulary(V)
 	cfg = t.cfg
 	var docs [][]int
 	for _, ids := range vocab.EncodeAll(c.Select(trainIdx)) {
@@ -184,12 +179,11 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	termNorm := cfg.termNorm(V)
-	if termNorm != "unit" && termNorm != "none" {
-		return nil, fmt.Errorf("unknown term normalization %q (want unit or none)", termNorm)
+	if cfg.TermNorm != "unit" && cfg.TermNorm != "none" {
+		return nil, fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
 	}
 	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
-		Normalize: termNorm == "unit"})
+		Normalize: cfg.TermNorm == "unit"})
 	if err != nil {
 		return nil, err
 	}
@@ -229,7 +223,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
-		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: termNorm}
+		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm}
 	info.ValidP2Random = randomP2(t.valid, V)
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
