@@ -66,14 +66,33 @@ func (t *TermVectors) CosineDistancesTo(dst []float64, queries []int) {
 		panic(fmt.Sprintf("baselines: CosineDistancesTo: len(dst) = %d, want %d", len(dst), len(queries)*t.V))
 	}
 	a := blas64.General{Rows: t.V, Cols: t.D, Stride: t.D, Data: t.Unit}
-	for i, q := range queries {
-		row := dst[i*t.V : (i+1)*t.V]
-		blas64.Gemv(blas.NoTrans, -1, a, blas64.Vector{N: t.D, Inc: 1, Data: t.Row(q)}, 0, blas64.Vector{N: t.V, Inc: 1, Data: row})
-		for j := range row {
-			row[j] += 1
+	if t.V*t.D < gemmAbove || len(queries) < 2 {
+		for i, q := range queries {
+			row := dst[i*t.V : (i+1)*t.V]
+			blas64.Gemv(blas.NoTrans, -1, a, blas64.Vector{N: t.D, Inc: 1, Data: t.Row(q)}, 0, blas64.Vector{N: t.V, Inc: 1, Data: row})
 		}
+	} else {
+		// One matrix product for all queries, −Q·Unitᵀ: the V×D matrix, too
+		// large for the cache, is streamed from memory once per call instead of
+		// once per query.
+		q := make([]float64, len(queries)*t.D)
+		for i, qi := range queries {
+			copy(q[i*t.D:(i+1)*t.D], t.Row(qi))
+		}
+		qm := blas64.General{Rows: len(queries), Cols: t.D, Stride: t.D, Data: q}
+		blas64.Gemm(blas.NoTrans, blas.Trans, -1, qm, a, 0, blas64.General{Rows: len(queries), Cols: t.V, Stride: t.V, Data: dst})
+	}
+	for j := range dst {
+		dst[j] += 1
 	}
 }
+
+// gemmAbove is the size V·D of the term matrix above which CosineDistancesTo
+// ranks all queries with one matrix product (BenchmarkCosineDistances: at
+// 7,793×256 one product for 9 queries took 17.6 ms against 23.2 ms for nine
+// matrix-vector products; at 161×119, where the matrix stays in cache, 86 µs
+// against 47 µs).
+const gemmAbove = 1 << 17
 
 // vectorModel adapts TermVectors to eval.Model for a non-contextual baseline.
 type vectorModel struct {

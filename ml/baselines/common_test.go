@@ -124,3 +124,40 @@ func TestGlobalConcurrentAndDeterministic(t *testing.T) {
 		wg.Wait()
 	}
 }
+
+// TestCosineDistancesToDirect checks both code paths (matrix-vector products
+// below gemmAbove, one matrix product above) against the definition
+// 1 − <u_q, u_j> computed term by term.
+func TestCosineDistancesToDirect(t *testing.T) {
+	for _, c := range []struct{ v, d int }{{37, 5}, {600, 230}} {
+		rng := rand.New(rand.NewPCG(3, 4))
+		v, d := c.v, c.d
+		vec := make([]float64, v*d)
+		for i := range vec {
+			vec[i] = rng.NormFloat64()
+		}
+		copy(vec[7*d:8*d], make([]float64, d)) // a zero row: distance 1 to everything
+		tv := NewTermVectors(v, d, vec)
+		queries := []int{3, 7, 0, v - 1, 3}
+		dst := make([]float64, len(queries)*v)
+		tv.CosineDistancesTo(dst, queries)
+		for i, q := range queries {
+			for j := 0; j < v; j++ {
+				var dot, nq, nj float64
+				for k := 0; k < d; k++ {
+					a, b := vec[q*d+k], vec[j*d+k]
+					dot += a * b
+					nq += a * a
+					nj += b * b
+				}
+				want := 1.0
+				if nq > 0 && nj > 0 {
+					want = 1 - dot/math.Sqrt(nq*nj)
+				}
+				if got := dst[i*v+j]; math.Abs(got-want) > 1e-12 {
+					t.Fatalf("%d×%d: query %d term %d: %v, want %v", v, d, q, j, got, want)
+				}
+			}
+		}
+	}
+}

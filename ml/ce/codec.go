@@ -31,7 +31,8 @@ const (
 	// Version 3 appends Info.EarlyStop, ValidMAPCE, ValidMAPSiamese and the
 	// validation MAP of every log entry. Version 4 appends Info.InputScaling
 	// and Info.TermNorm (older files were all "per-component" and "none").
-	FormatVersion = 4
+	// Version 5 appends Info.Average (older files: 0, the last SGD iterate).
+	FormatVersion = 5
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

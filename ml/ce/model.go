@@ -60,6 +60,7 @@ type Info struct {
 	ValidP2Random          float64 // expected P@2 of random ranking on the validation documents
 	InputScaling           string  // scaling of the input parts (Config.InputScaling)
 	TermNorm               string  // normalization of t(τ) before the PCA (Config.TermNorm)
+	Average                float64 // γ of the weight moving average (Config.Average), 0 for none
 	StopReason1            string
 	StopReason2            string
 	Log                    []LogEntry
@@ -283,6 +284,7 @@ func encodeInfo(e *encoder, in *Info) {
 	}
 	e.str(in.InputScaling) // since version 4
 	e.str(in.TermNorm)
+	e.f64(in.Average) // since version 5
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -327,6 +329,9 @@ func decodeInfo(d *decoder, version uint32) Info {
 	if version >= 4 {
 		in.InputScaling = d.str()
 		in.TermNorm = d.str()
+	}
+	if version >= 5 {
+		in.Average = d.f64()
 	}
 	return in
 }

@@ -19,7 +19,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 	batches := (epochPairs + cfg.BatchSize - 1) / cfg.BatchSize
 	// Stage 2 decays every DecayEvery epochs like stage 1 (§5.2 decays every 10
 	// mini-batches with thousands of epochs; our epochs are few).
-	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
+	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum, Average: max(cfg.Average, 0)}
 	ps := make([]pair, cfg.BatchSize)
 	st := &early{crit: cfg.EarlyStop}
 	start := t.elapsed()
@@ -47,7 +47,11 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		epochs = epoch
 		loss := sum / float64(cnt)
 		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overBudget(deadline) {
-			v, err := t.validate(t.net.Params)
+			cur := t.net.Params
+			if a := opt.Averaged(); a != nil {
+				cur = a
+			}
+			v, err := t.validate(cur)
 			if err != nil {
 				return validation{}, 0, 0, "", err
 			}
@@ -55,7 +59,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 			if cfg.epochHook != nil {
 				cfg.epochHook(stage, epoch, t)
 			}
-			stop := st.observe(v, epoch, t.net.Params, cfg.Patience)
+			stop := st.observe(v, epoch, cur, cfg.Patience)
 			if stage == "stage2" {
 				t.bestSiam = st.bestVal.p2
 			}

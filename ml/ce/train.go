@@ -223,7 +223,8 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
-		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm}
+		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm,
+		Average: max(cfg.Average, 0)}
 	info.ValidP2Random = randomP2(t.valid, V)
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
@@ -441,7 +442,7 @@ func (t *trainer) stage1() error {
 	}
 	var buf []example
 	batches := (limit + cfg.BatchSize - 1) / cfg.BatchSize
-	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum}
+	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum, Average: max(cfg.Average, 0)}
 	st := &early{crit: cfg.EarlyStop}
 	info := &t.m.info
 	info.StopReason1 = "max epochs"
@@ -470,7 +471,11 @@ func (t *trainer) stage1() error {
 		epochs = epoch
 		loss := sum / float64(cnt)
 		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overBudget(deadline) {
-			v, err := t.validate(t.net.Params)
+			cur := t.net.Params
+			if a := opt.Averaged(); a != nil {
+				cur = a
+			}
+			v, err := t.validate(cur)
 			if err != nil {
 				return err
 			}
@@ -478,7 +483,7 @@ func (t *trainer) stage1() error {
 			if cfg.epochHook != nil {
 				cfg.epochHook("stage1", epoch, t)
 			}
-			stop := st.observe(v, epoch, t.net.Params, cfg.Patience)
+			stop := st.observe(v, epoch, cur, cfg.Patience)
 			t.bestCE = st.bestVal.p2
 			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
 			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac,

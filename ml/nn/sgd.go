@@ -25,10 +25,17 @@ type SGD struct {
 	DecayEvery int
 	// Momentum is μ; zero disables momentum.
 	Momentum float64
+	// Average, if in (0, 1), keeps an exponential moving average of the
+	// parameters, θ̄ ← γ·θ̄ + (1−γ)·θ after every step with γ = Average
+	// (Polyak-Ruppert averaging in its exponential form): a smoothed copy of the
+	// weights that SGD's last iterate fluctuates around. Averaged returns it.
+	// Zero disables averaging.
+	Average float64
 
 	t        int
 	eta      float64
 	velocity []float64
+	avg      []float64
 }
 
 // Step applies one update θ ← θ - η_t·grad to params in place and advances the
@@ -57,6 +64,19 @@ func (s *SGD) Step(params, grad []float64) {
 		eta := s.eta
 		splitRun(len(params), func(lo, hi int) { axpyUnitary(-eta, grad[lo:hi], params[lo:hi]) })
 	}
+	if s.Average > 0 {
+		if len(s.avg) != len(params) {
+			s.avg = append(s.avg[:0], params...)
+		} else {
+			g := s.Average
+			splitRun(len(params), func(lo, hi int) {
+				a, p := s.avg[lo:hi], params[lo:hi]
+				for i, v := range p {
+					a[i] = g*a[i] + (1-g)*v
+				}
+			})
+		}
+	}
 	s.t++
 	every := s.DecayEvery
 	if every == 0 {
@@ -78,6 +98,11 @@ func (s *SGD) Rate() float64 {
 	}
 	return s.eta
 }
+
+// Averaged returns the moving average of the parameters (see Average), or nil
+// before the first step or when averaging is off. The slice is the optimizer's
+// own: copy it to keep it past the next Step.
+func (s *SGD) Averaged() []float64 { return s.avg }
 
 // Steps returns the number of steps taken.
 func (s *SGD) Steps() int { return s.t }

@@ -117,6 +117,37 @@ func TestSGDStepLarge(t *testing.T) {
 	}
 }
 
+// TestSGDAverage checks the moving average of the parameters against values
+// computed by hand, on a short vector and on one long enough to be split.
+func TestSGDAverage(t *testing.T) {
+	for _, n := range []int{1, 200003} {
+		p := make([]float64, n)
+		g := make([]float64, n)
+		for i := range p {
+			p[i], g[i] = 1, 1
+		}
+		opt := &SGD{LearningRate: 0.5, Average: 0.5}
+		if opt.Averaged() != nil {
+			t.Fatal("Averaged before the first step is not nil")
+		}
+		// θ: 1 → 0.5 → 0 → −0.5; θ̄ starts at the first iterate 0.5, then
+		// 0.5·0.5 + 0.5·0 = 0.25, then 0.5·0.25 + 0.5·(−0.5) = −0.125.
+		for step, want := range []float64{0.5, 0.25, -0.125} {
+			opt.Step(p, g)
+			a := opt.Averaged()
+			if len(a) != n || a[0] != want || a[n-1] != want {
+				t.Fatalf("n=%d step %d: averaged %v…%v, want %v", n, step+1, a[0], a[len(a)-1], want)
+			}
+		}
+		if p[0] != -0.5 {
+			t.Fatalf("n=%d: θ = %v, want −0.5 (averaging must not change the iterate)", n, p[0])
+		}
+	}
+	if (&SGD{LearningRate: 1}).Averaged() != nil {
+		t.Fatal("Averaged without averaging is not nil")
+	}
+}
+
 // TestTrainerAsmMatchesGo runs both stages on sizes that exercise every edge case of
 // the assembly paths (k-blocking, partial tiles, rows not a multiple of 8) and checks
 // that repeated calls give identical bytes and that the gradients and losses agree
