@@ -67,7 +67,7 @@ func TestInfoTheoAlphaZeroIsPCA(t *testing.T) {
 	docs := globalPlanted(4, 120, 4)
 	const v, dim = 8, 3
 	_, idf, tm := features.TermMatrix(docs, v)
-	it, err := fitInfoTheoAt(docs, v, idf, topAssociates(tm, 1), 1, 0, dim, 0)
+	it, err := fitInfoTheoAt(docs, v, idf, topAssociates(tm, 1), 1, 0, dim, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -79,5 +79,49 @@ func TestInfoTheoAlphaZeroIsPCA(t *testing.T) {
 		if math.Abs(p.Unit[i]-it.Unit[i]) > 1e-9 {
 			t.Fatalf("Unit[%d]: infotheo %v, pca %v", i, it.Unit[i], p.Unit[i])
 		}
+	}
+}
+
+// TestInfoTheoLargeRefit: on a vocabulary large enough for the randomized PCA,
+// the grid compares subspaces without power iterations, and the returned model
+// must be the chosen (k, α) refitted at full precision, keeping the tuned P@2.
+func TestInfoTheoLargeRefit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a 15-point grid on a 1,200-term vocabulary")
+	}
+	const per = 600 // two planted groups: 1,200 terms > features.DefaultExactMaxTerms
+	docs := globalPlanted(7, 1500, per)
+	v := 2 * per
+	m, err := FitInfoTheo(context.Background(), docs, v, &InfoTheoOptions{Dim: 6, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Grid) != len(InfoTheoKs)*len(InfoTheoAlphas) {
+		t.Fatalf("grid of %d points", len(m.Grid))
+	}
+	var tuned float64
+	for _, g := range m.Grid {
+		if g.K == m.K && g.Alpha == m.Alpha {
+			tuned = g.TrainP2
+		}
+	}
+	if m.TrainP2 != tuned {
+		t.Fatalf("TrainP2 %v, grid has %v for k=%d α=%v", m.TrainP2, tuned, m.K, m.Alpha)
+	}
+	_, idf, tm := features.TermMatrix(docs, v)
+	assoc := topAssociates(tm, slices.Max(InfoTheoKs))
+	full, err := fitInfoTheoAt(docs, v, idf, assoc, m.K, m.Alpha, m.Dim, 3, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	approx, err := fitInfoTheoAt(docs, v, idf, assoc, m.K, m.Alpha, m.Dim, 3, tunePowerIters)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(m.Unit, full.Unit) {
+		t.Fatal("returned vectors differ from the full-precision refit")
+	}
+	if slices.Equal(m.Unit, approx.Unit) {
+		t.Fatal("the full-precision and the tuning fits coincide: the test cannot tell them apart")
 	}
 }
