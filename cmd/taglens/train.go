@@ -61,6 +61,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scaling := fs.String("input-scaling", ce.DefaultInputScaling, "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common")
 	average := fs.Float64("average", 0, "γ of the moving average of the weights used for validation and saved (0 = default 0.998; negative = last SGD iterate)")
 	withinDoc := fs.Float64("within-doc", 0, "fraction of stage-2 I1 pairs drawn from two terms of one training document (0 = default 0.5; negative = none, the paper's random pairing)")
+	decay := fs.Float64("decay", 0, "learning-rate factor applied after every epoch of both stages (0 = default 0.95)")
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
@@ -72,7 +73,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
-		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, Average: *average, WithinDoc: *withinDoc}
+		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, Average: *average, WithinDoc: *withinDoc, Decay: *decay}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
 		return &usageError{"--term-norm must be unit or none"}
 	}
