@@ -118,7 +118,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		msg := fmt.Sprintf(format, a...)
 		fmt.Fprintln(stderr, msg)
 		fs.Usage()
-		return nil, &usageError{msg}
+		return nil, &usageError{msg: msg, shown: true}
 	}
 	cfg := &evalConfig{
 		modelPaths: splitList(*model),

@@ -31,7 +31,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if !ce.ValidVariant(*variant) {
-		return &usageError{fmt.Sprintf("unknown --variant %q", *variant)}
+		return &usageError{msg: fmt.Sprintf("unknown --variant %q", *variant)}
 	}
 	m, err := ce.ReadFile(*modelPath)
 	if err != nil {

@@ -30,6 +30,10 @@ func exitCode(err error, stderr io.Writer) int {
 	case err == nil, errors.Is(err, flag.ErrHelp):
 		return 0
 	case errors.As(err, new(*usageError)):
+		var ue *usageError
+		if errors.As(err, &ue) && !ue.shown {
+			fmt.Fprintf(stderr, "taglens: %v\n", err)
+		}
 		return 2
 	default:
 		fmt.Fprintf(stderr, "taglens: %v\n", err)
@@ -55,7 +59,12 @@ func register(c command) {
 }
 
 // usageError is returned for unknown subcommands and bad flags; main exits 2.
-type usageError struct{ msg string }
+// shown records that the message was already printed (with the usage text);
+// exitCode prints the others.
+type usageError struct {
+	msg   string
+	shown bool
+}
 
 func (e *usageError) Error() string { return e.msg }
 
@@ -63,7 +72,7 @@ func (e *usageError) Error() string { return e.msg }
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if len(args) == 0 {
 		printUsage(stderr)
-		return &usageError{"no subcommand"}
+		return &usageError{msg: "no subcommand", shown: true}
 	}
 	name := args[0]
 	switch name {
@@ -78,7 +87,7 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	if !ok {
 		fmt.Fprintf(stderr, "taglens: unknown subcommand %q\n\n", name)
 		printUsage(stderr)
-		return &usageError{"unknown subcommand " + name}
+		return &usageError{msg: "unknown subcommand " + name, shown: true}
 	}
 	return c.run(ctx, args[1:], stdout, stderr)
 }
@@ -121,12 +130,12 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
 		}
-		return &usageError{err.Error()}
+		return &usageError{msg: err.Error(), shown: true}
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(fs.Output(), "unexpected arguments: %s\n", strings.Join(fs.Args(), " "))
 		fs.Usage()
-		return &usageError{"unexpected arguments"}
+		return &usageError{msg: "unexpected arguments", shown: true}
 	}
 	return nil
 }
@@ -141,7 +150,7 @@ func requireFlags(fs *flag.FlagSet, names ...string) error {
 		if f.Value.String() == "" {
 			fmt.Fprintf(fs.Output(), "flag -%s is required\n", n)
 			fs.Usage()
-			return &usageError{"missing -" + n}
+			return &usageError{msg: "missing -" + n, shown: true}
 		}
 	}
 	return nil

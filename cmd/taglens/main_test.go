@@ -60,3 +60,34 @@ func TestParseFlags(t *testing.T) {
 		t.Errorf("missing required flag: got %v, want a usage error", err)
 	}
 }
+
+// TestUsageErrorReported: a bad flag value found after parsing exits 2 and
+// names the reason on stderr; a usage error already printed with the usage
+// text is not printed a second time.
+func TestUsageErrorReported(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"train", "--corpus", "c", "--out", "o", "--decay", "2"}, "--decay must be in (0, 1]"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--average", "1"}, "--average must be below 1"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--within-doc", "1.5"}, "--within-doc must be at most 1"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--term-norm", "l2"}, "--term-norm must be unit or none"},
+		{[]string{"prime", "--model", "m", "--tags", "a", "--variant", "x"}, "unknown --variant"},
+	} {
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), tc.args, &stdout, &stderr)
+		if code := exitCode(err, &stderr); code != 2 {
+			t.Errorf("%v: exit code %d (%v), want 2", tc.args, code, err)
+		}
+		if !strings.Contains(stderr.String(), tc.want) {
+			t.Errorf("%v: stderr %q does not name the reason %q", tc.args, stderr.String(), tc.want)
+		}
+	}
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"nosuch"}, &stdout, &stderr)
+	exitCode(err, &stderr)
+	if n := strings.Count(stderr.String(), "unknown subcommand"); n != 1 {
+		t.Errorf("unknown subcommand reported %d times: %q", n, stderr.String())
+	}
+}

@@ -27,7 +27,7 @@ func runPrime(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if !ce.ValidVariant(*variant) {
-		return &usageError{fmt.Sprintf("unknown --variant %q (want %s or %s)", *variant, ce.VariantSiamese, ce.VariantCE)}
+		return &usageError{msg: fmt.Sprintf("unknown --variant %q (want %s or %s)", *variant, ce.VariantSiamese, ce.VariantCE)}
 	}
 	m, err := ce.ReadFile(*modelPath)
 	if err != nil {

@@ -43,7 +43,7 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
 	n, err := parseSize(*maxUpload)
 	if err != nil {
 		fmt.Fprintf(stderr, "invalid -max-upload: %v\n", err)
-		return nil, &usageError{"invalid -max-upload"}
+		return nil, &usageError{msg: "invalid -max-upload"}
 	}
 	cfg.maxUpload = n
 	if cfg.dataDir == "" {

@@ -51,7 +51,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	f, err := corpus.ParseFormat(*format)
 	if err != nil {
 		fmt.Fprintln(stderr, err)
-		return &usageError{err.Error()}
+		return &usageError{msg: err.Error(), shown: true}
 	}
 	opt := corpus.ParseOptions{Format: f, TagSep: *tagSep}
 	if strings.HasSuffix(strings.ToLower(*labels), ".xml") {

@@ -75,22 +75,30 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
 		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, Average: *average, WithinDoc: *withinDoc, Decay: *decay}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
-		return &usageError{"--term-norm must be unit or none"}
+		return &usageError{msg: "--term-norm must be unit or none"}
 	}
 	if _, err := features.ParseScaling(*scaling); err != nil {
-		return &usageError{"--input-scaling must be per-component or common"}
+		return &usageError{msg: "--input-scaling must be per-component or common"}
+	}
+	switch {
+	case *average >= 1 || *average != *average:
+		return &usageError{msg: "--average must be below 1 (0 = default, negative = none)"}
+	case *decay < 0 || *decay > 1 || *decay != *decay:
+		return &usageError{msg: "--decay must be in (0, 1] (0 = default)"}
+	case *withinDoc > 1 || *withinDoc != *withinDoc:
+		return &usageError{msg: "--within-doc must be at most 1 (0 = default, negative = none)"}
 	}
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
-		return &usageError{fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
+		return &usageError{msg: fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
 	}
 	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 || *patience < 0 {
-		return &usageError{"--max-epochs1, --max-epochs2, --epoch-examples and --patience must not be negative"}
+		return &usageError{msg: "--max-epochs1, --max-epochs2, --epoch-examples and --patience must not be negative"}
 	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {
 			var n int
 			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n <= 0 {
-				return &usageError{fmt.Sprintf("bad --hidden %q", *hidden)}
+				return &usageError{msg: fmt.Sprintf("bad --hidden %q", *hidden)}
 			}
 			cfg.Hidden = append(cfg.Hidden, n)
 		}

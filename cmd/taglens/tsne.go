@@ -39,10 +39,10 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	switch tsne.Method(*method) {
 	case tsne.Auto, tsne.Exact, tsne.BarnesHut, tsne.FFT:
 	default:
-		return &usageError{fmt.Sprintf("-method %q: want auto, exact, bh or fft", *method)}
+		return &usageError{msg: fmt.Sprintf("-method %q: want auto, exact, bh or fft", *method)}
 	}
 	if *iters <= 0 {
-		return &usageError{fmt.Sprintf("-iters %d: must be positive", *iters)}
+		return &usageError{msg: fmt.Sprintf("-iters %d: must be positive", *iters)}
 	}
 	f, err := os.Open(*in)
 	if err != nil {

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -529,5 +530,26 @@ func TestSizedDefaults(t *testing.T) {
 	own := Config{Hidden: []int{20, 5}}.withDefaults()
 	if got := own.forVocabulary(9000); !slices.Equal(got.Hidden, []int{20, 5}) {
 		t.Errorf("explicit Hidden replaced: %v", got.Hidden)
+	}
+}
+
+// TestTrainRejectsBadConfig: settings outside their range are refused before
+// any work, with the setting named.
+func TestTrainRejectsBadConfig(t *testing.T) {
+	c := &corpus.Corpus{Name: "tiny", Docs: []corpus.Document{{ID: "a", Tags: []string{"x", "y"}}, {ID: "b", Tags: []string{"y", "z"}}}}
+	for _, tc := range []struct {
+		cfg  Config
+		want string
+	}{
+		{Config{Average: 1}, "weight average"},
+		{Config{Average: math.NaN()}, "weight average"},
+		{Config{Decay: 1.5}, "decay"},
+		{Config{WithinDoc: 2}, "within-document"},
+		{Config{LearningRate: -1}, "learning rate"},
+	} {
+		_, err := Train(context.Background(), c, corpus.Split{Train: []int{0, 1}}, tc.cfg, nil)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error naming it", tc.want, err)
+		}
 	}
 }

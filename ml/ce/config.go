@@ -1,6 +1,7 @@
 package ce
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"time"
@@ -364,6 +365,23 @@ func setInt(p *int, def int) {
 	if *p == 0 {
 		*p = def
 	}
+}
+
+// check reports settings outside their meaningful range, after withDefaults:
+// an average factor γ ≥ 1 never forgets the first iterate (or diverges), a
+// decay outside (0, 1] grows the step, fractions of pairs above 1 mean nothing.
+func (c Config) check() error {
+	switch {
+	case !(c.LearningRate > 0):
+		return fmt.Errorf("learning rate %v: must be positive", c.LearningRate)
+	case !(c.Decay > 0 && c.Decay <= 1):
+		return fmt.Errorf("learning-rate decay %v: must be in (0, 1]", c.Decay)
+	case !(c.Average < 1): // negative: no averaging; NaN fails here too
+		return fmt.Errorf("weight average γ %v: must be below 1 (negative for none)", c.Average)
+	case c.WithinDoc > 1 || c.WithinDocI3 > 1:
+		return fmt.Errorf("within-document pair fractions %v, %v: must be at most 1", c.WithinDoc, c.WithinDocI3)
+	}
+	return nil
 }
 
 func setF(p *float64, def float64) {

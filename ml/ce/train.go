@@ -71,7 +71,11 @@ func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config
 	if c == nil || len(c.Docs) == 0 {
 		return nil, errors.New("ce: train: empty corpus")
 	}
-	t := &trainer{ctx: ctx, cfg: cfg.withDefaults(), start: time.Now(), progress: progress}
+	cfg = cfg.withDefaults()
+	if err := cfg.check(); err != nil {
+		return nil, fmt.Errorf("ce: train: %w", err)
+	}
+	t := &trainer{ctx: ctx, cfg: cfg, start: time.Now(), progress: progress}
 	t.rng = rand.New(rand.NewPCG(t.cfg.Seed, 0x7a61676c656e73))
 	m, err := t.run(c, split)
 	if err != nil {
