@@ -19,7 +19,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 	batches := (epochPairs + cfg.BatchSize - 1) / cfg.BatchSize
 	// Stage 2 decays every DecayEvery epochs like stage 1 (§5.2 decays every 10
 	// mini-batches with thousands of epochs; our epochs are few).
-	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum, Average: max(cfg.Average, 0)}
+	opt := cfg.newSGD(batches)
 	ps := make([]pair, cfg.BatchSize)
 	st := &early{crit: cfg.EarlyStop}
 	start := t.elapsed()
@@ -47,10 +47,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		epochs = epoch
 		loss := sum / float64(cnt)
 		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overBudget(deadline) {
-			cur := t.net.Params
-			if a := opt.Averaged(); a != nil {
-				cur = a
-			}
+			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
 			if err != nil {
 				return validation{}, 0, 0, "", err

@@ -446,7 +446,7 @@ func (t *trainer) stage1() error {
 	}
 	var buf []example
 	batches := (limit + cfg.BatchSize - 1) / cfg.BatchSize
-	opt := &nn.SGD{LearningRate: cfg.LearningRate, Decay: cfg.Decay, DecayEvery: max(1, batches*cfg.DecayEvery), Momentum: cfg.Momentum, Average: max(cfg.Average, 0)}
+	opt := cfg.newSGD(batches)
 	st := &early{crit: cfg.EarlyStop}
 	info := &t.m.info
 	info.StopReason1 = "max epochs"
@@ -475,10 +475,7 @@ func (t *trainer) stage1() error {
 		epochs = epoch
 		loss := sum / float64(cnt)
 		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overBudget(deadline) {
-			cur := t.net.Params
-			if a := opt.Averaged(); a != nil {
-				cur = a
-			}
+			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
 			if err != nil {
 				return err
@@ -505,6 +502,22 @@ func (t *trainer) stage1() error {
 	copy(t.net.Params, st.params)
 	info.Epochs1, info.BestEpoch1, info.ValidP2CE, info.ValidMAPCE = epochs, st.bestEpoch, st.bestVal.p2, st.bestVal.mapExt
 	return nil
+}
+
+// newSGD returns the optimizer of a stage with batches mini-batches per epoch:
+// the rate decays every DecayEvery epochs, weights averaged with Config.Average.
+func (c Config) newSGD(batches int) *nn.SGD {
+	return &nn.SGD{LearningRate: c.LearningRate, Decay: c.Decay, DecayEvery: max(1, batches*c.DecayEvery),
+		Momentum: c.Momentum, Average: max(c.Average, 0)}
+}
+
+// weightsOf returns the weights a stage validates and keeps: the moving
+// average when opt keeps one, else the current iterate params.
+func weightsOf(opt *nn.SGD, params []float64) []float64 {
+	if a := opt.Averaged(); a != nil {
+		return a
+	}
+	return params
 }
 
 func (t *trainer) stageFrac(from, to time.Duration) float64 {
