@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"strings"
 	"time"
@@ -61,6 +62,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	scaling := fs.String("input-scaling", ce.DefaultInputScaling, "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common")
 	average := fs.Float64("average", 0, "γ of the moving average of the weights used for validation and saved (0 = default 0.998; negative = last SGD iterate)")
 	withinDoc := fs.Float64("within-doc", 0, "fraction of stage-2 I1 pairs drawn from two terms of one training document (0 = default 0.5; negative = none, the paper's random pairing)")
+	lr := fs.Float64("learning-rate", 0, "initial SGD step of stage 1 and stage 2 (0 = default 0.05)")
 	decay := fs.Float64("decay", 0, "learning-rate factor applied after every epoch of both stages (0 = default 0.95)")
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
@@ -73,7 +75,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
-		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, Average: *average, WithinDoc: *withinDoc, Decay: *decay}
+		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
+		LearningRate: *lr}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
 		return &usageError{msg: "--term-norm must be unit or none"}
 	}
@@ -83,6 +86,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case *average >= 1 || *average != *average:
 		return &usageError{msg: "--average must be below 1 (0 = default, negative = none)"}
+	case *lr < 0 || *lr != *lr || math.IsInf(*lr, 0):
+		return &usageError{msg: "--learning-rate must be positive (0 = default)"}
 	case *decay < 0 || *decay > 1 || *decay != *decay:
 		return &usageError{msg: "--decay must be in (0, 1] (0 = default)"}
 	case *withinDoc > 1 || *withinDoc != *withinDoc:
