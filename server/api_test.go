@@ -157,6 +157,7 @@ func TestCreateModelErrors(t *testing.T) {
 		{"unknown corpus", `{"corpus_id":"nosuch"}`, 404, "nosuch"},
 		{"bad params", `{"corpus_id":"` + c.ID + `","params":{"hidden":[0]}}`, 400, "hidden"},
 		{"negative lr", `{"corpus_id":"` + c.ID + `","params":{"learning_rate":-1}}`, 400, "learning_rate"},
+		{"bad early_stop", `{"corpus_id":"` + c.ID + `","params":{"early_stop":"loss"}}`, 400, "early_stop"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

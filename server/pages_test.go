@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"encoding/json"
 	"github.com/taglens/taglens/ml/baselines"
 	"net/http"
 	"net/url"
@@ -207,10 +208,29 @@ func TestTrainAndCompareForms(t *testing.T) {
 	if rec.Code != 400 {
 		t.Errorf("bad seed: got %d, want 400", rec.Code)
 	}
-	form = url.Values{"corpus_id": {c.ID}, "seed": {"2"}, "hidden": {"8,4"}, "budget_seconds": {"30"}, "max_epochs1": {"1000"}, "patience": {"1000"}}
+	if doc, _ := ts.page("/train"); doc.Find(`select[data-testid="param-early_stop"] option`).Length() != 2 ||
+		doc.Find(`select[data-testid="param-early_stop"] option[selected]`).AttrOr("value", "") != "priming-p2" {
+		t.Error("training form: want a choice of two early-stopping criteria, priming-p2 selected")
+	}
+	form = url.Values{"corpus_id": {c.ID}, "early_stop": {"loss"}}
+	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "early_stop") {
+		t.Errorf("bad early_stop: got %d %q, want 400 naming early_stop", rec.Code, rec.Body.String())
+	}
+	form = url.Values{"corpus_id": {c.ID}, "seed": {"2"}, "hidden": {"8,4"}, "budget_seconds": {"30"}, "max_epochs1": {"1000"}, "patience": {"1000"},
+		"early_stop": {"extended-map"}}
 	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
 	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/models/") {
 		t.Fatalf("train form: got %d → %q", rec.Code, rec.Header().Get("Location"))
+	}
+	// The chosen criterion is what the model is trained with.
+	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api"+rec.Header().Get("Location"), ""))
+	if b, _ := json.Marshal(mj.Params); !strings.Contains(string(b), `"early_stop":"extended-map"`) {
+		t.Errorf("model params %s: want early_stop extended-map", b)
+	}
+	var tp TrainParams
+	if b, _ := json.Marshal(mj.Params); json.Unmarshal(b, &tp) != nil || tp.config(1).EarlyStop != "extended-map" {
+		t.Errorf("params %+v do not configure early stopping on extended MAP", tp)
 	}
 	doc, _ := ts.page(rec.Header().Get("Location"))
 	if testid(doc, "job-progress").Length() != 1 || testid(doc, "cancel-job").Length() != 1 {

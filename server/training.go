@@ -29,6 +29,9 @@ type TrainParams struct {
 	Alpha              float64 `json:"alpha,omitempty"`
 	Lambda             float64 `json:"lambda,omitempty"`
 	WithinDoc          float64 `json:"within_doc,omitempty"`
+	// EarlyStop is the validation criterion of early stopping: "priming-p2"
+	// (the default, SPEC item 8) or "extended-map" (ce.Config.EarlyStop).
+	EarlyStop string `json:"early_stop,omitempty"`
 }
 
 // validate reports the first out-of-range parameter.
@@ -54,6 +57,8 @@ func (p TrainParams) validate() error {
 		return fmt.Errorf("patience, epoch_examples and budget_seconds must be non-negative")
 	case p.Alpha < 0 || p.Lambda < 0 || p.WithinDoc < -1 || p.WithinDoc > 1:
 		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")
+	case p.EarlyStop != "" && p.EarlyStop != ce.EarlyStopP2 && p.EarlyStop != ce.EarlyStopMAP:
+		return fmt.Errorf("early_stop %q: must be %s or %s", p.EarlyStop, ce.EarlyStopP2, ce.EarlyStopMAP)
 	}
 	return nil
 }
@@ -63,7 +68,7 @@ func (p TrainParams) config(seed uint64) ce.Config {
 		Seed: seed, Hidden: p.Hidden, Topics: p.Topics, BatchSize: p.BatchSize, LearningRate: p.LearningRate,
 		MaxEpochs1: p.MaxEpochs1, MaxEpochs2: p.MaxEpochs2, Patience: p.Patience, EpochExamples: p.EpochExamples,
 		Budget: time.Duration(p.BudgetSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
-		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc,
+		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc, EarlyStop: p.EarlyStop,
 	}
 }
 

@@ -63,6 +63,9 @@ type Model struct {
 // Param is a hyper-parameter with its default and explanation.
 type Param struct {
 	Name, Label, Value, Help, Type string
+	// Options, when set, makes the field a choice among these values; the
+	// first is the default.
+	Options []string
 }
 
 // TrainPage offers the training form and lists recent trainings.
