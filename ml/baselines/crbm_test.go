@@ -15,8 +15,21 @@ import (
 	"github.com/taglens/taglens/ml/shareddata"
 )
 
+// trainPlantedCRBM trains on the 400-document planted corpus. Unless cfg sets
+// BatchSize it trains with batches of 10 documents, each condition column
+// moving by its document's own gradient (ConditionStep 10) for 30 epochs
+// unless cfg sets Epochs: with MatRBM's defaults the condition weights W_δ
+// stay near zero on this corpus (TestCRBMConditionStep) and the model cannot
+// tell the polysemous term's two senses apart, which is what the tests of the
+// condition and of the chains need to see.
 func trainPlantedCRBM(t *testing.T, cfg CRBMConfig) (*CRBM, [][]int) {
 	t.Helper()
+	if cfg.BatchSize == 0 {
+		cfg.BatchSize, cfg.ConditionStep = 10, 10
+		if cfg.Epochs == 0 {
+			cfg.Epochs = 30
+		}
+	}
 	docs := plantedCorpus(3)
 	m, err := TrainCRBM(context.Background(), docs, plantedV, cfg, 11, nil)
 	if err != nil {
@@ -649,5 +662,56 @@ func TestCRBMMeanFieldFixedPoint(t *testing.T) {
 			}
 		}
 		m.pool.Put(ws)
+	}
+}
+
+// TestCRBMDecay checks the lazy update of a condition column: n batches
+// without data gradient applied at once equal n single steps of
+// Δ ← μΔ − ηp·w, w ← w + Δ.
+func TestCRBMDecay(t *testing.T) {
+	dec := crbmDecay{eta: 0.1, mu: 0.5, p: 0.3}
+	for _, n := range []int{0, 1, 2, 7, 64, 255} {
+		w, vel := []float32{1.5, -0.25}, []float32{0.5, 0.125}
+		want, wantVel := []float64{1.5, -0.25}, []float64{0.5, 0.125}
+		for range n {
+			for j := range want {
+				wantVel[j] = dec.mu*wantVel[j] - dec.eta*dec.p*want[j]
+				want[j] += wantVel[j]
+			}
+		}
+		dec.apply(w, vel, n)
+		for j := range w {
+			if math.Abs(float64(w[j])-want[j]) > 1e-6 || math.Abs(float64(vel[j])-wantVel[j]) > 1e-6 {
+				t.Errorf("n=%d: (w, Δ)[%d] = (%v, %v), want (%v, %v)", n, j, w[j], vel[j], want[j], wantVel[j])
+			}
+		}
+	}
+}
+
+// TestCRBMConditionStep checks the size of MatRBM's condition update: a
+// column of W moves by at most η/|B| per batch of its document, times
+// 1/(1−μ) through momentum, so after E epochs |W| ≤ E·η/(|B|(1−μ)) (the
+// penalty only shrinks it). The earlier per-document step (ConditionStep =
+// BatchSize) grows it |B| times faster, beyond that bound.
+func TestCRBMConditionStep(t *testing.T) {
+	docs := plantedCorpus(3)
+	maxW := func(cfg CRBMConfig) float64 {
+		m, err := TrainCRBM(context.Background(), docs, plantedV, cfg, 11, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := 0.0
+		for _, x := range m.cond {
+			s = max(s, math.Abs(float64(x)))
+		}
+		return s
+	}
+	def := CRBMConfig{}.withDefaults()
+	bound := float64(def.Epochs) * def.LearningRate / (float64(def.BatchSize) * (1 - def.Momentum))
+	if got := maxW(CRBMConfig{}); got > bound || got == 0 {
+		t.Errorf("defaults: max |W| = %v, want in (0, %v]", got, bound)
+	}
+	if got := maxW(CRBMConfig{ConditionStep: float64(def.BatchSize)}); got <= bound {
+		t.Errorf("per-document step: max |W| = %v, want above %v", got, bound)
 	}
 }
