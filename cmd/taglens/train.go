@@ -64,6 +64,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	withinDoc := fs.Float64("within-doc", 0, "fraction of stage-2 I1 pairs drawn from two terms of one training document (0 = default 0.5; negative = none, the paper's random pairing)")
 	lr := fs.Float64("learning-rate", 0, "initial SGD step of stage 1 and stage 2 (0 = default 0.05)")
 	decay := fs.Float64("decay", 0, "learning-rate factor applied after every epoch of both stages (0 = default 0.95)")
+	termSmooth := fs.Float64("term-smooth", 0, "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); 0 = default: none up to 3000 terms, 0.5 above; negative = none")
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
 	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
@@ -75,7 +76,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
-		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
+		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, TermSmooth: *termSmooth, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
 		LearningRate: *lr}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
 		return &usageError{msg: "--term-norm must be unit or none"}
@@ -92,6 +93,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return &usageError{msg: "--decay must be in (0, 1] (0 = default)"}
 	case *withinDoc > 1 || *withinDoc != *withinDoc:
 		return &usageError{msg: "--within-doc must be at most 1 (0 = default, negative = none)"}
+	case *termSmooth != *termSmooth || math.IsInf(*termSmooth, 0):
+		return &usageError{msg: "--term-smooth must be a finite number (0 = default, negative = none)"}
 	}
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{msg: fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}

@@ -35,7 +35,7 @@ func TestSmoothHand(t *testing.T) {
 	// T_01 = T_02 = idf_0·idf_j·1 > 0, T_12 = 0, T_03 = 0: term 0's associates
 	// are 2 (T_02 = log(5/3)·log(5/2)) then 1 (log²(5/3)); term 1's only is 0.
 	_, idf, tm := features.TermMatrix(docs, 4)
-	assoc := topAssociates(tm, 5)
+	assoc := features.TopAssociates(tm, 5)
 	want := [][]int{{2, 1}, {0}, {0}, {}}
 	for i := range want {
 		if !slices.Equal(assoc[i], want[i]) {
@@ -44,7 +44,7 @@ func TestSmoothHand(t *testing.T) {
 	}
 	// k = 1, α = 0.3: doc {0,1}: 0's top-1 is 2 (absent) → 0.3; 1's top-1 is 0
 	// (present, stays 1). doc {1}: 1's top-1 is 0 → 0.3.
-	s := Smooth(docs, 4, idf, assoc, 1, 0.3)
+	s := features.Smooth(docs, 4, idf, assoc, 1, 0.3)
 	wantRows := [][]float64{
 		{idf[0], idf[1], 0.3 * idf[2], 0},
 		{idf[0], 0, idf[2], 0},
@@ -67,7 +67,7 @@ func TestInfoTheoAlphaZeroIsPCA(t *testing.T) {
 	docs := globalPlanted(4, 120, 4)
 	const v, dim = 8, 3
 	_, idf, tm := features.TermMatrix(docs, v)
-	it, err := fitInfoTheoAt(docs, v, idf, topAssociates(tm, 1), 1, 0, dim, 0, 0)
+	it, err := fitInfoTheoAt(docs, v, idf, features.TopAssociates(tm, 1), 1, 0, dim, 0, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -109,7 +109,7 @@ func TestInfoTheoLargeRefit(t *testing.T) {
 		t.Fatalf("TrainP2 %v, grid has %v for k=%d α=%v", m.TrainP2, tuned, m.K, m.Alpha)
 	}
 	_, idf, tm := features.TermMatrix(docs, v)
-	assoc := topAssociates(tm, slices.Max(InfoTheoKs))
+	assoc := features.TopAssociates(tm, slices.Max(InfoTheoKs))
 	full, err := fitInfoTheoAt(docs, v, idf, assoc, m.K, m.Alpha, m.Dim, 3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -469,18 +469,18 @@ func TestEmbedderMatchesNetwork(t *testing.T) {
 // (trainSmall, 30-odd terms) keeps Eq. 2 as printed.
 func TestTermNormAndScalingRecorded(t *testing.T) {
 	tc, def := trainSmall(t)
-	if in := def.Info(); in.TermNorm != "none" || in.InputScaling != "per-component" || def.terms.Normalize {
-		t.Errorf("default model: TermNorm %q, InputScaling %q, Normalize %v", in.TermNorm, in.InputScaling, def.terms.Normalize)
+	if in := def.Info(); in.TermNorm != "none" || in.InputScaling != "per-component" || def.terms.Normalize || in.TermSmooth != 0 || def.terms.Smooth != 0 {
+		t.Errorf("default model: TermNorm %q, InputScaling %q, Normalize %v, TermSmooth %v", in.TermNorm, in.InputScaling, def.terms.Normalize, in.TermSmooth)
 	}
 	cfg := smallConfig(7)
 	cfg.MaxEpochs1, cfg.MaxEpochs2 = 2, 1
-	cfg.TermNorm, cfg.InputScaling = "unit", "common"
+	cfg.TermNorm, cfg.InputScaling, cfg.TermSmooth = "unit", "common", 0.3
 	m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in := m.Info(); in.TermNorm != "unit" || in.InputScaling != "common" || !m.terms.Normalize {
-		t.Fatalf("TermNorm %q, InputScaling %q, Normalize %v", in.TermNorm, in.InputScaling, m.terms.Normalize)
+	if in := m.Info(); in.TermNorm != "unit" || in.InputScaling != "common" || !m.terms.Normalize || in.TermSmooth != 0.3 || m.terms.Smooth != 0.3 || len(m.terms.Assoc) != m.vocab.Len() {
+		t.Fatalf("TermNorm %q, InputScaling %q, Normalize %v, TermSmooth %v (features %v, %d associates)", in.TermNorm, in.InputScaling, m.terms.Normalize, in.TermSmooth, m.terms.Smooth, len(m.terms.Assoc))
 	}
 	var buf bytes.Buffer
 	if err := m.Write(&buf); err != nil {
@@ -490,8 +490,17 @@ func TestTermNormAndScalingRecorded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in := m2.Info(); in.TermNorm != "unit" || in.InputScaling != "common" || !m2.terms.Normalize {
-		t.Fatalf("after the round trip: TermNorm %q, InputScaling %q, Normalize %v", in.TermNorm, in.InputScaling, m2.terms.Normalize)
+	if in := m2.Info(); in.TermNorm != "unit" || in.InputScaling != "common" || !m2.terms.Normalize || in.TermSmooth != 0.3 || m2.terms.Smooth != 0.3 || !slices.Equal(m2.terms.Assoc, m.terms.Assoc) {
+		t.Fatalf("after the round trip: TermNorm %q, InputScaling %q, Normalize %v, TermSmooth %v", in.TermNorm, in.InputScaling, m2.terms.Normalize, in.TermSmooth)
+	}
+	// The OOV features use the same smoothing after the round trip.
+	oov := [][]int{{0, 1}, {2}}
+	f1, f2 := make([]float64, m.terms.Dim()), make([]float64, m.terms.Dim())
+	if err := m.terms.OOVTo(f1, oov); err != nil {
+		t.Fatal(err)
+	}
+	if err := m2.terms.OOVTo(f2, oov); err != nil || !slices.Equal(f1, f2) {
+		t.Fatalf("OOV features after the round trip differ (err %v)", err)
 	}
 	tags := []string{"guitar", "c0_t1", "c0_t2"}
 	a, _, err := m.Embed(VariantSiamese, tags)
@@ -524,6 +533,12 @@ func TestSizedDefaults(t *testing.T) {
 	if !slices.Equal(got.Hidden, LargeHidden) || got.Beta != math.Sqrt(50) {
 		t.Errorf("%d terms: Hidden %v β %v", SampleAbove+1, got.Hidden, got.Beta)
 	}
+	if got.TermSmooth != DefaultTermSmooth || base.forVocabulary(SampleAbove).TermSmooth != 0 {
+		t.Errorf("TermSmooth defaults: %v above %d terms, %v at it", got.TermSmooth, SampleAbove, base.forVocabulary(SampleAbove).TermSmooth)
+	}
+	if got := (Config{TermSmooth: -1}).withDefaults().forVocabulary(SampleAbove + 1); got.TermSmooth != 0 {
+		t.Errorf("negative TermSmooth became %v, want 0 (none)", got.TermSmooth)
+	}
 	if got := (Config{Beta: math.Sqrt(10)}).withDefaults().forVocabulary(SampleAbove + 1); got.Beta != math.Sqrt(10) {
 		t.Errorf("explicit β replaced: %v", got.Beta)
 	}
@@ -546,6 +561,7 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 		{Config{Decay: 1.5}, "decay"},
 		{Config{WithinDoc: 2}, "within-document"},
 		{Config{LearningRate: -1}, "learning rate"},
+		{Config{TermSmooth: math.Inf(1)}, "smoothing"},
 	} {
 		_, err := Train(context.Background(), c, corpus.Split{Train: []int{0, 1}}, tc.cfg, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

@@ -32,7 +32,9 @@ const (
 	// validation MAP of every log entry. Version 4 appends Info.InputScaling
 	// and Info.TermNorm (older files were all "per-component" and "none").
 	// Version 5 appends Info.Average (older files: 0, the last SGD iterate).
-	FormatVersion = 5
+	// Version 6 appends Info.TermSmooth and, when it is positive, the
+	// strongest associate of every term (older files: no smoothing).
+	FormatVersion = 6
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

@@ -60,6 +60,7 @@ type Info struct {
 	ValidP2Random          float64 // expected P@2 of random ranking on the validation documents
 	InputScaling           string  // scaling of the input parts (Config.InputScaling)
 	TermNorm               string  // normalization of t(τ) before the PCA (Config.TermNorm)
+	TermSmooth             float64 // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
 	Average                float64 // γ of the weight moving average (Config.Average), 0 for none
 	StopReason1            string
 	StopReason2            string
@@ -237,6 +238,11 @@ func (m *Model) encode() []byte {
 		e.f64s(m.params[v])
 	}
 	encodeInfo(e, &m.info)
+	// Since version 6: the strongest associate of every term when t(τ) was
+	// smoothed (Info.TermSmooth > 0), for the OOV features.
+	if m.info.TermSmooth > 0 {
+		e.ints(m.terms.Assoc)
+	}
 	return e.b
 }
 
@@ -284,7 +290,8 @@ func encodeInfo(e *encoder, in *Info) {
 	}
 	e.str(in.InputScaling) // since version 4
 	e.str(in.TermNorm)
-	e.f64(in.Average) // since version 5
+	e.f64(in.Average)    // since version 5
+	e.f64(in.TermSmooth) // since version 6
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -333,6 +340,9 @@ func decodeInfo(d *decoder, version uint32) Info {
 	if version >= 5 {
 		in.Average = d.f64()
 	}
+	if version >= 6 {
+		in.TermSmooth = d.f64()
+	}
 	return in
 }
 
@@ -363,6 +373,10 @@ func decode(payload []byte, version uint32) (*Model, error) {
 	}
 	m.info = decodeInfo(d, version)
 	m.terms.Normalize = m.info.TermNorm == "unit"
+	if m.info.TermSmooth > 0 && d.err == nil {
+		m.terms.Smooth = m.info.TermSmooth
+		m.terms.Assoc = d.ints()
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("%d unread bytes at the end of the payload", len(d.b))
 	}
@@ -387,6 +401,16 @@ func decode(payload []byte, version uint32) (*Model, error) {
 		tf := m.terms
 		if tf.V != V || len(tf.DF) != V || len(tf.IDF) != V || v != V || tf.NumDocs < 1 {
 			return fmt.Errorf("section sizes disagree with the vocabulary of %d terms", V)
+		}
+		if tf.Smooth > 0 || m.info.TermSmooth != 0 {
+			if !(m.info.TermSmooth > 0) || math.IsInf(m.info.TermSmooth, 0) || len(tf.Assoc) != V {
+				return fmt.Errorf("bad term smoothing (α %v, %d associates for %d terms)", m.info.TermSmooth, len(tf.Assoc), V)
+			}
+			for i, a := range tf.Assoc {
+				if a < -1 || a >= V || a == i {
+					return fmt.Errorf("term %d has associate %d", i, a)
+				}
+			}
 		}
 		if tf.Proj.In != V || len(tf.Scaled) != V*tf.Proj.Out {
 			return fmt.Errorf("term features of width %d do not fit %d terms", tf.Proj.Out, V)

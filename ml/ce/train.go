@@ -187,7 +187,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		return nil, fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
 	}
 	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
-		Normalize: cfg.TermNorm == "unit"})
+		Normalize: cfg.TermNorm == "unit", Smooth: cfg.TermSmooth})
 	if err != nil {
 		return nil, err
 	}
@@ -227,7 +227,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
-		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm,
+		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
 		Average: max(cfg.Average, 0)}
 	info.ValidP2Random = randomP2(t.valid, V)
 

@@ -22,7 +22,7 @@ const (
 	projMagic   = "TLPJ"
 	termsMagic  = "TLTF"
 	codecVer    = 1       // Projection
-	termsVer    = 2       // TermFeatures
+	termsVer    = 3       // TermFeatures (2: Normalize; 3: Smooth, Assoc)
 	maxElements = 1 << 31 // sanity bound against corrupted counts
 )
 
@@ -204,6 +204,12 @@ func (f *TermFeatures) MarshalBinary() ([]byte, error) {
 	e.u64(uint64(len(pb)))
 	e.b = append(e.b, pb...)
 	e.f64s(f.Scaled)
+	e.f64(f.Smooth) // since version 3: α, then Assoc when α > 0
+	if f.Smooth > 0 {
+		for _, a := range f.Assoc {
+			e.u64(uint64(int64(a)))
+		}
+	}
 	return e.b, nil
 }
 
@@ -255,6 +261,22 @@ func (f *TermFeatures) UnmarshalBinary(data []byte) error {
 		return d.err
 	}
 	g.Scaled = d.f64s(v * g.Proj.Out)
+	if ver >= 3 && d.err == nil {
+		g.Smooth = d.f64()
+		if !(g.Smooth >= 0) || math.IsInf(g.Smooth, 0) {
+			d.fail("bad smoothing α")
+		}
+		if g.Smooth > 0 {
+			g.Assoc = make([]int, v)
+			for i := range g.Assoc {
+				a := int64(d.u64())
+				if d.err == nil && (a < -1 || a >= int64(v) || a == int64(i)) {
+					d.fail("bad associate")
+				}
+				g.Assoc[i] = int(a)
+			}
+		}
+	}
 	if d.err == nil && len(d.b) != 0 {
 		d.fail("trailing bytes")
 	}

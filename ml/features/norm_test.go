@@ -60,8 +60,8 @@ func TestFitTermsNormalize(t *testing.T) {
 			t.Errorf("OOVTo[%d]: got %v, want %v", j, got[j], want[j])
 		}
 	}
-	// The flag survives the codec; a version-1 encoding (no flag byte) reads
-	// as Normalize = false.
+	// The flag survives the codec; a version-1 encoding (no flag byte, no
+	// smoothing α at the end) reads as Normalize = false.
 	b, err := f.MarshalBinary()
 	if err != nil {
 		t.Fatal(err)
@@ -72,7 +72,7 @@ func TestFitTermsNormalize(t *testing.T) {
 	}
 	old := bytes.Clone(b[:24])
 	binary.LittleEndian.PutUint32(old[4:8], 1)
-	old = append(old, b[25:]...)
+	old = append(old, b[25:len(b)-8]...)
 	if err := g.UnmarshalBinary(old); err != nil || g.Normalize {
 		t.Fatalf("version 1: err %v, Normalize %v", err, g.Normalize)
 	}

@@ -39,6 +39,10 @@ type TermOptions struct {
 	// Normalize scales every row t(τ) of Eq. 2 to unit Euclidean length before
 	// the PCA (see TermFeatures.Normalize).
 	Normalize bool
+	// Smooth, when positive, is the α of Mandel et al.'s smoothing applied to
+	// the training documents before Eq. 2's aggregation (see
+	// TermFeatures.Smooth); zero keeps Eq. 2 as printed.
+	Smooth float64
 }
 
 // TermFeatures holds the fitted term representation of paper §3.1 and §5.2:
@@ -70,6 +74,20 @@ type TermFeatures struct {
 	// co-occurrence profiles, which is what the paper's global baselines use
 	// (§6.2.5: "the cosine metric outperformed Euclidian for all models").
 	Normalize bool
+	// Smooth is α of the smoothing of Mandel et al. (2011) applied to the
+	// training documents before Eq. 2's aggregation (0: none, Eq. 2 as
+	// printed), and Assoc[τ] the term's strongest associate under Eq. 2
+	// (TopAssociates with k = 1; −1 when τ co-occurs with no other term):
+	//
+	//	T = SᵀS,  S(δ)_j = idf_j·(1 if j ∈ δ, else α·|{τ ∈ δ : Assoc[τ] = j}|)
+	//
+	// (Smooth with k = 1), the matrix the InfoTheo baseline reduces (§6.2.5),
+	// in place of Eq. 2's T = UᵀU with U the tf-idf BoW. A term seen in a few
+	// documents then also co-occurs, with weight α, with its documents' other
+	// terms' strongest associates, which keeps its row informative after the
+	// PCA (on lastfm-hetrec, docs/quality-notes.md session 5).
+	Smooth float64
+	Assoc  []int
 	// Proj decorrelates and scales t(τ) (In = V).
 	Proj *Projection
 	// Scaled is the V×Proj.Out row-major matrix of the scaled features of every
@@ -117,6 +135,18 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 		panic(fmt.Sprintf("features: unknown PCAMethod %d", o.Method))
 	}
 	df, idf, t := TermMatrix(train, v)
+	var assoc []int
+	if o.Smooth > 0 {
+		top := TopAssociates(t, 1)
+		assoc = make([]int, v)
+		for i, a := range top {
+			assoc[i] = -1
+			if len(a) > 0 {
+				assoc[i] = a[0]
+			}
+		}
+		t = GramSparse(Smooth(train, v, idf, top, 1, o.Smooth))
+	}
 	if o.Normalize {
 		t = unitRows(t)
 	}
@@ -125,6 +155,9 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 		return nil, fmt.Errorf("features: fit terms: %w", err)
 	}
 	f := &TermFeatures{V: v, NumDocs: len(train), DF: df, IDF: idf, Proj: proj, Normalize: o.Normalize}
+	if o.Smooth > 0 {
+		f.Smooth, f.Assoc = o.Smooth, assoc
+	}
 	f.Scaled = make([]float64, v*proj.Out)
 	for i := 0; i < v; i++ {
 		ind, val := t.Row(i)
@@ -169,21 +202,33 @@ var ErrOOVUnseen = errors.New("features: OOV term occurs in no given document")
 //	t(τ_oov)[i] = Σ_δ tfidf(τ_oov, δ)·tfidf(τ_i, δ) = idf(τ_oov)·idf(τ_i)·|{δ in docs : τ_i ∈ δ}|
 //
 // (training documents contribute nothing, since the OOV term is in none of
-// them). It returns ErrOOVUnseen when docs is empty and panics if a term is
-// outside [0, V).
+// them). With Smooth the documents are smoothed like the training ones: τ_i ∉ δ
+// counts α·|{τ ∈ δ : Assoc[τ] = τ_i}| instead of 0 (the OOV term has no
+// associate). It returns ErrOOVUnseen when docs is empty and panics if a term
+// is outside [0, V).
 func (f *TermFeatures) OOVRaw(docs [][]int) (ind []int, val []float64, err error) {
 	m := len(docs)
 	if m == 0 {
 		return nil, nil, ErrOOVUnseen
 	}
 	idfOOV := idfOf(f.NumDocs+m, m)
-	counts := make(map[int]int)
+	counts := make(map[int]float64)
 	for _, doc := range docs {
-		for _, t := range BoW(doc) {
+		bow := BoW(doc)
+		for _, t := range bow {
 			if t < 0 || t >= f.V {
 				panic(fmt.Sprintf("features: term %d outside vocabulary of %d", t, f.V))
 			}
 			counts[t]++
+		}
+		if f.Smooth > 0 {
+			for _, t := range bow {
+				if a := f.Assoc[t]; a >= 0 {
+					if _, in := slices.BinarySearch(bow, a); !in {
+						counts[a] += f.Smooth
+					}
+				}
+			}
 		}
 	}
 	ind = make([]int, 0, len(counts))
@@ -193,7 +238,7 @@ func (f *TermFeatures) OOVRaw(docs [][]int) (ind []int, val []float64, err error
 	slices.Sort(ind)
 	val = make([]float64, len(ind))
 	for k, t := range ind {
-		val[k] = idfOOV * f.IDF[t] * float64(counts[t])
+		val[k] = idfOOV * f.IDF[t] * counts[t]
 	}
 	return ind, val, nil
 }
