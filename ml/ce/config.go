@@ -233,8 +233,10 @@ type Config struct {
 	// Siamese-CE rose from 0.633 to 0.652 (seed 1) and test extended MAP / AUC
 	// from 0.256 / 0.270 to 0.289 / 0.286 (seed 1) and from 0.218 / 0.247 to
 	// 0.302 / 0.302 (seed 2), against InfoTheo's 0.275 / 0.252 and 0.265 /
-	// 0.250 (docs/quality-notes.md, session 5). Not measured on the paper's
-	// small vocabularies, where Eq. 2 stays as printed.
+	// 0.250 (docs/quality-notes.md, session 5). On the paper's small
+	// vocabularies one seed gave mixed results (mtg-jamendo 0.294 → 0.363,
+	// CAL500 0.683 → 0.657, Corel5K 0.378 → 0.365), within their seed-to-seed
+	// spread, so Eq. 2 stays as printed there.
 	TermSmooth float64
 
 	// epochHook, if not nil, is called after every validation evaluation of

@@ -373,8 +373,8 @@ func decode(payload []byte, version uint32) (*Model, error) {
 	}
 	m.info = decodeInfo(d, version)
 	m.terms.Normalize = m.info.TermNorm == "unit"
+	m.terms.Smooth = m.info.TermSmooth
 	if m.info.TermSmooth > 0 && d.err == nil {
-		m.terms.Smooth = m.info.TermSmooth
 		m.terms.Assoc = d.ints()
 	}
 	if d.err == nil && len(d.b) != 0 {
@@ -402,15 +402,8 @@ func decode(payload []byte, version uint32) (*Model, error) {
 		if tf.V != V || len(tf.DF) != V || len(tf.IDF) != V || v != V || tf.NumDocs < 1 {
 			return fmt.Errorf("section sizes disagree with the vocabulary of %d terms", V)
 		}
-		if tf.Smooth > 0 || m.info.TermSmooth != 0 {
-			if !(m.info.TermSmooth > 0) || math.IsInf(m.info.TermSmooth, 0) || len(tf.Assoc) != V {
-				return fmt.Errorf("bad term smoothing (α %v, %d associates for %d terms)", m.info.TermSmooth, len(tf.Assoc), V)
-			}
-			for i, a := range tf.Assoc {
-				if a < -1 || a >= V || a == i {
-					return fmt.Errorf("term %d has associate %d", i, a)
-				}
-			}
+		if err := tf.CheckSmooth(); err != nil {
+			return fmt.Errorf("term smoothing: %w", err)
 		}
 		if tf.Proj.In != V || len(tf.Scaled) != V*tf.Proj.Out {
 			return fmt.Errorf("term features of width %d do not fit %d terms", tf.Proj.Out, V)

@@ -263,18 +263,14 @@ func (f *TermFeatures) UnmarshalBinary(data []byte) error {
 	g.Scaled = d.f64s(v * g.Proj.Out)
 	if ver >= 3 && d.err == nil {
 		g.Smooth = d.f64()
-		if !(g.Smooth >= 0) || math.IsInf(g.Smooth, 0) {
-			d.fail("bad smoothing α")
-		}
 		if g.Smooth > 0 {
 			g.Assoc = make([]int, v)
 			for i := range g.Assoc {
-				a := int64(d.u64())
-				if d.err == nil && (a < -1 || a >= int64(v) || a == int64(i)) {
-					d.fail("bad associate")
-				}
-				g.Assoc[i] = int(a)
+				g.Assoc[i] = int(int64(d.u64()))
 			}
+		}
+		if err := g.CheckSmooth(); d.err == nil && err != nil {
+			d.fail("bad smoothing: " + err.Error())
 		}
 	}
 	if d.err == nil && len(d.b) != 0 {

@@ -1,6 +1,9 @@
 package features
 
-import "slices"
+import (
+	"fmt"
+	"slices"
+)
 
 // TopAssociates returns, for every term, up to k associated terms: the j ≠ i
 // with the largest T_ij > 0, in decreasing order (ties to the smaller index).
@@ -48,6 +51,9 @@ func Smooth(train [][]int, v int, idf []float64, assoc [][]int, k int, alpha flo
 		touched = touched[:0]
 		bow := BoW(doc)
 		for _, t := range bow {
+			if t < 0 || t >= v {
+				panic(fmt.Sprintf("features: term %d outside vocabulary of %d", t, v))
+			}
 			in[t] = true
 			touched = append(touched, t)
 		}
@@ -75,4 +81,16 @@ func Smooth(train [][]int, v int, idf []float64, assoc [][]int, k int, alpha flo
 		s.Ptr[d+1] = len(s.Ind)
 	}
 	return s
+}
+
+// assocLists returns the associates of a TermFeatures (one per term, −1 for
+// none) in the form Smooth takes.
+func assocLists(assoc []int) [][]int {
+	out := make([][]int, len(assoc))
+	for i := range assoc {
+		if assoc[i] >= 0 {
+			out[i] = assoc[i : i+1 : i+1]
+		}
+	}
+	return out
 }

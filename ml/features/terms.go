@@ -212,33 +212,23 @@ func (f *TermFeatures) OOVRaw(docs [][]int) (ind []int, val []float64, err error
 		return nil, nil, ErrOOVUnseen
 	}
 	idfOOV := idfOf(f.NumDocs+m, m)
-	counts := make(map[int]float64)
-	for _, doc := range docs {
-		bow := BoW(doc)
-		for _, t := range bow {
-			if t < 0 || t >= f.V {
-				panic(fmt.Sprintf("features: term %d outside vocabulary of %d", t, f.V))
-			}
-			counts[t]++
-		}
-		if f.Smooth > 0 {
-			for _, t := range bow {
-				if a := f.Assoc[t]; a >= 0 {
-					if _, in := slices.BinarySearch(bow, a); !in {
-						counts[a] += f.Smooth
-					}
-				}
-			}
-		}
+	// The documents' rows u(δ)_i = idf_i (smoothed like the training rows
+	// when Smooth), summed over the documents and scaled by idf(τ_oov).
+	var u *Sparse
+	if f.Smooth > 0 {
+		u = Smooth(docs, f.V, f.IDF, assocLists(f.Assoc), 1, f.Smooth)
+	} else {
+		u = DocTerm(docs, f.V, f.IDF)
 	}
-	ind = make([]int, 0, len(counts))
-	for t := range counts {
-		ind = append(ind, t)
+	sum := make([]float64, f.V)
+	for p, i := range u.Ind {
+		sum[i] += u.Val[p]
 	}
-	slices.Sort(ind)
-	val = make([]float64, len(ind))
-	for k, t := range ind {
-		val[k] = idfOOV * f.IDF[t] * counts[t]
+	for i, x := range sum {
+		if x != 0 {
+			ind = append(ind, i)
+			val = append(val, idfOOV*x)
+		}
 	}
 	return ind, val, nil
 }
@@ -255,6 +245,26 @@ func (f *TermFeatures) OOVTo(dst []float64, docs [][]int) error {
 		unit(val)
 	}
 	f.Proj.SparseTransformTo(dst, ind, val)
+	return nil
+}
+
+// CheckSmooth reports an inconsistent smoothing record: Smooth must be finite
+// and non-negative and, when positive, Assoc must hold one associate per term,
+// −1 or another term's index.
+func (f *TermFeatures) CheckSmooth() error {
+	switch {
+	case !(f.Smooth >= 0) || math.IsInf(f.Smooth, 0):
+		return fmt.Errorf("smoothing α %v", f.Smooth)
+	case f.Smooth == 0:
+		return nil
+	case len(f.Assoc) != f.V:
+		return fmt.Errorf("%d associates for %d terms", len(f.Assoc), f.V)
+	}
+	for i, a := range f.Assoc {
+		if a < -1 || a >= f.V || a == i {
+			return fmt.Errorf("term %d has associate %d", i, a)
+		}
+	}
 	return nil
 }
 
