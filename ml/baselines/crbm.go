@@ -433,6 +433,11 @@ func docKey(dst []byte, sorted []int) []byte {
 	return dst
 }
 
+// WholeContext marks CRBM as an eval.WholeContextModel: its context, the
+// document's one-hot condition, stays whole in the incomplete local context
+// setting (§6.5).
+func (m *CRBM) WholeContext() {}
+
 // Name returns "crbm".
 func (m *CRBM) Name() string { return "crbm" }
 

@@ -29,8 +29,9 @@ type Scope struct {
 // scope (a sentence for the report's notes), or "" when it is evaluated:
 // baselines handle no OOV term (§6.2.4); non-contextual ones only take the
 // extended protocol (§6.2.5); CRBM's context is the training document's one-hot
-// condition, so it is evaluated on training documents only and never with an
-// incomplete context (§6.2.5, §6.5).
+// condition, so it is evaluated on training documents only, and with an
+// incomplete context only under the extended protocol, its condition left whole
+// (§6.2.5, §6.5).
 func Skip(name string, sc Scope) string {
 	switch {
 	case sc.OOV:
@@ -39,8 +40,8 @@ func Skip(name string, sc Scope) string {
 		return name + " skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)"
 	case name == "crbm" && (sc.Subset != "train" || sc.Cross):
 		return "crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)"
-	case name == "crbm" && !sc.Missing.IsZero():
-		return "crbm skipped: its context, the document's one-hot condition, cannot be made incomplete (paper §6.5)"
+	case name == "crbm" && !sc.Missing.IsZero() && sc.Protocol == eval.Priming:
+		return "crbm skipped: its context, the document's one-hot condition, cannot be made incomplete; the paper uses it, with its context whole, in the extended protocol only (§6.5)"
 	}
 	return ""
 }

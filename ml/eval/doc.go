@@ -35,7 +35,8 @@
 // Within-corpus and cross-corpora (§6.2.1-6.2.2) differ only in the documents given
 // to Evaluate (InVocabulary selects a foreign corpus's fully in-vocabulary
 // documents). The incomplete local context (§6.2.3) is Options.Missing: context and
-// queries are the reduced document δ̃, the ground truth is δ. The OOV setting
+// queries are the reduced document δ̃, the ground truth is δ (a WholeContextModel,
+// CRBM, keeps δ as its context, §6.5). The OOV setting
 // (§6.2.4) is EvaluateOOV, priming protocol only.
 //
 // # Determinism and trials

@@ -46,6 +46,18 @@ type OOVModel interface {
 	OOVDistances(term string, ctx []int, rng *rand.Rand, dst []float64) error
 }
 
+// A WholeContextModel's local context is the identity of its document, which
+// cannot be made incomplete: CRBM's one-hot condition (§6.5: "its local context
+// is the ID of a query document and hence cannot be distorted. Nevertheless, we
+// use the CRBM only in the extended priming protocol although its local context
+// is not distorted"). In the incomplete local context setting such a model
+// receives the whole document as ctx; its queries are the reduced document's
+// terms, like every model's.
+type WholeContextModel interface {
+	Model
+	WholeContext()
+}
+
 // A Tuned model reports how it was built or tuned — chosen hyper-parameters (k and
 // α, window, dimension, topic count), the criterion and its value, the training
 // seed. It is optional: `taglens eval` copies Tuning into the model's entry of the

@@ -296,18 +296,21 @@ func (w *worker) doc(m Model, p Protocol, doc []int, i int, opt *Options, acc *d
 		return
 	}
 	w.reseed(opt.Seed, i)
-	queries := doc
+	queries, ctx := doc, doc
 	if !opt.Missing.IsZero() {
 		red, ok := w.corrupt(doc, opt.Missing)
 		if !ok {
 			acc.skipped = true
 			return
 		}
-		queries = red
+		queries, ctx = red, red
+		if _, whole := m.(WholeContextModel); whole {
+			ctx = doc
+		}
 	}
 	v := w.v
 	dist := w.dist[:len(queries)*v]
-	m.Distances(queries, queries, w.rng, dist)
+	m.Distances(ctx, queries, w.rng, dist)
 	ranks := w.ranks[:len(doc)]
 	switch p {
 	case Priming:

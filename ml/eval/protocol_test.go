@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"sync"
 	"testing"
 )
@@ -223,6 +224,66 @@ func TestIncompleteBands(t *testing.T) {
 				t.Errorf("skipped: got %d, want %d (calls %d, evaluated %d)", got.Skipped, wantSkipped, len(m.lens), k)
 			}
 		})
+	}
+}
+
+// wholeRecorder is a WholeContextModel that records each call's context and
+// queries (single worker).
+type wholeRecorder struct {
+	lineModel
+	ctxs, queries [][]int
+}
+
+func (r *wholeRecorder) WholeContext() {}
+
+func (r *wholeRecorder) Distances(ctx, queries []int, rng *rand.Rand, dst []float64) {
+	r.ctxs = append(r.ctxs, slices.Clone(ctx))
+	r.queries = append(r.queries, slices.Clone(queries))
+	r.lineModel.Distances(ctx, queries, rng, dst)
+}
+
+// TestIncompleteWholeContext: a WholeContextModel (CRBM, §6.5) keeps the whole
+// document as its context in the incomplete setting, while its queries are the
+// reduced document's terms, the same terms another model gets with the same seed.
+func TestIncompleteWholeContext(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const v = 40
+	x := make([]float64, v)
+	for i := range x {
+		x[i] = float64(i)
+	}
+	docs := randomDocs(rng, 50, v, 4, 12)
+	for _, p := range []Protocol{Priming, Extended} {
+		whole := &wholeRecorder{lineModel: lineModel{x: x, contextual: true}}
+		plain := &recorder{lineModel: lineModel{x: x, contextual: true}}
+		opt := &Options{Seed: 3, Workers: 1, Missing: Band10to30}
+		if _, err := Evaluate(context.Background(), whole, p, docs, opt); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Evaluate(context.Background(), plain, p, docs, opt); err != nil {
+			t.Fatal(err)
+		}
+		if len(whole.ctxs) == 0 || len(whole.ctxs) != len(plain.lens) {
+			t.Fatalf("%v: %d calls of the whole-context model, %d of the other", p, len(whole.ctxs), len(plain.lens))
+		}
+		k := 0
+		for _, d := range docs {
+			if k < len(whole.ctxs) && slices.Equal(whole.ctxs[k], d) {
+				q := whole.queries[k]
+				if len(q) >= len(d) || len(q) != plain.lens[k] {
+					t.Errorf("%v: document %v: queries %v, want the reduced document (%d terms)", p, d, q, plain.lens[k])
+				}
+				for _, t2 := range q {
+					if !slices.Contains(d, t2) {
+						t.Errorf("%v: query %d not in document %v", p, t2, d)
+					}
+				}
+				k++
+			}
+		}
+		if k != len(whole.ctxs) {
+			t.Errorf("%v: %d of %d calls had the whole document as context", p, k, len(whole.ctxs))
+		}
 	}
 }
 
