@@ -185,13 +185,19 @@ func (r *recorder) Distances(ctx, queries []int, rng *rand.Rand, dst []float64) 
 	r.lineModel.Distances(ctx, queries, rng, dst)
 }
 
-func TestIncompleteBands(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 4))
-	const v = 60
+// ramp returns the positions 0, 1, …, v−1 of a lineModel.
+func ramp(v int) []float64 {
 	x := make([]float64, v)
 	for i := range x {
 		x[i] = float64(i)
 	}
+	return x
+}
+
+func TestIncompleteBands(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	const v = 60
+	x := ramp(v)
 	docs := randomDocs(rng, 400, v, 2, 25)
 	for _, b := range []Band{BandUpTo10, Band10to30, Band30to50} {
 		t.Run(b.String(), func(t *testing.T) {
@@ -248,10 +254,7 @@ func (r *wholeRecorder) Distances(ctx, queries []int, rng *rand.Rand, dst []floa
 func TestIncompleteWholeContext(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
 	const v = 40
-	x := make([]float64, v)
-	for i := range x {
-		x[i] = float64(i)
-	}
+	x := ramp(v)
 	docs := randomDocs(rng, 50, v, 4, 12)
 	for _, p := range []Protocol{Priming, Extended} {
 		whole := &wholeRecorder{lineModel: lineModel{x: x, contextual: true}}
