@@ -46,8 +46,8 @@ const (
 // based on the MatRBM package"; its rbmFit defaults are eta 0.1, momentum 0.5,
 // maxepoch 50, batchsize 100, penalty 2e-4): every parameter, the condition
 // weights W included, moves by the batch mean of its CD gradient with
-// momentum, and the weights U and W decay by the penalty. MatRBM's averaging
-// of the last five epochs is not done.
+// momentum, and the weights U and W decay by the penalty; the weights returned
+// are the average of the iterates of the last five epochs (MatRBM's avglast).
 type CRBMConfig struct {
 	// Hidden is the number of binomial hidden units (default 10, the CE
 	// dimension, as in the paper).
@@ -66,6 +66,11 @@ type CRBMConfig struct {
 	ConditionStep float64
 	// Epochs over the training documents (default 50, MatRBM's).
 	Epochs int
+	// AverageLast is the number of final epochs whose iterates (the
+	// parameters after every batch) are averaged into the returned model
+	// (default 5, MatRBM's avglast; a negative value means none: the last
+	// iterate). It is capped at Epochs.
+	AverageLast int
 	// BatchSize is the number of documents per update (default 100, MatRBM's).
 	BatchSize int
 	// Inference method of Distances (default CRBMGibbs).
@@ -113,6 +118,13 @@ func (c CRBMConfig) withDefaults() CRBMConfig {
 	if c.Epochs <= 0 {
 		c.Epochs = 50
 	}
+	switch {
+	case c.AverageLast == 0:
+		c.AverageLast = 5
+	case c.AverageLast < 0:
+		c.AverageLast = 0
+	}
+	c.AverageLast = min(c.AverageLast, c.Epochs)
 	if c.BatchSize <= 0 {
 		c.BatchSize = 100
 	}
@@ -193,6 +205,10 @@ type crbmWS struct {
 // as MatRBM does (see CRBMConfig). Column W_δ has a gradient term only in the
 // batch holding δ; in the other batches it evolves by the penalty and its
 // momentum alone, a linear map applied lazily (crbmDecay) when δ comes next.
+// The model returned holds, for every parameter, the mean of its values
+// after each batch of the last AverageLast epochs (MatRBM's running average
+// from epoch maxepoch − avglast on); the idle batches of a column of W enter
+// that mean through the same linear map (crbmDecay.advance).
 // An earlier version moved W_δ by η·(v0 − v1) per document, |B| times MatRBM's
 // step without momentum or decay: that CRBM reproduced its training
 // documents (extended priming on CAL500's training documents: P@1 = 1.00,
@@ -201,7 +217,8 @@ type crbmWS struct {
 // progress, when not nil, is called after each epoch with the mean squared
 // reconstruction error Σ_j (v0_j − v1_j)² per document. Empty documents are
 // skipped (they have no condition unit). Memory is about 4·V·|distinct term
-// sets| + 4·V·|Δ| bytes during training (W in float32).
+// sets| + 12·V·|Δ| bytes during training (W, its momentum and its running
+// sum in float32).
 func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed uint64, progress func(epoch int, reconErr float64)) (*CRBM, error) {
 	cfg = cfg.withDefaults()
 	if v <= 0 {
@@ -242,6 +259,22 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 	last := make([]int, len(train))     // batches applied to each column of W
 	dec := crbmDecay{eta: cfg.ConditionStep * cfg.LearningRate, mu: cfg.Momentum, p: cfg.Penalty}
 	step := 0 // batches done
+	// Averaging window: the iterates after batches winStart+1 … of the last
+	// AverageLast epochs; su, sd, sc, sw hold their running sums.
+	nb := (len(train) + cfg.BatchSize - 1) / cfg.BatchSize
+	winStart := (cfg.Epochs - cfg.AverageLast) * nb
+	var su, sd, sc []float64
+	var sw []float32
+	if cfg.AverageLast > 0 {
+		su, sd, sc = make([]float64, v*nh), make([]float64, v), make([]float64, nh)
+		sw = make([]float32, len(train)*v)
+	}
+	colSum := func(di int) []float32 {
+		if sw == nil {
+			return nil
+		}
+		return sw[di*v : (di+1)*v]
+	}
 
 	gu, gd, gc := make([]float64, v*nh), make([]float64, v), make([]float64, nh)
 	vu, vd, vc := make([]float64, v*nh), make([]float64, v), make([]float64, nh)
@@ -267,7 +300,7 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 			for _, di := range batch {
 				doc := train[di]
 				wd, vwd := w[di*v:(di+1)*v], vw[di*v:(di+1)*v]
-				dec.apply(wd, vwd, step-last[di])
+				dec.advance(wd, vwd, colSum(di), last[di], step-last[di], winStart)
 				// Positive phase: h0 = σ(c + Σ_{j∈δ} U_j).
 				copy(h0p, m.c)
 				for _, j := range doc {
@@ -326,6 +359,11 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 					vwd[j] = float32(vel)
 					wd[j] += float32(vel)
 				}
+				if sum := colSum(di); sum != nil && step+1 > winStart {
+					for j, x := range wd {
+						sum[j] += x
+					}
+				}
 				last[di] = step + 1
 				for k := range gc {
 					gc[k] += h0p[k] - h1[k]
@@ -344,13 +382,40 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 				m.c[i] += vc[i]
 			}
 			step++
+			if su != nil && step > winStart {
+				for i, x := range m.u {
+					su[i] += x
+				}
+				for i, x := range m.d {
+					sd[i] += x
+				}
+				for i, x := range m.c {
+					sc[i] += x
+				}
+			}
 		}
 		if progress != nil {
 			progress(epoch, recon/float64(len(train)))
 		}
 	}
 	for di := range train {
-		dec.apply(w[di*v:(di+1)*v], vw[di*v:(di+1)*v], step-last[di])
+		dec.advance(w[di*v:(di+1)*v], vw[di*v:(di+1)*v], colSum(di), last[di], step-last[di], winStart)
+	}
+	if su != nil {
+		inv := 1 / float64(step-winStart)
+		for i, x := range su {
+			m.u[i] = x * inv
+		}
+		for i, x := range sd {
+			m.d[i] = x * inv
+		}
+		for i, x := range sc {
+			m.c[i] = x * inv
+		}
+		w = sw
+		for i, x := range w {
+			w[i] = float32(float64(x) * inv)
+		}
 	}
 	// Collapse W into one averaged condition column per distinct term set.
 	m.index = make(map[string]int)
@@ -402,6 +467,52 @@ func (c crbmDecay) power(n int) [4]float64 {
 		a = mul(a, a)
 	}
 	return r
+}
+
+// powerSum returns Aⁿ and Σ_{k=1..n} Aᵏ (row-major 2×2) by doubling: with
+// P_m = Aᵐ and G_m = Σ_{k≤m} Aᵏ, G_{a+b} = G_a + P_a·G_b.
+func (c crbmDecay) powerSum(n int) (p, g [4]float64) {
+	mul := func(x, y [4]float64) [4]float64 {
+		return [4]float64{x[0]*y[0] + x[1]*y[2], x[0]*y[1] + x[1]*y[3], x[2]*y[0] + x[3]*y[2], x[2]*y[1] + x[3]*y[3]}
+	}
+	add := func(x, y [4]float64) [4]float64 {
+		return [4]float64{x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]}
+	}
+	p = [4]float64{1, 0, 0, 1}
+	bp := [4]float64{1 - c.eta*c.p, c.mu, -c.eta * c.p, c.mu}
+	bg := bp
+	for ; n > 0; n >>= 1 {
+		if n&1 == 1 {
+			g = add(g, mul(p, bg))
+			p = mul(p, bp)
+		}
+		bg = add(bg, mul(bp, bg))
+		bp = mul(bp, bp)
+	}
+	return p, g
+}
+
+// advance moves a column (w, vel), last updated after batch from, through n
+// batches without data gradient (batches from+1 … from+n), and adds to sum
+// (unless nil) the values w takes after those of them beyond batch winStart,
+// the averaging window of TrainCRBM.
+func (c crbmDecay) advance(w, vel, sum []float32, from, n, winStart int) {
+	if n <= 0 {
+		return
+	}
+	if sum != nil {
+		before := min(max(winStart-from, 0), n) // idle batches before the window
+		if in := n - before; in > 0 {
+			pre := c.power(before)
+			_, g := c.powerSum(in)
+			for j := range w {
+				x, y := float64(w[j]), float64(vel[j])
+				x, y = pre[0]*x+pre[1]*y, pre[2]*x+pre[3]*y
+				sum[j] += float32(g[0]*x + g[1]*y)
+			}
+		}
+	}
+	c.apply(w, vel, n)
 }
 
 // apply advances every (w[j], vel[j]) by n batches without data gradient.
@@ -989,7 +1100,7 @@ func (m *CRBM) gibbs(ws *crbmWS, q int, out []float64) {
 // Tuning records the CRBM's size and how its activations were estimated
 // (eval.Tuned): nothing of it is chosen on data.
 func (m *CRBM) Tuning() map[string]any {
-	t := map[string]any{"hidden": m.h, "epochs": m.cfg.Epochs, "batch": m.cfg.BatchSize}
+	t := map[string]any{"hidden": m.h, "epochs": m.cfg.Epochs, "batch": m.cfg.BatchSize, "average_last": m.cfg.AverageLast}
 	query := "starts each chain (§6.2.5)"
 	if m.cfg.ClampQuery {
 		query = "clamped on (§2.3)"
