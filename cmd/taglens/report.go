@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"os"
 	"path/filepath"
@@ -23,7 +24,7 @@ func init() {
 	register(command{name: "report", summary: "render eval report JSON files as a markdown document", run: runReport})
 }
 
-const reportSynopsis = "--in DIR --out FILE.md [--title T] [--intro FILE] [--claims FILE] [--corpora LIST]"
+const reportSynopsis = "--in DIR --out FILE.md [--title T] [--intro FILE] [--claims FILE] [--corpora LIST] [--charts DIR]"
 
 // runReport implements `taglens report`: it reads every *.json file of --in
 // (eval reports of `taglens eval --json` and training summaries of
@@ -37,7 +38,9 @@ const reportSynopsis = "--in DIR --out FILE.md [--title T] [--intro FILE] [--cla
 //     much, in every within-corpus report),
 //   - the paper's claims (--claims) next to the measured margins,
 //   - a table per report (P@1, P@2, P@5, P@10, MAP, AUC, p-values, notes),
-//     the 11-point precision-recall figures, baseline tuning and training runs.
+//     the 11-point precision-recall figures, baseline tuning and training runs,
+//   - with --charts, PNG figures (charts.go) of the headline and of every
+//     report's P@K and precision-recall curves, linked from the document.
 //
 // Every number comes from the input files; the output is a pure function of
 // them (same files → same bytes).
@@ -49,6 +52,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	intro := fs.String("intro", "", "markdown file inserted verbatim after the title")
 	claims := fs.String("claims", "", "TSV of the paper's claims: corpus, eval_corpus, protocol, subset, missing, ours, metric, paper_margin_%, statement ('-' = empty)")
 	corpora := fs.String("corpora", "", "corpus order of the tables, comma-separated (unlisted corpora follow alphabetically)")
+	charts := fs.String("charts", "", "directory to write PNG figures into, linked from the document (none when empty)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
@@ -76,8 +80,31 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("report: %w", err)
 		}
 	}
+	if *charts != "" {
+		set.chartLink = filepath.ToSlash(*charts)
+		if *out != "-" {
+			rel, err := filepath.Rel(filepath.Dir(*out), *charts)
+			if err != nil {
+				return fmt.Errorf("report: --charts: %w", err)
+			}
+			set.chartLink = filepath.ToSlash(rel)
+		}
+		set.charts = map[string][]byte{}
+	}
 	var b bytes.Buffer
 	set.render(&b, *title)
+	if len(set.charts) > 0 {
+		if err := os.MkdirAll(*charts, 0o755); err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		names := slices.Sorted(maps.Keys(set.charts))
+		for _, name := range names {
+			if err := writeReportFile(filepath.Join(*charts, name), set.charts[name]); err != nil {
+				return fmt.Errorf("report: %w", err)
+			}
+		}
+		fmt.Fprintf(stderr, "wrote %d figures in %s\n", len(names), *charts)
+	}
 	if *out == "-" {
 		_, err = stdout.Write(b.Bytes())
 		return err
@@ -119,6 +146,20 @@ type reportSet struct {
 	claims  []claim
 	order   []string
 	intro   string
+	// With --charts: the figures rendered (file name → PNG) and the path
+	// the document links them by.
+	charts    map[string][]byte
+	chartLink string
+}
+
+// figure records a PNG under name and writes its markdown image link; it does
+// nothing without --charts.
+func (s *reportSet) figure(w *bytes.Buffer, name, alt string, render func() []byte) {
+	if s.charts == nil {
+		return
+	}
+	s.charts[name] = render()
+	fmt.Fprintf(w, "![%s](%s/%s)\n\n", alt, s.chartLink, name)
 }
 
 // loadReportDir reads the JSON files of dir (sorted by name) and run.tsv, steps.tsv.
@@ -602,6 +643,8 @@ func (s *reportSet) renderHeadline(w *bytes.Buffer) {
 	fmt.Fprintln(w, "Mean ± standard error over the trials; the best value of each column in bold.")
 	fmt.Fprintln(w)
 	pivot(w, sel, func(r *loadedReport) string { return r.Corpus })
+	s.figure(w, "headline.png", "MAP and AUC per corpus and model, extended priming, test subsets, ± standard error",
+		func() []byte { return headlineChart(sel) })
 }
 
 // renderGoal checks the issue's goal on every within-corpus report: CE or
@@ -759,6 +802,8 @@ func (s *reportSet) renderDetails(w *bytes.Buffer) {
 				bold(m.MAP, bestMAP, pm(m.MAP, m.MAPSE)), bold(m.AUC, bestAUC, pm(m.AUC, m.AUCSE)), m.Queries, m.Docs)
 		}
 		fmt.Fprintln(w)
+		s.figure(w, strings.TrimSuffix(r.file, ".json")+".png", "P@K and precision-recall, "+r.label()+", ± standard error",
+			func() []byte { return reportChart(r) })
 		fmt.Fprintf(w, "Best vs runner-up, Student's t-test: MAP p = %s; AUC p = %s; P@2 p = %s.\n\n",
 			pValue(r, "map"), pValue(r, "auc"), pValue(r, "p@2"))
 		for _, n := range r.Notes {
