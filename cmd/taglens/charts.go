@@ -36,18 +36,20 @@ type chartPanel struct {
 	bars                  bool // grouped bars (one group per x tick) instead of lines
 }
 
-// chartColor gives each model the same colour in every figure; CE and
+// chartPalette gives each model the same colour in every figure; CE and
 // Siamese-CE get the strongest ones.
+var chartPalette = map[string]color.RGBA{
+	"siamese-ce": {214, 39, 40, 255}, "ce": {255, 127, 14, 255},
+	"random": {127, 127, 127, 255}, "lsa": {31, 119, 180, 255}, "pca": {23, 190, 207, 255},
+	"infotheo": {44, 160, 44, 255}, "skipgram": {188, 189, 34, 255}, "lda": {148, 103, 189, 255},
+	"plsa": {140, 86, 75, 255}, "crbm": {227, 119, 194, 255},
+	"siamese-ce-avg": {214, 39, 40, 255}, "ce-avg": {255, 127, 14, 255},
+	"siamese-ce-feature": {31, 119, 180, 255}, "ce-feature": {44, 160, 44, 255},
+}
+
+// chartColor returns the model's palette colour, black for an unknown name.
 func chartColor(name string) color.RGBA {
-	palette := map[string]color.RGBA{
-		"siamese-ce": {214, 39, 40, 255}, "ce": {255, 127, 14, 255},
-		"random": {127, 127, 127, 255}, "lsa": {31, 119, 180, 255}, "pca": {23, 190, 207, 255},
-		"infotheo": {44, 160, 44, 255}, "skipgram": {188, 189, 34, 255}, "lda": {148, 103, 189, 255},
-		"plsa": {140, 86, 75, 255}, "crbm": {227, 119, 194, 255},
-		"siamese-ce-avg": {214, 39, 40, 255}, "ce-avg": {255, 127, 14, 255},
-		"siamese-ce-feature": {31, 119, 180, 255}, "ce-feature": {44, 160, 44, 255},
-	}
-	if c, ok := palette[name]; ok {
+	if c, ok := chartPalette[name]; ok {
 		return c
 	}
 	return color.RGBA{0, 0, 0, 255}
