@@ -453,41 +453,34 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 //	(w, Δ) ← A·(w, Δ),  A = [[1 − ηp, μ], [−ηp, μ]].
 type crbmDecay struct{ eta, mu, p float64 }
 
-// power returns Aⁿ (row-major 2×2) by repeated squaring.
+// power returns Aⁿ (row-major 2×2).
 func (c crbmDecay) power(n int) [4]float64 {
-	r := [4]float64{1, 0, 0, 1}
-	a := [4]float64{1 - c.eta*c.p, c.mu, -c.eta * c.p, c.mu}
-	mul := func(x, y [4]float64) [4]float64 {
-		return [4]float64{x[0]*y[0] + x[1]*y[2], x[0]*y[1] + x[1]*y[3], x[2]*y[0] + x[3]*y[2], x[2]*y[1] + x[3]*y[3]}
-	}
-	for ; n > 0; n >>= 1 {
-		if n&1 == 1 {
-			r = mul(r, a)
-		}
-		a = mul(a, a)
-	}
-	return r
+	p, _ := c.powerSum(n)
+	return p
 }
 
-// powerSum returns Aⁿ and Σ_{k=1..n} Aᵏ (row-major 2×2) by doubling: with
-// P_m = Aᵐ and G_m = Σ_{k≤m} Aᵏ, G_{a+b} = G_a + P_a·G_b.
+// mul2 returns the product x·y of row-major 2×2 matrices.
+func mul2(x, y [4]float64) [4]float64 {
+	return [4]float64{x[0]*y[0] + x[1]*y[2], x[0]*y[1] + x[1]*y[3], x[2]*y[0] + x[3]*y[2], x[2]*y[1] + x[3]*y[3]}
+}
+
+// powerSum returns Aⁿ and Σ_{k=1..n} Aᵏ (row-major 2×2) by repeated
+// squaring: with P_m = Aᵐ and G_m = Σ_{k≤m} Aᵏ, P_{a+b} = P_a·P_b and
+// G_{a+b} = G_a + P_a·G_b.
 func (c crbmDecay) powerSum(n int) (p, g [4]float64) {
-	mul := func(x, y [4]float64) [4]float64 {
-		return [4]float64{x[0]*y[0] + x[1]*y[2], x[0]*y[1] + x[1]*y[3], x[2]*y[0] + x[3]*y[2], x[2]*y[1] + x[3]*y[3]}
-	}
 	add := func(x, y [4]float64) [4]float64 {
 		return [4]float64{x[0] + y[0], x[1] + y[1], x[2] + y[2], x[3] + y[3]}
 	}
 	p = [4]float64{1, 0, 0, 1}
-	bp := [4]float64{1 - c.eta*c.p, c.mu, -c.eta * c.p, c.mu}
-	bg := bp
+	bp := [4]float64{1 - c.eta*c.p, c.mu, -c.eta * c.p, c.mu} // A^(2^i)
+	bg := bp                                                  // G_(2^i)
 	for ; n > 0; n >>= 1 {
 		if n&1 == 1 {
-			g = add(g, mul(p, bg))
-			p = mul(p, bp)
+			g = add(g, mul2(p, bg))
+			p = mul2(p, bp)
 		}
-		bg = add(bg, mul(bp, bg))
-		bp = mul(bp, bp)
+		bg = add(bg, mul2(bp, bg))
+		bp = mul2(bp, bp)
 	}
 	return p, g
 }
