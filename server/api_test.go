@@ -187,7 +187,7 @@ func TestCreateModelErrors(t *testing.T) {
 func TestTrainCancelRestart(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
-	rec := ts.doJSON(http.MethodPost, "/api/models", `{"corpus_id":"`+c.ID+`","seed":3,"params":{"budget_seconds":60,"max_epochs1":1000,"patience":1000,"pretrain_iterations":-1}}`)
+	rec := ts.doJSON(http.MethodPost, "/api/models", `{"corpus_id":"`+c.ID+`","seed":3,"params":{"max_time_seconds":60,"max_epochs1":1000,"patience":1000,"pretrain_iterations":-1}}`)
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("create: got %d, want 202 (%s)", rec.Code, rec.Body)
 	}
@@ -235,7 +235,7 @@ func TestInterruptedAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &ModelRow{CorpusID: row.ID, Name: "m", Seed: 1, Params: json.RawMessage(`{"pretrain_iterations":-1,"budget_seconds":60,"max_epochs1":1000,"patience":1000}`)}
+	m := &ModelRow{CorpusID: row.ID, Name: "m", Seed: 1, Params: json.RawMessage(`{"pretrain_iterations":-1,"max_time_seconds":60,"max_epochs1":1000,"patience":1000}`)}
 	if err := st.InsertModel(ctx, m); err != nil {
 		t.Fatal(err)
 	}

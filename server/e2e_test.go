@@ -184,7 +184,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 
 	// 2. Train with fast settings; the model page shows live progress and then
 	// reloads itself into the ready model.
-	fast := map[string]string{"budget_seconds": "20", "hidden": "24,10", "max_epochs1": "3", "max_epochs2": "2",
+	fast := map[string]string{"max_time_seconds": "20", "hidden": "24,10", "max_epochs1": "3", "max_epochs2": "2",
 		"patience": "1", "epoch_examples": "4000", "alpha": "0.1", "lambda": "2", "topics": "8"}
 	actions := []chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/train?corpus=" + corpusID)}
 	for k, v := range fast {

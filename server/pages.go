@@ -192,7 +192,7 @@ func (p *pages) corpus(c echo.Context) error {
 
 // trainParamsHelp documents the training form; defaults are ce.Config's.
 var trainParamsHelp = []views.Param{
-	{Name: "budget_seconds", Label: "Time budget (s)", Value: "100", Type: "number", Help: "Wall-time budget of the whole training; each stage stops early when it runs out and keeps its best weights."},
+	{Name: "max_time_seconds", Label: "Time limit (s)", Value: "none", Type: "number", Help: "Optional wall-clock limit of the whole training; empty = none. Without a limit training stops by early stopping and the epoch limits, so the same seed gives the same model on any machine; with one, a stage cut short keeps its best weights and the model depends on the machine's speed."},
 	{Name: "hidden", Label: "Hidden layers", Value: "auto", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension. Empty = the paper's 100,100,10, or 100,100,50 above 3,000 terms."},
 	{Name: "topics", Label: "LDA topics", Value: "auto", Type: "number", Help: "Topics of the local context l(τ|δ) (Eq. 3); empty = chosen by held-out perplexity."},
 	{Name: "batch_size", Label: "Batch size", Value: "100", Type: "number", Help: "Mini-batch size of stage 1 (examples) and stage 2 (pairs)."},
@@ -253,7 +253,7 @@ func (p *pages) startTraining(c echo.Context) error {
 		}
 		return f
 	}
-	tp.BudgetSeconds = getf("budget_seconds")
+	tp.MaxTimeSeconds = getf("max_time_seconds")
 	tp.Topics = geti("topics")
 	tp.BatchSize = geti("batch_size")
 	tp.LearningRate = getf("learning_rate")

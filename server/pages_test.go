@@ -217,7 +217,7 @@ func TestTrainAndCompareForms(t *testing.T) {
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "early_stop") {
 		t.Errorf("bad early_stop: got %d %q, want 400 naming early_stop", rec.Code, rec.Body.String())
 	}
-	form = url.Values{"corpus_id": {c.ID}, "seed": {"2"}, "hidden": {"8,4"}, "budget_seconds": {"30"}, "max_epochs1": {"1000"}, "patience": {"1000"},
+	form = url.Values{"corpus_id": {c.ID}, "seed": {"2"}, "hidden": {"8,4"}, "max_time_seconds": {"30"}, "max_epochs1": {"1000"}, "patience": {"1000"},
 		"early_stop": {"extended-map"}}
 	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
 	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/models/") {

@@ -27,8 +27,6 @@ type Config struct {
 	// Demo, when true, loads the built-in demo corpus and trains a demo model on
 	// first start (an empty store).
 	Demo bool
-	// DemoBudget bounds the demo model's training time. Default 40 s.
-	DemoBudget time.Duration
 }
 
 func (c Config) withDefaults() Config {
@@ -40,9 +38,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TrainSlots <= 0 {
 		c.TrainSlots = runtime.NumCPU()
-	}
-	if c.DemoBudget <= 0 {
-		c.DemoBudget = 40 * time.Second
 	}
 	return c
 }

@@ -16,15 +16,18 @@ import (
 // TrainParams are the hyper-parameters accepted by POST /api/models ("params").
 // Zero or absent fields mean ce.Config's defaults.
 type TrainParams struct {
-	Hidden             []int   `json:"hidden,omitempty"`
-	Topics             int     `json:"topics,omitempty"`
-	BatchSize          int     `json:"batch_size,omitempty"`
-	LearningRate       float64 `json:"learning_rate,omitempty"`
-	MaxEpochs1         int     `json:"max_epochs1,omitempty"`
-	MaxEpochs2         int     `json:"max_epochs2,omitempty"`
-	Patience           int     `json:"patience,omitempty"`
-	EpochExamples      int     `json:"epoch_examples,omitempty"`
-	BudgetSeconds      float64 `json:"budget_seconds,omitempty"`
+	Hidden        []int   `json:"hidden,omitempty"`
+	Topics        int     `json:"topics,omitempty"`
+	BatchSize     int     `json:"batch_size,omitempty"`
+	LearningRate  float64 `json:"learning_rate,omitempty"`
+	MaxEpochs1    int     `json:"max_epochs1,omitempty"`
+	MaxEpochs2    int     `json:"max_epochs2,omitempty"`
+	Patience      int     `json:"patience,omitempty"`
+	EpochExamples int     `json:"epoch_examples,omitempty"`
+	// MaxTimeSeconds is an explicit wall-clock limit (ce.Config.MaxTime), off
+	// when zero: without it the same corpus, split, parameters and seed give
+	// the same model on any machine.
+	MaxTimeSeconds     float64 `json:"max_time_seconds,omitempty"`
 	PretrainIterations int     `json:"pretrain_iterations,omitempty"`
 	Alpha              float64 `json:"alpha,omitempty"`
 	Lambda             float64 `json:"lambda,omitempty"`
@@ -53,8 +56,8 @@ func (p TrainParams) validate() error {
 		return fmt.Errorf("learning_rate %g out of range", p.LearningRate)
 	case p.MaxEpochs1 < 0 || p.MaxEpochs2 < 0 || p.MaxEpochs1 > 100000 || p.MaxEpochs2 > 100000:
 		return fmt.Errorf("max_epochs out of range")
-	case p.Patience < 0 || p.EpochExamples < 0 || p.BudgetSeconds < 0 || p.BudgetSeconds > 7*24*3600:
-		return fmt.Errorf("patience, epoch_examples and budget_seconds must be non-negative")
+	case p.Patience < 0 || p.EpochExamples < 0 || p.MaxTimeSeconds < 0 || p.MaxTimeSeconds > 7*24*3600:
+		return fmt.Errorf("patience, epoch_examples and max_time_seconds must be non-negative (max_time_seconds at most a week)")
 	case p.Alpha < 0 || p.Lambda < 0 || p.WithinDoc < -1 || p.WithinDoc > 1:
 		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")
 	case p.EarlyStop != "" && p.EarlyStop != ce.EarlyStopP2 && p.EarlyStop != ce.EarlyStopMAP:
@@ -67,7 +70,7 @@ func (p TrainParams) config(seed uint64) ce.Config {
 	return ce.Config{
 		Seed: seed, Hidden: p.Hidden, Topics: p.Topics, BatchSize: p.BatchSize, LearningRate: p.LearningRate,
 		MaxEpochs1: p.MaxEpochs1, MaxEpochs2: p.MaxEpochs2, Patience: p.Patience, EpochExamples: p.EpochExamples,
-		Budget: time.Duration(p.BudgetSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
+		MaxTime: time.Duration(p.MaxTimeSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
 		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc, EarlyStop: p.EarlyStop,
 	}
 }

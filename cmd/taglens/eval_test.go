@@ -75,7 +75,7 @@ func makeEvalFixture(t *testing.T) evalFixture {
 			return
 		}
 		cfg := ce.Config{Seed: 3, Topics: 6, Hidden: []int{20, 10}, MaxEpochs1: 6, MaxEpochs2: 4, EpochExamples: 4000,
-			PretrainIterations: -1, Reproducible: true, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1}}
+			PretrainIterations: -1, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1}}
 		m, err := ce.Train(context.Background(), c, sp, cfg, nil)
 		if err != nil {
 			fixtureErr = err

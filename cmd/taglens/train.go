@@ -20,7 +20,7 @@ func init() {
 }
 
 const trainSynopsis = "--corpus PATH [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
-	"[--hidden 100,100,10] [--budget 110s] [--alpha A] [--lambda L] [--output-sample M] [--max-epochs1 N] [--max-epochs2 N] [--reproducible] [--json OUT]"
+	"[--hidden 100,100,10] [--max-time DURATION] [--alpha A] [--lambda L] [--output-sample M] [--max-epochs1 N] [--max-epochs2 N] [--json OUT]"
 
 // trainSummary is the --json output of taglens train.
 type trainSummary struct {
@@ -50,7 +50,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	seed := fs.Uint64("seed", 1, "random seed")
 	topics := fs.Int("topics", 0, "LDA topics (0 = automatic)")
 	hidden := fs.String("hidden", "", "hidden layer widths, comma-separated (default 100,100,10; 100,100,50 above 3000 terms)")
-	budget := fs.Duration("budget", 0, "wall-time safety net of the whole training; training normally ends by early stopping (default 110s, 9m above 1000 terms; negative = none)")
+	maxTime := fs.Duration("max-time", 0, "wall-clock limit of the whole training, off by default; training ends by early stopping or the epoch limits, so the same seed gives the same model file on any machine, which a limit gives up")
 	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
 	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")
 	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 3000 terms, 512 above; -1 = exact)")
@@ -66,7 +66,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	decay := fs.Float64("decay", 0, "learning-rate factor applied after every epoch of both stages (0 = default 0.95)")
 	termSmooth := fs.Float64("term-smooth", 0, "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); 0 = default: none up to 3000 terms, 0.5 above; negative = none")
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
-	repro := fs.Bool("reproducible", false, "ignore the time budget and record no timings: same seed → identical file")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -74,8 +73,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := requireFlags(fs, "corpus", "out"); err != nil {
 		return err
 	}
-	cfg := ce.Config{Seed: *seed, Topics: *topics, Budget: *budget, Alpha: *alpha, Lambda: *lambda,
-		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2, Reproducible: *repro,
+	cfg := ce.Config{Seed: *seed, Topics: *topics, MaxTime: *maxTime, Alpha: *alpha, Lambda: *lambda,
+		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2,
 		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, TermSmooth: *termSmooth, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
 		LearningRate: *lr}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
@@ -99,8 +98,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{msg: fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
 	}
-	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 || *patience < 0 {
-		return &usageError{msg: "--max-epochs1, --max-epochs2, --epoch-examples and --patience must not be negative"}
+	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 || *patience < 0 || *maxTime < 0 {
+		return &usageError{msg: "--max-epochs1, --max-epochs2, --epoch-examples, --patience and --max-time must not be negative"}
 	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {

@@ -39,7 +39,7 @@ func writeTagCorpus(t *testing.T, path string, n int) {
 }
 
 // TestTrainPrimeExport runs taglens train twice with the same seed (the model
-// files must be byte-identical with --reproducible), then prime --json and
+// files must be byte-identical), then prime --json and
 // export on the result.
 func TestTrainPrimeExport(t *testing.T) {
 	if testing.Short() {
@@ -53,7 +53,7 @@ func TestTrainPrimeExport(t *testing.T) {
 		out := filepath.Join(dir, fmt.Sprintf("m%d.tlm", i))
 		var stdout, stderr bytes.Buffer
 		args := []string{"train", "--corpus", docs, "--out", out, "--seed", "3", "--topics", "3", "--hidden", "8,4",
-			"--max-epochs1", "3", "--max-epochs2", "2", "--epoch-examples", "2000", "--alpha", "0.1", "--lambda", "1", "--reproducible", "--json", "-"}
+			"--max-epochs1", "3", "--max-epochs2", "2", "--epoch-examples", "2000", "--alpha", "0.1", "--lambda", "1", "--json", "-"}
 		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
 			t.Fatalf("train: %v\n%s", err, stderr.String())
 		}
@@ -74,7 +74,7 @@ func TestTrainPrimeExport(t *testing.T) {
 		files[i] = b
 	}
 	if !bytes.Equal(files[0], files[1]) {
-		t.Fatal("same seed with --reproducible gave different model files")
+		t.Fatal("same seed gave different model files")
 	}
 	model := filepath.Join(dir, "m0.tlm")
 

@@ -9,9 +9,12 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -69,7 +72,7 @@ func makeTestCorpus(seed uint64, nDocs int) *testCorpus {
 // smallConfig trains quickly and reproducibly on the test corpus.
 func smallConfig(seed uint64) Config {
 	return Config{Seed: seed, Topics: 6, Hidden: []int{20, 10}, MaxEpochs1: 8, MaxEpochs2: 6, EpochExamples: 4000,
-		PretrainIterations: 20, Reproducible: true, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1, 4}}
+		PretrainIterations: 20, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1, 4}}
 }
 
 var cachedModel *Model
@@ -567,5 +570,72 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s: got %v, want an error naming it", tc.want, err)
 		}
+	}
+}
+
+// TestTrainSameBytesAnyLoad trains the same configuration once on one
+// processor and once on two with a CPU-bound goroutine beside it: without an
+// explicit time limit, nothing of the machine's speed or scheduling may reach
+// the model file.
+func TestTrainSameBytesAnyLoad(t *testing.T) {
+	tc := makeTestCorpus(1, 600)
+	train := func(procs int, busy bool) []byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		stop := make(chan struct{})
+		var wg sync.WaitGroup
+		if busy {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				x := 1.0
+				for {
+					select {
+					case <-stop:
+						return
+					default:
+					}
+					for i := 0; i < 1e5; i++ {
+						x = x*1.0000001 + 1e-9
+					}
+				}
+			}()
+		}
+		m, err := Train(context.Background(), tc.c, tc.split, smallConfig(11), nil)
+		close(stop)
+		wg.Wait()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var buf bytes.Buffer
+		if err := m.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		return buf.Bytes()
+	}
+	quiet := train(1, false)
+	loaded := train(2, true)
+	if !bytes.Equal(quiet, loaded) {
+		t.Fatalf("GOMAXPROCS=1 and GOMAXPROCS=2 under load gave different model files (%d and %d bytes)", len(quiet), len(loaded))
+	}
+}
+
+// TestMaxTimeCutsTraining checks that an explicit wall-clock limit still
+// works: a limit far below the training time ends both stages early and says
+// so in their stop reasons.
+func TestMaxTimeCutsTraining(t *testing.T) {
+	tc := makeTestCorpus(1, 600)
+	cfg := smallConfig(7)
+	cfg.MaxTime = time.Millisecond
+	cfg.Patience = 100
+	m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := m.Info()
+	if in.StopReason1 != "time limit" || in.StopReason2 != "time limit" {
+		t.Fatalf("stop reasons %q, %q: want the time limit for both stages", in.StopReason1, in.StopReason2)
+	}
+	if in.Epochs1 != 1 || in.Epochs2 != 1 {
+		t.Fatalf("epochs %d, %d under a 1 ms limit: want 1 and 1", in.Epochs1, in.Epochs2)
 	}
 }

@@ -71,24 +71,16 @@ type Config struct {
 	// EvalEvery is the number of epochs between validation evaluations. Default 1.
 	EvalEvery int
 
-	// Budget is a wall-time safety net for the whole training (features, LDA,
-	// all stages). Training normally ends by early stopping (Patience) or the
-	// epoch limits, which on a quiet two-core machine end the mtg-jamendo run
-	// (161 terms) in about a minute; the budget only cuts a stage short when
-	// the machine is much slower or loaded: stage 1 may then use half of what
-	// remains after LDA and pre-training, stage 2 the rest, and each keeps its
-	// best weights. Default 110 s for vocabularies of up to 1000 terms
-	// (issue 3: the mtg-jamendo run ends within two minutes) and 9 minutes above
-	// (issue 7: lastfm-hetrec, 9,743 terms, within ten minutes). A negative
-	// Budget disables the safety net.
-	Budget time.Duration
-
-	// Reproducible makes the model file a pure function of the corpus, split and
-	// configuration: the wall-time Budget is ignored (the epoch limits and early
-	// stopping still apply) and no elapsed times are recorded in the training log.
-	// Without it, the file is still identical for the same seed whenever the
-	// budget does not cut a stage short, except for the logged elapsed times.
-	Reproducible bool
+	// MaxTime is an explicit wall-clock limit on the whole training (features,
+	// LDA, all stages); zero, the default, means none. Training ends by early
+	// stopping (Patience) or the epoch limits, which count examples and
+	// evaluations, never seconds, so the same corpus, split, configuration and
+	// seed give a byte-identical model file whatever the machine, its load or
+	// GOMAXPROCS. A positive MaxTime is the user's own choice to trade that for
+	// a bound: stage 1 may then use half of what remains after LDA and
+	// pre-training, stage 2 the rest, each keeps its best weights, and the stop
+	// reason says that the limit cut it ("time limit").
+	MaxTime time.Duration
 
 	// ValidDocs caps the validation documents used for early stopping. When the
 	// split has no validation documents, this many training documents (default 300,
@@ -280,24 +272,6 @@ const (
 	DefaultOutputSample = 512
 )
 
-// largeVocabulary is the vocabulary size above which ml/features switches to
-// the randomized PCA (features.DefaultExactMaxTerms) and the default Budget
-// grows to 9 minutes.
-const largeVocabulary = 1000
-
-// budget returns the wall-time safety net for a vocabulary of v terms (0: none).
-func (c Config) budget(v int) time.Duration {
-	switch {
-	case c.Budget < 0:
-		return 0
-	case c.Budget > 0:
-		return c.Budget
-	case v > largeVocabulary:
-		return 9 * time.Minute
-	}
-	return 110 * time.Second
-}
-
 // outputSample returns M of the sampled Eq. 5 for a vocabulary of v terms, or 0
 // for the exact loss.
 func (c Config) outputSample(v int) int {
@@ -316,13 +290,11 @@ func (c Config) outputSample(v int) int {
 var LargeHidden = []int{100, 100, 50}
 
 // forVocabulary returns c with the defaults that depend on the vocabulary
-// size v filled in (after withDefaults): the Budget safety net (0 when there
-// is none), Hidden ({100, 100, 10}, or LargeHidden above SampleAbove terms),
+// size v filled in (after withDefaults): Hidden ({100, 100, 10}, or LargeHidden above SampleAbove terms),
 // β = √dim(CE) (§4.3.3), TermNorm (none, or unit above SampleAbove terms) and
 // TermSmooth (none, or DefaultTermSmooth above SampleAbove terms; a negative
 // value becomes 0).
 func (c Config) forVocabulary(v int) Config {
-	c.Budget = c.budget(v)
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{100, 100, 10}
 		if v > SampleAbove {
@@ -412,6 +384,8 @@ func (c Config) check() error {
 		return fmt.Errorf("weight average γ %v: must be below 1 (negative for none)", c.Average)
 	case c.WithinDoc > 1 || c.WithinDocI3 > 1:
 		return fmt.Errorf("within-document pair fractions %v, %v: must be at most 1", c.WithinDoc, c.WithinDocI3)
+	case c.MaxTime < 0:
+		return fmt.Errorf("time limit %v: must not be negative (zero for none)", c.MaxTime)
 	case math.IsNaN(c.TermSmooth) || math.IsInf(c.TermSmooth, 0):
 		return fmt.Errorf("term smoothing α %v: must be finite", c.TermSmooth)
 	}

@@ -11,7 +11,7 @@ import (
 // demoConfig keeps the demo-corpus training short and reproducible.
 func demoConfig(seed uint64) Config {
 	return Config{Seed: seed, MaxEpochs1: 6, MaxEpochs2: 6, PretrainIterations: 15, EpochExamples: 15000,
-		Reproducible: true, AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1}}
+		AlphaGrid: []float64{0.2}, LambdaGrid: []float64{1}}
 }
 
 // TestDemoCorpus trains twice on the built-in demo corpus (ml/corpus.Demo) with

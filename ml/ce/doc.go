@@ -40,7 +40,8 @@
 // best weights kept → "ce") → stage 2 (α, λ chosen by short
 // pilot runs on validation P@2 unless set; then early-stopped training →
 // "siamese-ce"). Stages normally end by early stopping (Config.Patience) or
-// their epoch limits; the wall-time Config.Budget is only a safety net. Every
+// their epoch limits, which count examples and evaluations, never seconds; a
+// wall-clock limit (Config.MaxTime) applies only when the caller sets one. Every
 // mini-batch goes through nn.Trainer, which splits it into two fixed parts run
 // concurrently and reduces their gradients in order, so a seed determines the
 // model.

@@ -5,7 +5,6 @@ import (
 	"io"
 	"math"
 	"slices"
-	"time"
 
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/features"
@@ -27,7 +26,6 @@ type LogEntry struct {
 	// ValidMAP is the MAP of the extended priming protocol (Eq. 9, 11) on the
 	// validation documents (zero in files of format version < 3).
 	ValidMAP float64
-	Elapsed  time.Duration // wall time since Train started (zero when Config.Reproducible)
 }
 
 // Info records how a model was trained: the resolved hyper-parameters, the data
@@ -277,7 +275,7 @@ func encodeInfo(e *encoder, in *Info) {
 		e.int(l.Epoch)
 		e.f64(l.Loss)
 		e.f64(l.ValidP2)
-		e.u64(uint64(l.Elapsed))
+		e.u64(0) // elapsed time, kept in the format; never recorded, so a seed determines the file
 	}
 	e.int(in.OutputSample) // since version 2
 	// Since version 3: the early-stopping criterion, the validation MAP of the
@@ -320,7 +318,8 @@ func decodeInfo(d *decoder, version uint32) Info {
 	in.StopReason2 = d.str()
 	n := d.length(8 * 5)
 	for i := 0; i < n && d.err == nil; i++ {
-		in.Log = append(in.Log, LogEntry{Stage: d.str(), Epoch: d.int(), Loss: d.f64(), ValidP2: d.f64(), Elapsed: time.Duration(d.u64())})
+		in.Log = append(in.Log, LogEntry{Stage: d.str(), Epoch: d.int(), Loss: d.f64(), ValidP2: d.f64()})
+		d.u64() // elapsed time: older files could record it; ignored
 	}
 	if version >= 2 {
 		in.OutputSample = d.int()

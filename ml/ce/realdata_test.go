@@ -74,7 +74,7 @@ func readTestSplit(t *testing.T, path string, c *corpus.Corpus) corpus.Split {
 // seed, epochs, epoch size and α, λ for both arms, and a patience larger than
 // the epochs, so that both arms see exactly the same number of updates.
 func compareConfig() Config {
-	return Config{Seed: 1, Reproducible: true, Topics: 20, MaxEpochs1: 6, MaxEpochs2: 4, Patience: 100,
+	return Config{Seed: 1, Topics: 20, MaxEpochs1: 6, MaxEpochs2: 4, Patience: 100,
 		EpochExamples: 40000, Alpha: 0.05, Lambda: 1}
 }
 

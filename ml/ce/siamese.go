@@ -32,7 +32,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 				if err := t.ctx.Err(); err != nil {
 					return validation{}, 0, 0, "", err
 				}
-				if b > 0 && t.overBudget(deadline) {
+				if b > 0 && t.overTime(deadline) {
 					break // evaluate the partial epoch, then stop
 				}
 			}
@@ -46,13 +46,13 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		}
 		epochs = epoch
 		loss := sum / float64(cnt)
-		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overBudget(deadline) {
+		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overTime(deadline) {
 			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
 			if err != nil {
 				return validation{}, 0, 0, "", err
 			}
-			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt, Elapsed: t.elapsed()})
+			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt})
 			if cfg.epochHook != nil {
 				cfg.epochHook(stage, epoch, t)
 			}
@@ -68,8 +68,8 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 				break
 			}
 		}
-		if t.overBudget(deadline) {
-			reason = "time budget (safety net)"
+		if t.overTime(deadline) {
+			reason = "time limit"
 			break
 		}
 	}
@@ -91,7 +91,7 @@ func (t *trainer) stage2() error {
 	cfg := t.cfg
 	info := &t.m.info
 	start := t.elapsed()
-	remaining := cfg.Budget - start
+	remaining := cfg.MaxTime - start
 	epochPairs := cfg.EpochExamples
 	if epochPairs == 0 {
 		epochPairs = DefaultEpochExamples
@@ -106,11 +106,12 @@ func (t *trainer) stage2() error {
 	stage1 := slices.Clone(t.net.Params)
 	alpha, lambda := alphas[0], lambdas[0]
 	var bestParams []float64
-	// Pilots need time: with less than 20 s of budget left for stage 2 the grid
-	// is skipped and its first values are used (recorded in Info).
-	if len(alphas)*len(lambdas) > 1 && (cfg.Reproducible || cfg.Budget <= 0 || remaining > 20*time.Second) {
-		// Pilots: one short epoch each (a quarter of an epoch's pairs), together
-		// at most 30 % of the remaining budget.
+	// Pilots need time: under an explicit time limit with less than 20 s left
+	// for stage 2 the grid is skipped and its first values are used (recorded
+	// in Info).
+	if len(alphas)*len(lambdas) > 1 && (cfg.MaxTime <= 0 || remaining > 20*time.Second) {
+		// Pilots: one short epoch each (a quarter of an epoch's pairs); under a
+		// time limit, together at most 30 % of the time that remains.
 		pilotPairs := max(epochPairs/4, cfg.BatchSize)
 		per := time.Duration(float64(remaining) * 0.3 / float64(len(alphas)*len(lambdas)))
 		bestScore := math.Inf(-1)
@@ -134,7 +135,7 @@ func (t *trainer) stage2() error {
 		copy(t.net.Params, bestParams)
 	}
 	info.Alpha, info.Lambda = alpha, lambda
-	best, bestEpoch, epochs, reason, err := t.runSiamese("stage2", alpha, lambda, cfg.MaxEpochs2, epochPairs, cfg.Budget, 0.65, 1)
+	best, bestEpoch, epochs, reason, err := t.runSiamese("stage2", alpha, lambda, cfg.MaxEpochs2, epochPairs, cfg.MaxTime, 0.65, 1)
 	if err != nil {
 		return err
 	}

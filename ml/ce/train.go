@@ -86,10 +86,10 @@ func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config
 
 func (t *trainer) elapsed() time.Duration { return time.Since(t.start) }
 
-// overBudget reports whether the wall-time safety net's deadline has passed
-// (never in reproducible mode or without a budget).
-func (t *trainer) overBudget(deadline time.Duration) bool {
-	return !t.cfg.Reproducible && t.cfg.Budget > 0 && t.elapsed() > deadline
+// overTime reports whether the explicit wall-clock limit's deadline for the
+// current stage has passed (never without Config.MaxTime).
+func (t *trainer) overTime(deadline time.Duration) bool {
+	return t.cfg.MaxTime > 0 && t.elapsed() > deadline
 }
 
 func (t *trainer) report(p Progress) {
@@ -104,8 +104,8 @@ func (t *trainer) report(p Progress) {
 	if p.Fraction > 0.02 && p.Fraction < 1 {
 		el := t.elapsed()
 		p.ETA = time.Duration(float64(el) * (1 - p.Fraction) / p.Fraction).Round(time.Second)
-		if !t.cfg.Reproducible && t.cfg.Budget > 0 {
-			p.ETA = min(p.ETA, max(t.cfg.Budget-el, 0)).Round(time.Second)
+		if t.cfg.MaxTime > 0 {
+			p.ETA = min(p.ETA, max(t.cfg.MaxTime-el, 0)).Round(time.Second)
 		}
 	}
 	t.progress(p)
@@ -246,11 +246,6 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		return nil, err
 	}
 	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
-	if cfg.Reproducible {
-		for i := range info.Log {
-			info.Log[i].Elapsed = 0
-		}
-	}
 	t.m.init()
 	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
 		Message: fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random)})
@@ -439,7 +434,7 @@ func (t *trainer) stage1() error {
 	cfg := t.cfg
 	set := t.set
 	prep := t.elapsed()
-	deadline := prep + (cfg.Budget-prep)/2
+	deadline := prep + (cfg.MaxTime-prep)/2
 	limit := cfg.EpochExamples
 	if limit == 0 {
 		limit = DefaultEpochExamples
@@ -460,7 +455,7 @@ func (t *trainer) stage1() error {
 				if err := t.ctx.Err(); err != nil {
 					return err
 				}
-				if b > 0 && t.overBudget(deadline) {
+				if b > 0 && t.overTime(deadline) {
 					break // evaluate the partial epoch, then stop
 				}
 			}
@@ -474,13 +469,13 @@ func (t *trainer) stage1() error {
 		}
 		epochs = epoch
 		loss := sum / float64(cnt)
-		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overBudget(deadline) {
+		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overTime(deadline) {
 			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
 			if err != nil {
 				return err
 			}
-			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt, Elapsed: t.elapsed()})
+			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt})
 			if cfg.epochHook != nil {
 				cfg.epochHook("stage1", epoch, t)
 			}
@@ -494,8 +489,8 @@ func (t *trainer) stage1() error {
 				break
 			}
 		}
-		if t.overBudget(deadline) {
-			info.StopReason1 = "time budget (safety net)"
+		if t.overTime(deadline) {
+			info.StopReason1 = "time limit"
 			break
 		}
 	}
@@ -521,7 +516,7 @@ func weightsOf(opt *nn.SGD, params []float64) []float64 {
 }
 
 func (t *trainer) stageFrac(from, to time.Duration) float64 {
-	if t.cfg.Reproducible || to <= from {
+	if t.cfg.MaxTime <= 0 || to <= from {
 		return 0
 	}
 	return min(1, float64(t.elapsed()-from)/float64(to-from))
