@@ -1,0 +1,167 @@
+#!/usr/bin/env bash
+# docs/suite.sh — regenerate docs/suite.md: what `taglens train` with no flags
+# gives on each corpus of the development suite, against every baseline.
+#
+# usage: docs/suite.sh [--force] [--only CORPORA] [--jobs N] [--render-only]
+#
+#   --force        ignore every cached result and retrain every model
+#   --only CORPORA comma-separated corpora to run (default: the whole suite; the
+#                  document is rendered from whatever results exist)
+#   --jobs N       steps run at the same time (default 1). Training times are
+#                  measured while the other jobs run, so --jobs 1 gives the
+#                  figures of a machine doing nothing else
+#   --render-only  only re-render docs/suite.md from docs/suite/*
+#
+# For every corpus: `taglens train` with the defaults (no flag but --seed) for
+# seeds 1, 2, 3, each timed with its peak memory (/usr/bin/time); then
+# `taglens eval --subset test --baselines all --trials 3` under the extended and
+# the priming protocols (trial i uses the model of seed i and baseline seed i);
+# then `taglens suite` renders the table. Corpora with a split.tsv use it; the
+# others use the seeded split `taglens train` draws (a different one per seed).
+#
+# Caching: a step whose output exists is skipped; results are valid for one
+# state of the code (ml/, cmd/taglens, go.mod, go.sum), whose id is kept in
+# docs/suite/CODE_ID: a different id discards them.
+#
+# Environment: TAGLENS_DATA (default ../shared/data next to the repository),
+# TAGLENS_WORK (models, logs, binary; default ${TMPDIR:-/tmp}/taglens-suite/CODE_ID).
+set -euo pipefail
+
+force=0
+only=""
+jobs=1
+render_only=0
+while (($#)); do
+	case $1 in
+	--force) force=1 ;;
+	--only)
+		only=${2:?--only needs a list}
+		shift
+		;;
+	--jobs)
+		jobs=${2:?--jobs needs a number}
+		shift
+		;;
+	--render-only) render_only=1 ;;
+	-h | --help)
+		sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
+		exit 0
+		;;
+	*)
+		echo "suite.sh: unknown argument $1 (see --help)" >&2
+		exit 2
+		;;
+	esac
+	shift
+done
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+out=docs/suite
+mkdir -p "$out"
+
+data=${TAGLENS_DATA:-$root/../shared/data}
+if [[ ! -d $data/cal500 ]]; then
+	echo "suite.sh: the development suite's data is not at $data (set TAGLENS_DATA)" >&2
+	exit 1
+fi
+data=$(cd "$data" && pwd)
+
+suite=(cal500 corel5k mtg-jamendo magnatagatune-top50 msd-lastfm-top50 lastfm-hetrec
+	whats-cooking steam-tags citeulike-a github-topics movielens-small)
+if [[ -n $only ]]; then
+	IFS=, read -r -a suite <<<"$only"
+fi
+seeds=(1 2 3)
+
+code_paths=(ml cmd/taglens go.mod go.sum)
+code_id=$(git ls-files -co --exclude-standard -- "${code_paths[@]}" | LC_ALL=C sort |
+	while IFS= read -r f; do if [[ -f $f ]]; then sha1sum -- "$f"; fi; done | sha1sum | cut -c1-12)
+work=${TAGLENS_WORK:-${TMPDIR:-/tmp}/taglens-suite/$code_id}
+mkdir -p "$work/models" "$work/logs"
+bin=$work/taglens
+
+if ((render_only == 0)); then
+	if [[ -f $out/CODE_ID && $(cat "$out/CODE_ID") != "$code_id" ]]; then
+		echo "suite.sh: the code changed since the cached results ($(cat "$out/CODE_ID") → $code_id): regenerating everything" >&2
+		force=1
+	fi
+	if ((force)); then
+		rm -f "$out"/*.json "$out"/*.time
+	fi
+	echo "$code_id" >"$out/CODE_ID"
+	git rev-parse HEAD >"$out/COMMIT"
+fi
+go build -o "$bin" ./cmd/taglens
+
+# split_flags CORPUS: --split for corpora that ship one.
+split_flags() {
+	if [[ -f $data/$1/split.tsv ]]; then
+		echo "--split $data/$1/split.tsv"
+	fi
+}
+
+# train_one CORPUS SEED: the default model of CORPUS with SEED, timed.
+train_one() {
+	local c=$1 s=$2
+	local m=$work/models/$c-s$s.tlm
+	[[ -s $out/train-$c-s$s.json && -s $m ]] && return 0
+	echo "suite.sh: train $c seed $s" >&2
+	# shellcheck disable=SC2046
+	if ! /usr/bin/time -f '%e\t%M\t%U\t%S' -o "$out/train-$c-s$s.time" \
+		"$bin" train --corpus "$data/$c/docs.tsv" $(split_flags "$c") --seed "$s" \
+		--out "$m" --json "$out/train-$c-s$s.json" 2>"$work/logs/train-$c-s$s.log"; then
+		echo "suite.sh: training $c seed $s failed; see $work/logs/train-$c-s$s.log" >&2
+		rm -f "$out/train-$c-s$s.json"
+		return 1
+	fi
+}
+
+# eval_one CORPUS PROTOCOL: the three trials of PROTOCOL on the test documents.
+eval_one() {
+	local c=$1 p=$2
+	[[ -s $out/$c.$p.json ]] && return 0
+	local models="" s
+	for s in "${seeds[@]}"; do models+="${models:+,}$work/models/$c-s$s.tlm"; done
+	echo "suite.sh: eval $c $p" >&2
+	# shellcheck disable=SC2046
+	if ! /usr/bin/time -f '%e\t%M\t%U\t%S' -o "$out/eval-$c-$p.time" \
+		"$bin" eval --model "$models" --corpus "$data/$c/docs.tsv" $(split_flags "$c") \
+		--subset test --protocol "$p" --baselines all --trials 3 \
+		--json "$out/$c.$p.json" 2>"$work/logs/eval-$c-$p.log"; then
+		echo "suite.sh: evaluating $c ($p) failed; see $work/logs/eval-$c-$p.log" >&2
+		rm -f "$out/$c.$p.json"
+		return 1
+	fi
+}
+
+# corpus_all CORPUS: every step of one corpus, in order.
+corpus_all() {
+	local c=$1 s p
+	for s in "${seeds[@]}"; do train_one "$c" "$s" || return 1; done
+	for p in extended priming; do eval_one "$c" "$p" || return 1; done
+}
+
+failed=0
+if ((render_only == 0)); then
+	start=$(date +%s)
+	running=0
+	for c in "${suite[@]}"; do
+		corpus_all "$c" &
+		running=$((running + 1))
+		if ((running >= jobs)); then
+			wait -n || failed=1
+			running=$((running - 1))
+		fi
+	done
+	while ((running > 0)); do
+		wait -n || failed=1
+		running=$((running - 1))
+	done
+	printf 'code id\t%s\ncommit\t%s\nwall seconds\t%s\njobs\t%s\nprocessors\t%s\n' \
+		"$code_id" "$(git rev-parse --short HEAD)" "$(($(date +%s) - start))" "$jobs" "$(nproc)" >"$out/run.tsv"
+fi
+
+"$bin" suite --in "$out" --out docs/suite.md
+echo "suite.sh: wrote docs/suite.md" >&2
+exit $failed
