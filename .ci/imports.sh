@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Import direction (STYLE.md): ml/... and tsne never import the web side; tsne never imports ml.
+# Import direction (docs/design.md): ml/... and tsne never import the web side; tsne never imports ml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)

@@ -83,7 +83,7 @@ fi
 # Training settings of every CE / Siamese-CE model of the reproduction (on top of
 # `taglens train`'s defaults). Early stopping selects on validation extended-priming
 # MAP with a patience of 6 evaluations instead of the default validation priming
-# P@2 with 3 (SPEC item 8): on the 40 validation documents of CAL500 priming P@2 is
+# P@2 with 3 (design.md, decision 8): on the 40 validation documents of CAL500 priming P@2 is
 # a single-rank figure too noisy to select with, and Corel5K's stages were still
 # improving when a patience of 3 stopped them. The measurements behind this choice,
 # and the default criterion's figures, are in docs/results/analysis.md.

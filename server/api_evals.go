@@ -250,7 +250,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		return fmt.Errorf("no document to evaluate")
 	}
 
-	// The models of the report: baselines in SPEC order, then each model's variants.
+	// The models of the report: baselines in report order, then each model's variants.
 	type entry struct {
 		name     string
 		baseline string // baseline name, trained per trial

@@ -11,7 +11,7 @@ import (
 
 type jobsAPI struct{ s *Server }
 
-// jobJSON is the API form of a job (SPEC: id, kind, state, progress, stage, message).
+// jobJSON is the API form of a job (API contract: id, kind, state, progress, stage, message).
 type jobJSON struct {
 	ID        string  `json:"id"`
 	Kind      string  `json:"kind"`

@@ -23,7 +23,7 @@ import (
 	"github.com/taglens/taglens/tsne"
 )
 
-// MapPoint is one point of an explorer map (SPEC: x, y, term, doc_id, kind).
+// MapPoint is one point of an explorer map (API contract: x, y, term, doc_id, kind).
 type MapPoint struct {
 	X       float64  `json:"x"`
 	Y       float64  `json:"y"`

@@ -200,7 +200,7 @@ var trainParamsHelp = []views.Param{
 	{Name: "max_epochs1", Label: "Max epochs, stage 1", Value: "30", Type: "number", Help: "Prediction learning (Eq. 5); early stopping on validation P@2."},
 	{Name: "max_epochs2", Label: "Max epochs, stage 2", Value: "20", Type: "number", Help: "Siamese distance learning (Eq. 6-7)."},
 	{Name: "early_stop", Label: "Early stopping on", Value: ce.EarlyStopP2, Options: []string{ce.EarlyStopP2, ce.EarlyStopMAP},
-		Help: "Validation criterion that picks the kept weights and stops each stage: priming P@2 (SPEC default) or extended-priming MAP (the setting of docs/results.md; steadier on small validation sets)."},
+		Help: "Validation criterion that picks the kept weights and stops each stage: priming P@2 (the default) or extended-priming MAP (the setting of docs/results.md; steadier on small validation sets)."},
 	{Name: "patience", Label: "Patience", Value: "3", Type: "number", Help: "Validation checks without a new best before a stage stops."},
 	{Name: "epoch_examples", Label: "Examples per epoch", Value: "120000", Type: "number", Help: "Examples (stage 1) or pairs (stage 2) per epoch, the period between validation checks: a random part of one pass on a large corpus, several passes on a small one."},
 	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen on validation P@2."},

@@ -24,7 +24,7 @@ func (s *Server) routes() *echo.Echo {
 	// Static assets from the binary.
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(static.FS))))
 
-	// JSON API (SPEC.md "HTTP JSON API").
+	// JSON API (docs/api.md).
 	api := e.Group("/api")
 	corp := &corporaAPI{s}
 	api.POST("/corpora", corp.create, upload)

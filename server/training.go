@@ -33,7 +33,7 @@ type TrainParams struct {
 	Lambda             float64 `json:"lambda,omitempty"`
 	WithinDoc          float64 `json:"within_doc,omitempty"`
 	// EarlyStop is the validation criterion of early stopping: "priming-p2"
-	// (the default, SPEC item 8) or "extended-map" (ce.Config.EarlyStop).
+	// (the default, design.md, decision 8) or "extended-map" (ce.Config.EarlyStop).
 	EarlyStop string `json:"early_stop,omitempty"`
 }
 

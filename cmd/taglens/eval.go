@@ -27,7 +27,7 @@ const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|vali
 	"[--split PATH] [--oov PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
 	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT]"
 
-// baselineOrder is the report order of the baselines (SPEC.md model names).
+// baselineOrder is the report order of the baselines (docs/design.md model names).
 var baselineOrder = baselines.Names
 
 // evalConfig is the parsed command line of taglens eval.
@@ -299,7 +299,7 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 		rep.EvalCorpus = cross.Name
 	}
 
-	// The models of the report, in SPEC order: baselines, then the variants.
+	// The models of the report, in report order: baselines, then the variants.
 	var names []string
 	for _, b := range cfg.baselines {
 		scope := baselines.Scope{Protocol: cfg.protocol, Subset: cfg.subset, Cross: cross != nil,

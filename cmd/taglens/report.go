@@ -303,7 +303,7 @@ func readClaims(r io.Reader) ([]claim, error) {
 var (
 	settingOrder = []eval.Setting{eval.WithinCorpus, eval.CrossCorpora, eval.IncompleteContext, eval.OOVSetting}
 	subsetOrder  = []string{"train", "valid", "test", "all", "oov"}
-	// modelOrder is the SPEC order of model names; others follow alphabetically.
+	// modelOrder is the report order of model names; others follow alphabetically.
 	modelOrder = append(slices.Clone(baselineOrder), "ce", "siamese-ce", "ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg")
 	// ourModels are the paper's models (CE and Siamese-CE and their OOV variants).
 	ourModels = []string{"ce", "siamese-ce", "ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}

@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -58,7 +59,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default 20)")
 	patience := fs.Int("patience", 0, "validation evaluations without improvement before a stage stops (0 = 3)")
 	epochEx := fs.Int("epoch-examples", 0, "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations (0 = 120000)")
-	earlyStop := fs.String("early-stop", ce.EarlyStopP2, "validation criterion of early stopping: "+ce.EarlyStopP2+" (priming P@2, SPEC item 8) or "+ce.EarlyStopMAP+" (extended-priming MAP)")
+	earlyStop := fs.String("early-stop", ce.EarlyStopP2, "validation criterion of early stopping: "+ce.EarlyStopP2+" (priming P@2, design.md, decision 8) or "+ce.EarlyStopMAP+" (extended-priming MAP)")
 	scaling := fs.String("input-scaling", ce.DefaultInputScaling, "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common")
 	average := fs.Float64("average", 0, "γ of the moving average of the weights used for validation and saved (0 = default 0.998; negative = last SGD iterate)")
 	withinDoc := fs.Float64("within-doc", 0, "fraction of stage-2 I1 pairs drawn from two terms of one training document (0 = default 0.5; negative = none, the paper's random pairing)")
@@ -67,8 +68,23 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	termSmooth := fs.Float64("term-smooth", 0, "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); 0 = default: none up to 3000 terms, 0.5 above; negative = none")
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err != nil {
+			return fmt.Errorf("train: %w", err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			f.Close()
+			return fmt.Errorf("train: %w", err)
+		}
+		defer func() {
+			pprof.StopCPUProfile()
+			f.Close()
+		}()
 	}
 	if err := requireFlags(fs, "corpus", "out"); err != nil {
 		return err

@@ -72,7 +72,7 @@ type Primed struct {
 	InDoc    bool    `json:"in_doc"`
 }
 
-// A PrimeResult is the answer to Prime (the JSON shape of SPEC's prime API).
+// A PrimeResult is the answer to Prime (the JSON shape of prime API of docs/api.md).
 type PrimeResult struct {
 	OOV      []string            `json:"oov"`
 	Extended []Primed            `json:"extended"`

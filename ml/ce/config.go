@@ -65,7 +65,7 @@ type Config struct {
 	MaxEpochs1, MaxEpochs2 int
 
 	// Patience is the number of consecutive validation evaluations without a new
-	// best P@2 after which a stage stops (early stopping, SPEC item 8). Default 3.
+	// best P@2 after which a stage stops (early stopping, design.md, decision 8). Default 3.
 	Patience int
 
 	// EvalEvery is the number of epochs between validation evaluations. Default 1.
@@ -130,11 +130,11 @@ type Config struct {
 
 	// WithinDoc is the fraction of I1 (positive, positive) pairs drawn from two
 	// different terms of one training document rather than from two random
-	// positive examples (SPEC item 7 permits it). A negative value means 0 (the
+	// positive examples (design.md, decision 7 permits it). A negative value means 0 (the
 	// paper's random pairing); zero means the default 0.5. Likewise, WithinDocI3
 	// is the fraction of I3 pairs whose negative example is synthesised from the
 	// positive example's own document (same context, D = 1), default 0.5.
-	// SPEC item 7 permits this only if validation priming says it helps; it
+	// design.md, decision 7 permits this only if validation priming says it helps; it
 	// did (same seed and budget, Siamese-CE validation P@2 with against
 	// without): demo corpus 0.6965 against 0.6774, mtg-jamendo 0.5773 against
 	// 0.5595 (TestWithinDocPairs). Info records the fractions used.
@@ -153,7 +153,7 @@ type Config struct {
 
 	// EarlyStop is the validation criterion of early stopping, of the weights
 	// kept by each stage and of the α, λ pilots: EarlyStopP2 (the default, P@2
-	// of the priming protocol on the validation documents, SPEC item 8) or
+	// of the priming protocol on the validation documents, design.md, decision 8) or
 	// EarlyStopMAP (MAP of the extended priming protocol). Both figures are
 	// computed and logged at every evaluation, so either can be read off the
 	// training log whichever selects.
@@ -191,7 +191,7 @@ type Config struct {
 	Average float64
 
 	// InputScaling is how both input parts, after PCA, are scaled into
-	// [−1, +1] (SPEC item 4, §5.2): "per-component" (each component's
+	// [−1, +1] (design.md, decision 4, §5.2): "per-component" (each component's
 	// training range on its own) or "common" (one factor for all components of
 	// a part, keeping the geometry of the PCA scores); see features.Scaling.
 	// Empty means DefaultInputScaling.
@@ -254,7 +254,7 @@ const DefaultEpochExamples = 120000
 // Early-stopping criteria (Config.EarlyStop).
 const (
 	EarlyStopMAP = "extended-map" // MAP of the extended priming protocol (Eq. 9, 11)
-	EarlyStopP2  = "priming-p2"   // P@2 of the priming protocol (Eq. 8, 10), SPEC item 8
+	EarlyStopP2  = "priming-p2"   // P@2 of the priming protocol (Eq. 8, 10), design.md, decision 8
 )
 
 // Defaults of the automatic choice of the prediction loss (Config.OutputSample).

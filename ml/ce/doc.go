@@ -35,7 +35,7 @@
 // L-BFGS on 2,000 examples, 30 iterations per layer, sparsity weight 0.01 — see
 // Config.Sparsity — A.1) → stage 1 (mini-batch
 // SGD with momentum and ×0.95 decay over epochs of 120,000 examples, early
-// stopping on validation priming P@2 (SPEC item 8; or extended-priming MAP,
+// stopping on validation priming P@2 (design.md, decision 8; or extended-priming MAP,
 // Config.EarlyStop),
 // best weights kept → "ce") → stage 2 (α, λ chosen by short
 // pilot runs on validation P@2 unless set; then early-stopped training →
@@ -46,7 +46,7 @@
 // concurrently and reduces their gradients in order, so a seed determines the
 // model.
 //
-// Pairs of stage 2 (SPEC item 7): half of the I1 pairs are two terms of one
+// Pairs of stage 2 (design.md, decision 7): half of the I1 pairs are two terms of one
 // training document and half of the I3 pairs take their negative example from
 // the positive example's document (Config.WithinDoc, WithinDocI3 = 0.5,
 // recorded in Info). Validation priming chose this default over the paper's

@@ -116,7 +116,7 @@ func TestSampledLossOnMTGJamendo(t *testing.T) {
 	}
 }
 
-// TestWithinDocPairs runs SPEC item 7's comparison: stage 2 with part of the
+// TestWithinDocPairs runs design.md, decision 7's comparison: stage 2 with part of the
 // I1 (and I3) pairs drawn within one training document (the default,
 // WithinDoc = WithinDocI3 = 0.5) against the paper's purely random pairing
 // (−1), same seed and budget, on mtg-jamendo and on the demo corpus. The

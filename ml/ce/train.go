@@ -61,7 +61,7 @@ type trainer struct {
 // (paper §4.3): term features (Eq. 2), LDA context (Eq. 3) with automatic |Φ|,
 // examples (§4.3.1), stage 0 (sparse auto-encoders, A.1), stage 1 (Eq. 5) and
 // stage 2 (Eq. 6-7), each stage with early stopping on the validation P@2 of the
-// priming protocol (SPEC item 8). Validation documents are split.Valid (or, when
+// priming protocol (design.md, decision 8). Validation documents are split.Valid (or, when
 // empty, Config.ValidDocs documents held out from split.Train).
 //
 // progress, if not nil, is called from the calling goroutine. Train stops with
@@ -382,7 +382,7 @@ func (t *trainer) snapshot(params []float64) *Model {
 	return m
 }
 
-// early tracks the best validation score and patience (SPEC item 8).
+// early tracks the best validation score and patience (design.md, decision 8).
 type early struct {
 	crit      string // Config.EarlyStop
 	best      float64

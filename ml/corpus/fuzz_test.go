@@ -50,7 +50,7 @@ func fuzzRoundTrip(t *testing.T, data []byte, f Format) {
 	}
 }
 
-// One fuzz target per parser (plus detection), as STYLE.md asks.
+// One fuzz target per parser (plus detection), as docs/design.md\'s conventions ask.
 func FuzzParseDetect(f *testing.F) { fuzzTarget(f, "") }
 func FuzzParseTSV(f *testing.F)    { fuzzTarget(f, FormatTSV) }
 func FuzzParseLines(f *testing.F)  { fuzzTarget(f, FormatCommaLines) }

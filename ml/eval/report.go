@@ -18,7 +18,7 @@ const (
 	OOVSetting        Setting = "oov"                // §6.2.4: queries are OOV terms, priming protocol only
 )
 
-// Report is the eval report JSON of SPEC.md: the fields corpus, subset, protocol,
+// Report is the eval report JSON of docs/design.md ("Contracts"): the fields corpus, subset, protocol,
 // trials, models (name, p_at_k, p_at_k_se, map, map_se, pr, pr_se, auc, auc_se,
 // queries) and p_values are relied upon by other tools; the others are additions.
 type Report struct {

@@ -54,7 +54,7 @@ func sampleReport(trials int) *Report {
 	return rep
 }
 
-// TestReportGolden pins the JSON shape of the eval report (SPEC.md); run with
+// TestReportGolden pins the JSON shape of the eval report (docs/design.md, "Contracts"); run with
 // -update to rewrite testdata/*.golden after an intended change.
 func TestReportGolden(t *testing.T) {
 	for _, trials := range []int{1, 3} {
@@ -79,7 +79,7 @@ func TestReportGolden(t *testing.T) {
 	}
 }
 
-// TestReportContract checks the fields SPEC.md says are relied upon.
+// TestReportContract checks the fields docs/design.md says are relied upon.
 func TestReportContract(t *testing.T) {
 	b, err := json.Marshal(sampleReport(3))
 	if err != nil {

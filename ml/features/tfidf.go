@@ -73,7 +73,7 @@ func Complement(bow []int, v int) []int {
 }
 
 // BoWTo fills dst (length v) with the dense ±1 target of Eq. 4 used with a tanh
-// output (SPEC: absent = −1): dst[i] = +1 if i ∈ bow, else −1. It panics if an
+// output (API contract: absent = −1): dst[i] = +1 if i ∈ bow, else −1. It panics if an
 // index of bow is outside dst.
 func BoWTo(dst []float64, bow []int) {
 	for i := range dst {

@@ -13,7 +13,7 @@ import (
 const Eps = 1e-12
 
 // Target is the {-1,+1} target vector y_k of one example over the |Γ| output units,
-// given sparsely (§4.3.1, SPEC "Targets"). Idx holds distinct unit indices in
+// given sparsely (§4.3.1, design.md, decision 5). Idx holds distinct unit indices in
 // [0, |Γ|), in any order.
 //   - Complement false (positive example, y = BoW(δ)): y[j] = +1 for j in Idx and -1
 //     elsewhere.
