@@ -363,15 +363,11 @@ func (t *trainer) validate(params []float64) (validation, error) {
 	m := t.snapshot(params)
 	em := &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}
 	opt := &eval.Options{Seed: t.cfg.Seed, Workers: numWorkers}
-	p, err := eval.Evaluate(t.ctx, em, eval.Priming, t.valid, opt)
+	rs, err := eval.EvaluateAll(t.ctx, em, []eval.Protocol{eval.Priming, eval.Extended}, t.valid, opt)
 	if err != nil {
 		return validation{}, err
 	}
-	x, err := eval.Evaluate(t.ctx, em, eval.Extended, t.valid, opt)
-	if err != nil {
-		return validation{}, err
-	}
-	return validation{p2: p.PAtK[1], mapExt: x.MAP}, nil
+	return validation{p2: rs[0].PAtK[1], mapExt: rs[1].MAP}, nil
 }
 
 // snapshot returns a model whose VariantCE network has the given parameters

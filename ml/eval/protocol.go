@@ -289,10 +289,14 @@ func (w *worker) corrupt(doc []int, b Band) (reduced []int, ok bool) {
 }
 
 // doc evaluates one document of the within-corpus, cross-corpora or incomplete
-// setting into acc.
-func (w *worker) doc(m Model, p Protocol, doc []int, i int, opt *Options, acc *docAcc) {
+// setting under each protocol of ps into accs[k] (one accumulator per
+// protocol): the distances are computed once and scored by every protocol, so
+// the figures are those of one Evaluate call per protocol.
+func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, accs []*docAcc) {
 	if len(doc) < opt.minTerms() {
-		acc.skipped = true
+		for _, acc := range accs {
+			acc.skipped = true
+		}
 		return
 	}
 	w.reseed(opt.Seed, i)
@@ -300,7 +304,9 @@ func (w *worker) doc(m Model, p Protocol, doc []int, i int, opt *Options, acc *d
 	if !opt.Missing.IsZero() {
 		red, ok := w.corrupt(doc, opt.Missing)
 		if !ok {
-			acc.skipped = true
+			for _, acc := range accs {
+				acc.skipped = true
+			}
 			return
 		}
 		queries, ctx = red, red
@@ -312,29 +318,32 @@ func (w *worker) doc(m Model, p Protocol, doc []int, i int, opt *Options, acc *d
 	dist := w.dist[:len(queries)*v]
 	m.Distances(ctx, queries, w.rng, dist)
 	ranks := w.ranks[:len(doc)]
-	switch p {
-	case Priming:
-		for q := range queries {
-			ScoreList(dist[q*v:(q+1)*v], doc, ranks, &w.s)
-			acc.add(&w.s)
-		}
-	case Extended:
-		// Eq. 9: min over t̂ ∈ δ̃, t̂ ≠ τ_j of e(t̂, τ_j | c). NaN distances never
-		// win the minimum; a term with no eligible distance stays at +Inf.
-		mn := w.min
-		for j := range mn {
-			mn[j] = math.Inf(1)
-		}
-		for q, t := range queries {
-			row := dist[q*v : (q+1)*v]
-			for j, d := range row {
-				if d < mn[j] && j != t {
-					mn[j] = d
+	for k, p := range ps {
+		acc := accs[k]
+		switch p {
+		case Priming:
+			for q := range queries {
+				ScoreList(dist[q*v:(q+1)*v], doc, ranks, &w.s)
+				acc.add(&w.s)
+			}
+		case Extended:
+			// Eq. 9: min over t̂ ∈ δ̃, t̂ ≠ τ_j of e(t̂, τ_j | c). NaN distances never
+			// win the minimum; a term with no eligible distance stays at +Inf.
+			mn := w.min
+			for j := range mn {
+				mn[j] = math.Inf(1)
+			}
+			for q, t := range queries {
+				row := dist[q*v : (q+1)*v]
+				for j, d := range row {
+					if d < mn[j] && j != t {
+						mn[j] = d
+					}
 				}
 			}
+			ScoreList(mn, doc, ranks, &w.s)
+			acc.add(&w.s)
 		}
-		ScoreList(mn, doc, ranks, &w.s)
-		acc.add(&w.s)
 	}
 }
 
@@ -367,17 +376,34 @@ func checkDocs(docs [][]int, v int) (int, error) {
 // is not Contextual, an error for invalid documents, and ctx.Err() if cancelled.
 // Time O(Σ_δ |δ|·V·(|δ| + cost of the model)); memory O(Workers·max|δ|·V).
 func Evaluate(ctx context.Context, m Model, p Protocol, docs [][]int, opt *Options) (*Result, error) {
+	rs, err := EvaluateAll(ctx, m, []Protocol{p}, docs, opt)
+	if err != nil {
+		return nil, err
+	}
+	return rs[0], nil
+}
+
+// EvaluateAll is Evaluate under several protocols at once: the distances of
+// each document are computed once and scored by every protocol of ps, so
+// rs[k] equals Evaluate(ctx, m, ps[k], docs, opt) at the cost of one model
+// pass (training validates both protocols every epoch this way).
+func EvaluateAll(ctx context.Context, m Model, ps []Protocol, docs [][]int, opt *Options) (rs []*Result, err error) {
 	if opt == nil {
 		opt = &Options{}
 	}
-	switch p {
-	case Priming:
-		if !m.Contextual() {
-			return nil, fmt.Errorf("eval: %s: %w", m.Name(), ErrNotContextual)
+	if len(ps) == 0 {
+		return nil, errors.New("eval: no protocol")
+	}
+	for _, p := range ps {
+		switch p {
+		case Priming:
+			if !m.Contextual() {
+				return nil, fmt.Errorf("eval: %s: %w", m.Name(), ErrNotContextual)
+			}
+		case Extended:
+		default:
+			return nil, fmt.Errorf("eval: unknown protocol %q", p)
 		}
-	case Extended:
-	default:
-		return nil, fmt.Errorf("eval: unknown protocol %q", p)
 	}
 	if opt.Missing.Lo < 0 || opt.Missing.Hi > 100 || (!opt.Missing.IsZero() && opt.Missing.Lo >= opt.Missing.Hi) {
 		return nil, fmt.Errorf("eval: bad missing-rate band %v", opt.Missing)
@@ -387,15 +413,28 @@ func Evaluate(ctx context.Context, m Model, p Protocol, docs [][]int, opt *Optio
 	if err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", m.Name(), err)
 	}
-	accs := make([]docAcc, len(docs))
+	accs := make([][]docAcc, len(ps))
+	for k := range accs {
+		accs[k] = make([]docAcc, len(docs))
+	}
 	err = parallel(ctx, len(docs), opt, func() func(i int) {
 		w := newWorker(v, maxLen)
-		return func(i int) { w.doc(m, p, docs[i], i, opt, &accs[i]) }
+		acc := make([]*docAcc, len(ps))
+		return func(i int) {
+			for k := range ps {
+				acc[k] = &accs[k][i]
+			}
+			w.doc(m, ps, docs[i], i, opt, acc)
+		}
 	})
 	if err != nil {
 		return nil, err
 	}
-	return reduce(accs), nil
+	rs = make([]*Result, len(ps))
+	for k := range ps {
+		rs[k] = reduce(accs[k])
+	}
+	return rs, nil
 }
 
 // An OOVDoc is a document with out-of-vocabulary terms (paper §6.2.4): its

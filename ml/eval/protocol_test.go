@@ -385,3 +385,34 @@ func TestEvaluateCancelled(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// TestEvaluateAllEqualsEvaluate checks that scoring both protocols from one
+// pass gives each protocol's own figures, with a model whose distances draw on
+// the random stream and with an incomplete context.
+func TestEvaluateAllEqualsEvaluate(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	m := &noisyModel{v: 40}
+	docs := randomDocs(rng, 200, 40, 1, 12)
+	for _, band := range []Band{{}, Band10to30} {
+		opt := &Options{Seed: 9, Workers: 2, Missing: band}
+		both, err := EvaluateAll(context.Background(), m, []Protocol{Priming, Extended}, docs, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, p := range []Protocol{Priming, Extended} {
+			one, err := Evaluate(context.Background(), m, p, docs, opt)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if *both[k] != *one {
+				t.Errorf("%s band %v: EvaluateAll gave %+v, Evaluate %+v", p, band, *both[k], *one)
+			}
+		}
+		if *both[0] == *both[1] {
+			t.Errorf("band %v: priming and extended gave identical results", band)
+		}
+	}
+	if _, err := EvaluateAll(context.Background(), m, nil, docs, nil); err == nil {
+		t.Error("no protocol: want an error")
+	}
+}
