@@ -203,7 +203,7 @@ func infoSummary(in *ce.Info) map[string]any {
 		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese, "valid_p2_random": in.ValidP2Random,
 		"stop_reason1": in.StopReason1, "stop_reason2": in.StopReason2,
 		"early_stop": in.EarlyStop, "valid_map_ce": in.ValidMAPCE, "valid_map_siamese": in.ValidMAPSiamese,
-		"output_sample": in.OutputSample, "term_norm": in.TermNorm, "term_smooth": in.TermSmooth, "input_scaling": in.InputScaling, "weight_average": in.Average,
+		"output_sample": in.OutputSample, "term_norm": in.TermNorm, "term_smooth": in.TermSmooth, "input_scaling": in.InputScaling, "weight_average": in.Average, "kappa": in.Kappa,
 	}
 }
 

@@ -34,7 +34,8 @@ const (
 	// Version 5 appends Info.Average (older files: 0, the last SGD iterate).
 	// Version 6 appends Info.TermSmooth and, when it is positive, the
 	// strongest associate of every term (older files: no smoothing).
-	FormatVersion = 6
+	// Version 7 appends Info.Kappa (older files: "printed").
+	FormatVersion = 7
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

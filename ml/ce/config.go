@@ -169,8 +169,14 @@ type Config struct {
 	// what the model is for; see docs/quality-notes.md.
 	EarlyStop string
 
-	// Balanced selects the class-balanced weights of Eq. 5 (nn.Target.Weights).
-	Balanced bool
+	// Kappa selects the class weights of Eq. 5 (nn.Target.Weights):
+	// KappaPrinted weighs a target's present entries by κ and its absent ones
+	// by 1 − κ, as Eq. 5 is printed; KappaBalanced swaps them, the reading of
+	// §4.3.2's words ("we re-weight the cost of a false negative error ... to
+	// avoid a trivial solution where all terms are predicted to be absent"),
+	// which gives both classes the same total weight. Empty means
+	// DefaultKappa.
+	Kappa string
 
 	// TermDim caps the principal components of the term features (0: all).
 	TermDim int
@@ -244,6 +250,15 @@ const DefaultAverage = 0.998
 // DefaultTermSmooth is the default Config.TermSmooth above SampleAbove terms:
 // the α InfoTheo's own tuning chooses on lastfm-hetrec (k = 1, α = 0.5).
 const DefaultTermSmooth = 0.5
+
+// Class weights of Eq. 5 (Config.Kappa).
+const (
+	KappaPrinted  = "printed"  // present entries κ, absent 1 − κ (Eq. 5 as printed)
+	KappaBalanced = "balanced" // present entries 1 − κ, absent κ (§4.3.2's words)
+)
+
+// DefaultKappa is the default Config.Kappa.
+const DefaultKappa = KappaPrinted
 
 // DefaultInputScaling is the default Config.InputScaling.
 const DefaultInputScaling = "per-component"
@@ -353,6 +368,9 @@ func (c Config) withDefaults() Config {
 	if c.InputScaling == "" {
 		c.InputScaling = DefaultInputScaling
 	}
+	if c.Kappa == "" {
+		c.Kappa = DefaultKappa
+	}
 
 	setF(&c.WithinDoc, 0.5)
 	if c.WithinDoc < 0 {
@@ -384,6 +402,8 @@ func (c Config) check() error {
 		return fmt.Errorf("weight average γ %v: must be below 1 (negative for none)", c.Average)
 	case c.WithinDoc > 1 || c.WithinDocI3 > 1:
 		return fmt.Errorf("within-document pair fractions %v, %v: must be at most 1", c.WithinDoc, c.WithinDocI3)
+	case c.Kappa != KappaPrinted && c.Kappa != KappaBalanced:
+		return fmt.Errorf("class weights %q: must be %s or %s", c.Kappa, KappaPrinted, KappaBalanced)
 	case c.MaxTime < 0:
 		return fmt.Errorf("time limit %v: must not be negative (zero for none)", c.MaxTime)
 	case math.IsNaN(c.TermSmooth) || math.IsInf(c.TermSmooth, 0):

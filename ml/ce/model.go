@@ -60,6 +60,7 @@ type Info struct {
 	TermNorm               string  // normalization of t(τ) before the PCA (Config.TermNorm)
 	TermSmooth             float64 // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
 	Average                float64 // γ of the weight moving average (Config.Average), 0 for none
+	Kappa                  string  // class weights of Eq. 5 (Config.Kappa)
 	StopReason1            string
 	StopReason2            string
 	Log                    []LogEntry
@@ -290,6 +291,7 @@ func encodeInfo(e *encoder, in *Info) {
 	e.str(in.TermNorm)
 	e.f64(in.Average)    // since version 5
 	e.f64(in.TermSmooth) // since version 6
+	e.str(in.Kappa)      // since version 7
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -341,6 +343,10 @@ func decodeInfo(d *decoder, version uint32) Info {
 	}
 	if version >= 6 {
 		in.TermSmooth = d.f64()
+	}
+	in.Kappa = KappaPrinted // the only choice before version 7
+	if version >= 7 {
+		in.Kappa = d.str()
 	}
 	return in
 }

@@ -207,7 +207,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if err != nil {
 		return nil, fmt.Errorf("context PCA: %w", err)
 	}
-	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs)), balanced: cfg.Balanced}
+	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs)), balanced: cfg.Kappa == KappaBalanced}
 	for i := range set.termX {
 		set.termX[i] = terms.Row(i)
 	}
@@ -228,7 +228,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
 		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
-		Average: max(cfg.Average, 0)}
+		Average: max(cfg.Average, 0), Kappa: cfg.Kappa}
 	info.ValidP2Random = randomP2(t.valid, V)
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
