@@ -82,10 +82,12 @@ type GloVePoint struct {
 // paper's initial rate 0.05, one step per nonzero X_ij (both orders of every
 // pair) in an order shuffled anew every epoch from the seed (gloveGrad,
 // adagrad). Terms are represented by w + w̃ (§4.2) and compared by cosine
-// distance. The cutoff x_max is scaled to the data (gloveXMax); the dimension
-// is chosen on a small grid by training P@2 under the extended priming protocol,
-// as InfoTheo is tuned (§6.2.5), ties keeping the earlier grid point. Only the
-// nonzero counts are stored. GloVe is non-contextual.
+// distance. The cutoff x_max is scaled to the data (gloveXMax). The dimension
+// (dimGrid) and the number of epochs (the checkpoints of one run, see
+// GloVeCheckpoints and GloVeUpdateBudget) are chosen together by training P@2
+// under the extended priming protocol, as InfoTheo is tuned (§6.2.5), ties
+// keeping the earlier grid point (dimensions in grid order, then fewer
+// epochs). Only the nonzero counts are stored. GloVe is non-contextual.
 type GloVe struct {
 	vectorModel
 	// Dim and Epochs are the chosen dimension and number of epochs.

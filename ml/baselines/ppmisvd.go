@@ -149,16 +149,16 @@ func ppmiMatrix(counts *features.Sparse, alpha, shift float64) *features.Sparse 
 // svdRelTol drops singular values at most svdRelTol·σ_1 (numerically zero).
 const svdRelTol = 1e-12
 
-// truncatedSVD returns the left singular vectors (v×k, column-major order of
-// decreasing σ) and the k leading singular values of the square sparse m,
-// k ≤ want, without numerically zero ones: exact (dense SVD) up to
-// features.DefaultExactMaxTerms rows, else randomized at rank want.
+// truncatedSVD returns the k leading singular values of the square sparse m,
+// k ≤ want, without numerically zero ones, and its left singular vectors u
+// (v rows; column i goes with s[i], further columns are unused): exact (dense
+// SVD) up to features.DefaultExactMaxTerms rows, else randomized at rank want.
 func truncatedSVD(m *features.Sparse, want int, seed uint64) (u *mat.Dense, s []float64, randomized bool, err error) {
 	v := m.R
 	want = min(want, v)
 	if v <= features.DefaultExactMaxTerms {
 		var svd mat.SVD
-		if !svd.Factorize(m.Dense(), mat.SVDThin) {
+		if !svd.Factorize(m.Dense(), mat.SVDThinU) { // U only: V is not used
 			return nil, nil, false, errors.New("SVD did not converge")
 		}
 		s = svd.Values(nil)
