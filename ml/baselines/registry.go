@@ -92,7 +92,7 @@ func Train(ctx context.Context, name string, train [][]int, v int, set Settings,
 			}})
 	case "glove":
 		bm, err = FitGloVe(ctx, train, v, &GloVeOptions{Seed: seed,
-			Progress: func(p GloVePoint) { say("glove: dim %d training P@2 %.4f", p.Dim, p.TrainP2) }})
+			Progress: func(p GloVePoint) { say("glove: dim %d epochs %d training P@2 %.4f", p.Dim, p.Epochs, p.TrainP2) }})
 	case "lda":
 		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
 	case "plsa":
