@@ -591,13 +591,13 @@ func TestEvaluationSettings(t *testing.T) {
 		notWant   []string
 		noteParts []string // substrings of the notes
 	}{
-		{"extended on train: all eight baselines",
+		{"extended on train: all baselines",
 			`"subset":"train","protocol":"extended","baselines":["all"]`,
 			append([]string{"ce", "siamese-ce"}, baselines.Names...), nil, nil},
 		{"priming on test: contextual baselines only, crbm skipped",
 			`"subset":"test","protocol":"priming","baselines":["all"]`,
-			[]string{"random", "lda", "plsa", "ce", "siamese-ce"}, []string{"lsa", "pca", "infotheo", "skipgram", "crbm"},
-			[]string{"infotheo skipped", "skipgram skipped", "crbm skipped: its context is the training document"}},
+			[]string{"random", "lda", "plsa", "ce", "siamese-ce"}, []string{"lsa", "pca", "infotheo", "skipgram", "crbm", "ppmi-svd", "glove"},
+			[]string{"infotheo skipped", "skipgram skipped", "crbm skipped: its context is the training document", "ppmi-svd skipped", "glove skipped"}},
 		{"incomplete context on train, extended: crbm with its context whole",
 			`"subset":"train","protocol":"extended","setting":"incomplete-context","missing":"10-30","baselines":["random","crbm"]`,
 			[]string{"random", "crbm", "ce", "siamese-ce"}, nil, nil},

@@ -536,6 +536,8 @@ var baselineLabels = map[string]string{
 	"lda":      "lda",
 	"plsa":     "plsa",
 	"crbm":     "crbm (train subset only)",
+	"ppmi-svd": "ppmi-svd (global, not in the paper)",
+	"glove":    "glove (global, not in the paper)",
 }
 
 func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) views.Eval {

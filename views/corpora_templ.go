@@ -43,7 +43,7 @@ func HomePageView(vm HomePage) templ.Component {
 				}()
 			}
 			ctx = templ.InitializeContext(ctx)
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"hero card\" data-testid=\"home\"><h1>Learn what tags mean in context</h1><p class=\"lead\">taglens learns a concept embedding CE(τ|δ) of every tag τ in the context δ of its document, with the two-stage Siamese network of Sandouk &amp; Chen. Upload a tag corpus, train, then explore t-SNE maps, prime related tags and compare against eight baselines.</p><div class=\"stats-row\"><a class=\"stat\" href=\"/corpora\"><b data-testid=\"count-corpora\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<section class=\"hero card\" data-testid=\"home\"><h1>Learn what tags mean in context</h1><p class=\"lead\">taglens learns a concept embedding CE(τ|δ) of every tag τ in the context δ of its document, with the two-stage Siamese network of Sandouk &amp; Chen. Upload a tag corpus, train, then explore t-SNE maps, prime related tags and compare against the paper's eight baselines and two modern ones.</p><div class=\"stats-row\"><a class=\"stat\" href=\"/corpora\"><b data-testid=\"count-corpora\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

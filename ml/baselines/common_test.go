@@ -97,7 +97,15 @@ func TestGlobalConcurrentAndDeterministic(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		return []eval.Model{l, p, it, sg}
+		pp, err := FitPPMISVD(context.Background(), docs, v, &PPMISVDOptions{Dims: []int{3}, TuneDocs: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		gl, err := FitGloVe(context.Background(), docs, v, &GloVeOptions{Dims: []int{3}, Epochs: 10, TuneDocs: 50})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []eval.Model{l, p, it, sg, pp, gl}
 	}
 	a, b := fit(), fit()
 	queries := []int{0, 3, 5}

@@ -1,5 +1,6 @@
 // Package baselines implements the eight models the paper compares against
-// (§6.2.5), each behind eval.Model:
+// (§6.2.5), and two later count-based embeddings it does not, each behind
+// eval.Model:
 //
 //   - Random: a uniformly random ranking (one draw per term per document).
 //   - LSA: eigen-decomposition of the tf-idf Gram matrix keeping 90 % of the
@@ -17,6 +18,20 @@
 //   - CRBM: conditional RBM trained by CD-1 with the training document's
 //     one-hot condition; relatedness = mean visible activation of Gibbs chains
 //     with the query clamped on; training documents only.
+//
+// The two modern baselines (not in the paper) learn from the counts #(w, c)
+// of distinct term pairs within a training document and are, like the global
+// models, non-contextual, evaluated with the extended protocol only, and tuned
+// by training P@2 as InfoTheo is:
+//
+//   - PPMI-SVD (Levy, Goldberg & Dagan 2015): shifted positive PMI with
+//     context distribution smoothing (α = 0.75), truncated SVD, term vectors
+//     U_d·Σ_d^p; shift k ∈ {1, 5} × dimension × p ∈ {0, 0.5, 1} by training P@2.
+//   - GloVe (Pennington, Socher & Manning 2014): our own AdaGrad on the Eq. 8
+//     cost with the Eq. 9 weighting (x_max scaled to the counts), vectors
+//     w + w̃; dimension × epoch checkpoint by training P@2.
+//
+// Their dimension grid is LSA's dimension (capped at 200), 50, 100 and 200.
 //
 // Train, Skip and Names (registry.go) are the one place that says how the
 // evaluator and the web app build each baseline and when a setting leaves one

@@ -20,6 +20,13 @@ import (
 // is a test document (2:1).
 func globalLoad(tb testing.TB, corpus string) (train, test [][]int, v int) {
 	tb.Helper()
+	return globalLoadSubset(tb, corpus, "test")
+}
+
+// globalLoadSubset is globalLoad with the evaluated subset of split.tsv named
+// (test or valid); without split.tsv it is the every-third-document test part.
+func globalLoadSubset(tb testing.TB, corpus, subset string) (train, held [][]int, v int) {
+	tb.Helper()
 	dir := shareddata.Dir(tb, corpus)
 	split := map[string]string{}
 	if f, err := os.Open(filepath.Join(dir, "split.tsv")); err == nil {
@@ -36,23 +43,28 @@ func globalLoad(tb testing.TB, corpus string) (train, test [][]int, v int) {
 		tb.Fatal(err)
 	}
 	defer f.Close()
-	var trainTags, testTags [][]string
+	var trainTags, heldTags [][]string
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<24)
 	for n := 0; sc.Scan(); n++ {
 		fields := strings.Split(sc.Text(), "\t")
 		sub := split[fields[0]]
+		if sub == subset {
+			sub = "held"
+		} else if sub == "test" || sub == "valid" {
+			sub = ""
+		}
 		if len(split) == 0 {
 			sub = "train"
 			if n%3 == 2 {
-				sub = "test"
+				sub = "held"
 			}
 		}
 		switch sub {
 		case "train":
 			trainTags = append(trainTags, fields[1:])
-		case "test":
-			testTags = append(testTags, fields[1:])
+		case "held":
+			heldTags = append(heldTags, fields[1:])
 		}
 	}
 	index := map[string]int{}
@@ -68,16 +80,16 @@ func globalLoad(tb testing.TB, corpus string) (train, test [][]int, v int) {
 		}
 		train = append(train, doc)
 	}
-	for _, d := range testTags {
+	for _, d := range heldTags {
 		var doc []int
 		for _, t := range d {
 			if id, ok := index[t]; ok {
 				doc = append(doc, id)
 			}
 		}
-		test = append(test, doc)
+		held = append(held, doc)
 	}
-	return train, test, len(index)
+	return train, held, len(index)
 }
 
 // TestGlobalBaselinesRealData fits the four global baselines on a real corpus

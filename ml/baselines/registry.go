@@ -9,12 +9,16 @@ import (
 	"github.com/taglens/taglens/ml/eval"
 )
 
-// Names are the eight baselines of the paper's §6.2.5 in report order.
-var Names = []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
+// Names are the baselines in report order: the eight of the paper's §6.2.5
+// first, then two modern count-based embeddings the paper does not evaluate,
+// PPMI-SVD (Levy, Goldberg & Dagan 2015) and GloVe (Pennington, Socher &
+// Manning 2014).
+var Names = []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm", "ppmi-svd", "glove"}
 
-// NonContextual are the baselines the paper evaluates with the extended
-// protocol only (§6.2.5): their distances ignore the document.
-var NonContextual = []string{"lsa", "pca", "infotheo", "skipgram"}
+// NonContextual are the baselines evaluated with the extended protocol only
+// (the paper's rule for its global models, §6.2.5, applied to the modern ones
+// too): their distances ignore the document.
+var NonContextual = []string{"lsa", "pca", "infotheo", "skipgram", "ppmi-svd", "glove"}
 
 // Scope says what an evaluation asks of a baseline.
 type Scope struct {
@@ -56,8 +60,8 @@ type Settings struct {
 
 // Train trains baseline name on the training documents train (term indices
 // 0..v-1) with seed and returns it with its tuning record (the baseline's own,
-// if it has one, plus the seed). progress, if not nil, receives InfoTheo's and
-// Skip-gram's grid steps as sentences.
+// if it has one, plus the seed). progress, if not nil, receives the grid steps
+// of the tuned baselines (InfoTheo, Skip-gram, PPMI-SVD, GloVe) as sentences.
 func Train(ctx context.Context, name string, train [][]int, v int, set Settings, seed uint64, progress func(string)) (eval.Model, map[string]any, error) {
 	say := func(format string, a ...any) {
 		if progress != nil {
@@ -81,6 +85,14 @@ func Train(ctx context.Context, name string, train [][]int, v int, set Settings,
 	case "skipgram":
 		bm, err = FitSkipGram(ctx, train, v, &SkipGramOptions{Seed: seed,
 			Progress: func(window int, p2 float64) { say("skipgram: window %d training P@2 %.4f", window, p2) }})
+	case "ppmi-svd":
+		bm, err = FitPPMISVD(ctx, train, v, &PPMISVDOptions{Seed: seed,
+			Progress: func(p PPMISVDPoint) {
+				say("ppmi-svd: shift %g dim %d p=%g training P@2 %.4f", p.Shift, p.Dim, p.Power, p.TrainP2)
+			}})
+	case "glove":
+		bm, err = FitGloVe(ctx, train, v, &GloVeOptions{Seed: seed,
+			Progress: func(p GloVePoint) { say("glove: dim %d epochs %d training P@2 %.4f", p.Dim, p.Epochs, p.TrainP2) }})
 	case "lda":
 		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
 	case "plsa":

@@ -3,13 +3,14 @@ package eval
 import "math/rand/v2"
 
 // A Model ranks vocabulary terms by their distance to a query concept. Every model
-// that taglens evaluates (the paper's CE and Siamese-CE and the eight baselines)
+// that taglens evaluates (the paper's CE and Siamese-CE, its eight baselines and the
+// two modern ones, PPMI-SVD and GloVe)
 // implements it, so that both priming protocols treat all models alike.
 //
 // Terms are indices into the training vocabulary of the model (0..V-1).
 type Model interface {
 	// Name is the model's report name: "random", "lsa", "pca", "infotheo",
-	// "skipgram", "lda", "plsa", "crbm", "ce", "siamese-ce".
+	// "skipgram", "lda", "plsa", "crbm", "ppmi-svd", "glove", "ce", "siamese-ce".
 	Name() string
 
 	// Contextual reports whether the distance depends on the document context

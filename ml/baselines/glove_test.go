@@ -1,0 +1,216 @@
+package baselines
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+
+	"gonum.org/v1/gonum/diff/fd"
+)
+
+// TestGloVeGradient checks gloveGrad's analytic gradient against gonum's
+// central finite differences of its loss, the Eq. 8 term, over all parameters
+// (w_i, w̃_j, b_i, b̃_j) at random points, with weights below and at 1.
+func TestGloVeGradient(t *testing.T) {
+	rng := rand.New(rand.NewPCG(8, 8))
+	const d = 5
+	for trial := 0; trial < 10; trial++ {
+		logX := math.Log(float64(1 + rng.IntN(50)))
+		weight := gloveWeight(float64(1+rng.IntN(150)), 100)
+		x := make([]float64, 2*d+2) // w_i, w̃_j, b_i, b̃_j
+		for i := range x {
+			x[i] = rng.NormFloat64()
+		}
+		gwi, gwj := make([]float64, d), make([]float64, d)
+		loss := func(x []float64) float64 {
+			l, _ := gloveGrad(x[:d], x[d:2*d], x[2*d], x[2*d+1], logX, weight, make([]float64, d), make([]float64, d))
+			return l
+		}
+		l, gb := gloveGrad(x[:d], x[d:2*d], x[2*d], x[2*d+1], logX, weight, gwi, gwj)
+		// The loss by its definition, f·(w_iᵀw̃_j + b_i + b̃_j − log X)².
+		var dot float64
+		for k := 0; k < d; k++ {
+			dot += x[k] * x[d+k]
+		}
+		if want := weight * math.Pow(dot+x[2*d]+x[2*d+1]-logX, 2); math.Abs(l-want) > 1e-12*max(1, want) {
+			t.Fatalf("trial %d: loss %v, want %v", trial, l, want)
+		}
+		analytic := slices.Concat(gwi, gwj, []float64{gb, gb})
+		numeric := fd.Gradient(nil, loss, x, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+		for i := range x {
+			if math.Abs(analytic[i]-numeric[i]) > 1e-6*max(1, math.Abs(numeric[i])) {
+				t.Errorf("trial %d: ∂J/∂x[%d]: analytic %v, finite differences %v", trial, i, analytic[i], numeric[i])
+			}
+		}
+	}
+}
+
+// TestGloVeWeight checks Eq. 9 at hand-computed points.
+func TestGloVeWeight(t *testing.T) {
+	for _, tc := range []struct{ x, xMax, want float64 }{
+		{100, 100, 1},
+		{250, 100, 1},
+		{50, 100, math.Pow(0.5, 0.75)},
+		{1, 16, 0.125}, // (1/16)^¾ = 2^-3
+		{3, 3, 1},
+	} {
+		if got := gloveWeight(tc.x, tc.xMax); math.Abs(got-tc.want) > 1e-15 {
+			t.Errorf("f(%v; x_max %v): got %v, want %v", tc.x, tc.xMax, got, tc.want)
+		}
+	}
+}
+
+// TestGloVeXMaxAndEpochs checks the data-scaled cutoff (99th percentile,
+// clamped to [1, 100]) and the epoch rule.
+func TestGloVeXMaxAndEpochs(t *testing.T) {
+	vals := make([]float64, 101) // 0..100 shuffled: the 99th percentile of 101 values is 99
+	for i := range vals {
+		vals[i] = float64((i * 37) % 101)
+	}
+	if got := gloveXMax(vals); got != 99 {
+		t.Errorf("x_max of 0..100: got %v, want 99", got)
+	}
+	for i := range vals {
+		vals[i] *= 10
+	}
+	if got := gloveXMax(vals); got != GloVePaperXMax {
+		t.Errorf("x_max of 0..1000: got %v, want the paper's %v", got, GloVePaperXMax)
+	}
+	if got := gloveXMax([]float64{1, 1, 1}); got != 1 {
+		t.Errorf("x_max of ones: got %v, want 1", got)
+	}
+	const b = GloVeUpdateBudget
+	for _, tc := range []struct{ epochs, nnz, want int }{
+		{0, 7000, DefaultGloVeEpochs},
+		{0, b / 20, 20},
+		{0, b/20 + 1, 20},
+		{0, b, MinGloVeEpochs},
+		{3, b, 3},
+	} {
+		if got := gloveEpochs(tc.epochs, tc.nnz); got != tc.want {
+			t.Errorf("gloveEpochs(%d, %d): got %d, want %d", tc.epochs, tc.nnz, got, tc.want)
+		}
+	}
+	if got := checkpoints(50); !slices.Equal(got, []int{5, 10, 25, 50}) {
+		t.Errorf("checkpoints(50) = %v", got)
+	}
+	if got := checkpoints(20); !slices.Equal(got, []int{5, 10, 20}) {
+		t.Errorf("checkpoints(20) = %v", got)
+	}
+}
+
+func TestGloVePlanted(t *testing.T) {
+	const per = 5
+	docs := globalPlanted(4, 300, per)
+	m, err := FitGloVe(context.Background(), docs, 2*per, &GloVeOptions{Dims: []int{4, 8}, TuneDocs: 100, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Grid) != 2*len(checkpoints(DefaultGloVeEpochs)) {
+		t.Fatalf("grid %v", m.Grid)
+	}
+	best := 0
+	for i, g := range m.Grid {
+		if g.TrainP2 > m.Grid[best].TrainP2 {
+			best = i
+		}
+	}
+	if g := m.Grid[best]; g.Dim != m.Dim || g.Epochs != m.Epochs || g.TrainP2 != m.TrainP2 {
+		t.Errorf("chose dim %d epochs %d P@2 %v, want the first best point %+v", m.Dim, m.Epochs, m.TrainP2, g)
+	}
+	// AdaGrad must lower the Eq. 8 cost from checkpoint to checkpoint.
+	for i := 1; i < len(m.Grid); i++ {
+		if a, b := m.Grid[i-1], m.Grid[i]; a.Dim == b.Dim && !(b.Loss < a.Loss) {
+			t.Errorf("dim %d: cost %v after %d epochs, %v after %d", a.Dim, a.Loss, a.Epochs, b.Loss, b.Epochs)
+		}
+	}
+	checkGroupsSeparated(t, m, per)
+}
+
+func TestGloVeDeterministic(t *testing.T) {
+	docs := globalPlanted(5, 100, 4)
+	opt := &GloVeOptions{Dims: []int{4}, Epochs: 8, Seed: 9}
+	a, err := FitGloVe(context.Background(), docs, 8, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := FitGloVe(context.Background(), docs, 8, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(a.Unit, b.Unit) || a.Loss != b.Loss {
+		t.Error("same seed gave different vectors")
+	}
+	if len(a.Grid) != 0 || a.Epochs != 8 {
+		t.Errorf("fixed options: grid %v epochs %d", a.Grid, a.Epochs)
+	}
+	opt.Seed = 10
+	c, err := FitGloVe(context.Background(), docs, 8, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.Equal(a.Unit, c.Unit) {
+		t.Error("different seeds gave identical vectors")
+	}
+}
+
+func TestGloVeCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	docs := globalPlanted(8, 50, 4)
+	if _, err := FitGloVe(ctx, docs, 8, &GloVeOptions{Dims: []int{2}}); err != context.Canceled {
+		t.Errorf("got %v, want context.Canceled", err)
+	}
+	// Within an epoch: the training loop looks at ctx every checkEvery steps.
+	counts, err := pairCounts(docs, 8)
+	if err != nil {
+		t.Fatal(err)
+	}
+	g := newGloveData(counts, &GloVeOptions{Epochs: 1, Rate: DefaultGloVeRate})
+	g.checkEvery = 3
+	called := false
+	err = g.train(ctx, 2, func(int, []float64, float64) error { called = true; return nil })
+	if err != context.Canceled || called {
+		t.Errorf("in-epoch cancellation: got %v (checkpoint reached %v), want context.Canceled before the checkpoint", err, called)
+	}
+	// During the grid search: the next training run stops.
+	ctx, cancel = context.WithCancel(context.Background())
+	defer cancel()
+	points := 0
+	_, err = FitGloVe(ctx, docs, 8, &GloVeOptions{Dims: []int{2, 3}, Epochs: 2, TuneDocs: 20,
+		Progress: func(GloVePoint) { points++; cancel() }})
+	if err != context.Canceled || points != 1 {
+		t.Errorf("got %v after %d points, want context.Canceled after 1", err, points)
+	}
+}
+
+func TestGloVeBadInput(t *testing.T) {
+	ok := globalPlanted(1, 40, 4)
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name  string
+		train [][]int
+		v     int
+		opt   *GloVeOptions
+		want  string
+	}{
+		{"one term", [][]int{{0}, {0}}, 1, nil, "vocabulary of 1"},
+		{"one document", [][]int{{0, 1}}, 2, nil, "1 training documents"},
+		{"negative term", [][]int{{0, 1}, {-1}}, 2, nil, "outside vocabulary"},
+		{"no pair", [][]int{{0}, {1}}, 2, &GloVeOptions{Dims: []int{2}}, "no two distinct terms"},
+		{"negative rate", ok, 8, &GloVeOptions{Rate: -0.1}, "learning rate"},
+		{"infinite rate", ok, 8, &GloVeOptions{Rate: math.Inf(1)}, "learning rate"},
+		{"negative epochs", ok, 8, &GloVeOptions{Epochs: -1}, "epochs"},
+		{"NaN x_max", ok, 8, &GloVeOptions{XMax: math.NaN()}, "x_max"},
+		{"negative x_max", ok, 8, &GloVeOptions{XMax: -5}, "x_max"},
+		{"zero dimension", ok, 8, &GloVeOptions{Dims: []int{3, 0}}, "dimension"},
+	} {
+		_, err := FitGloVe(ctx, tc.train, tc.v, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package baselines
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// TestRegistryModern checks that the paper's eight baselines keep their
+// report order, that the modern ones follow, are non-contextual (skipped under
+// priming) and train through Train with their tuning record and progress.
+func TestRegistryModern(t *testing.T) {
+	paper := []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
+	if !slices.Equal(Names[:len(paper)], paper) || !slices.Equal(Names[len(paper):], []string{"ppmi-svd", "glove"}) {
+		t.Fatalf("Names = %v", Names)
+	}
+	docs := globalPlanted(6, 120, 4)
+	for _, name := range []string{"ppmi-svd", "glove"} {
+		if !slices.Contains(NonContextual, name) {
+			t.Errorf("%s not in NonContextual", name)
+		}
+		if why := Skip(name, Scope{Protocol: eval.Priming, Subset: "test"}); !strings.Contains(why, "extended protocol only") {
+			t.Errorf("%s under priming: skip note %q", name, why)
+		}
+		if why := Skip(name, Scope{Protocol: eval.Extended, Subset: "test"}); why != "" {
+			t.Errorf("%s under extended priming: skipped (%q)", name, why)
+		}
+		var said []string
+		m, tun, err := Train(context.Background(), name, docs, 8, Settings{}, 3, func(s string) { said = append(said, s) })
+		if err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		if m.Name() != name || m.Contextual() || m.VocabSize() != 8 {
+			t.Errorf("%s: got name %q contextual %v vocabulary %d", name, m.Name(), m.Contextual(), m.VocabSize())
+		}
+		if tun["seed"] != uint64(3) || tun["grid"] == nil || tun["train_p2"] == nil {
+			t.Errorf("%s: tuning %v", name, tun)
+		}
+		if len(said) == 0 || !strings.HasPrefix(said[0], name+": ") {
+			t.Errorf("%s: progress %q", name, said)
+		}
+	}
+}
