@@ -68,7 +68,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	termSmooth := fs.Float64("term-smooth", 0, "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); 0 = default: none up to 3000 terms, 0.5 above; negative = none")
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 3000 terms, unit above")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
-	kappa := fs.String("kappa", ce.DefaultKappa, "class weights of Eq. 5: "+ce.KappaPrinted+" (present entries κ, absent 1−κ, as printed) or "+ce.KappaBalanced+" (present 1−κ, absent κ: both classes weigh the same)")
+	kappa := fs.String("kappa", ce.DefaultKappa, "class weights of Eq. 5: "+ce.KappaPrinted+" (present entries κ, absent 1−κ, as printed) or "+ce.KappaBalanced+" (present 1−κ, absent κ: both classes weigh the same) or "+ce.KappaBalancedStage2+" (printed in stage 1, balanced in stage 2)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -112,8 +112,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *termSmooth != *termSmooth || math.IsInf(*termSmooth, 0):
 		return &usageError{msg: "--term-smooth must be a finite number (0 = default, negative = none)"}
 	}
-	if *kappa != ce.KappaPrinted && *kappa != ce.KappaBalanced {
-		return &usageError{msg: fmt.Sprintf("--kappa must be %s or %s", ce.KappaPrinted, ce.KappaBalanced)}
+	if *kappa != ce.KappaPrinted && *kappa != ce.KappaBalanced && *kappa != ce.KappaBalancedStage2 {
+		return &usageError{msg: fmt.Sprintf("--kappa must be %s, %s or %s", ce.KappaPrinted, ce.KappaBalanced, ce.KappaBalancedStage2)}
 	}
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{msg: fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}

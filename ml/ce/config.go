@@ -174,7 +174,9 @@ type Config struct {
 	// by 1 − κ, as Eq. 5 is printed; KappaBalanced swaps them, the reading of
 	// §4.3.2's words ("we re-weight the cost of a false negative error ... to
 	// avoid a trivial solution where all terms are predicted to be absent"),
-	// which gives both classes the same total weight. Empty means
+	// which gives both classes the same total weight; KappaBalancedStage2
+	// keeps the printed weights in stage 1 (the "CE" variant) and balances
+	// them in the prediction losses of stage 2 (Eq. 7). Empty means
 	// DefaultKappa.
 	Kappa string
 
@@ -255,6 +257,8 @@ const DefaultTermSmooth = 0.5
 const (
 	KappaPrinted  = "printed"  // present entries κ, absent 1 − κ (Eq. 5 as printed)
 	KappaBalanced = "balanced" // present entries 1 − κ, absent κ (§4.3.2's words)
+	// KappaBalancedStage2 is KappaPrinted in stage 1, KappaBalanced in stage 2.
+	KappaBalancedStage2 = "balanced-stage2"
 )
 
 // DefaultKappa is the default Config.Kappa.
@@ -402,8 +406,8 @@ func (c Config) check() error {
 		return fmt.Errorf("weight average γ %v: must be below 1 (negative for none)", c.Average)
 	case c.WithinDoc > 1 || c.WithinDocI3 > 1:
 		return fmt.Errorf("within-document pair fractions %v, %v: must be at most 1", c.WithinDoc, c.WithinDocI3)
-	case c.Kappa != KappaPrinted && c.Kappa != KappaBalanced:
-		return fmt.Errorf("class weights %q: must be %s or %s", c.Kappa, KappaPrinted, KappaBalanced)
+	case c.Kappa != KappaPrinted && c.Kappa != KappaBalanced && c.Kappa != KappaBalancedStage2:
+		return fmt.Errorf("class weights %q: must be %s, %s or %s", c.Kappa, KappaPrinted, KappaBalanced, KappaBalancedStage2)
 	case c.MaxTime < 0:
 		return fmt.Errorf("time limit %v: must not be negative (zero for none)", c.MaxTime)
 	case math.IsNaN(c.TermSmooth) || math.IsInf(c.TermSmooth, 0):

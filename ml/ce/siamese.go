@@ -90,6 +90,9 @@ func stageName(s string) string {
 func (t *trainer) stage2() error {
 	cfg := t.cfg
 	info := &t.m.info
+	if cfg.Kappa == KappaBalancedStage2 {
+		t.set.balanced = true // Eq. 7's prediction losses with balanced weights
+	}
 	start := t.elapsed()
 	remaining := cfg.MaxTime - start
 	epochPairs := cfg.EpochExamples
