@@ -117,6 +117,11 @@ func (p *pages) home(c echo.Context) error {
 			vm.DemoModelID, vm.DemoReady = m.ID, true
 		}
 	}
+	if vm.DemoReady {
+		if vm.Verdict, err = p.s.demoVerdict(ctx, vm.DemoModelID); err != nil {
+			return err
+		}
+	}
 	jobs, err := p.s.store.Jobs(ctx, "")
 	if err != nil {
 		return err
@@ -193,17 +198,19 @@ func (p *pages) corpus(c echo.Context) error {
 // trainParamsHelp documents the training form; defaults are ce.Config's.
 var trainParamsHelp = []views.Param{
 	{Name: "max_time_seconds", Label: "Time limit (s)", Value: "none", Type: "number", Help: "Optional wall-clock limit of the whole training; empty = none. Without a limit training stops by early stopping and the epoch limits, so the same seed gives the same model on any machine; with one, a stage cut short keeps its best weights and the model depends on the machine's speed."},
-	{Name: "hidden", Label: "Hidden layers", Value: "auto", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension. Empty = the paper's 100,100,10, or 100,100,50 above 3,000 terms."},
+	{Name: "hidden", Label: "Hidden layers", Value: "auto", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension. Empty = the paper's 100,100,10, or 100,100,50 above 1,000 terms."},
 	{Name: "topics", Label: "LDA topics", Value: "auto", Type: "number", Help: "Topics of the local context l(τ|δ) (Eq. 3); empty = chosen by held-out perplexity."},
 	{Name: "batch_size", Label: "Batch size", Value: "100", Type: "number", Help: "Mini-batch size of stage 1 (examples) and stage 2 (pairs)."},
 	{Name: "learning_rate", Label: "Learning rate", Value: "0.05", Type: "number", Help: "Initial SGD step, decayed ×0.95 every epoch."},
-	{Name: "max_epochs1", Label: "Max epochs, stage 1", Value: "30", Type: "number", Help: "Prediction learning (Eq. 5); early stopping on validation P@2."},
+	{Name: "max_epochs1", Label: "Max epochs, stage 1", Value: "30", Type: "number", Help: "Prediction learning (Eq. 5); early stopping on the validation criterion below."},
 	{Name: "max_epochs2", Label: "Max epochs, stage 2", Value: "20", Type: "number", Help: "Siamese distance learning (Eq. 6-7)."},
-	{Name: "early_stop", Label: "Early stopping on", Value: ce.EarlyStopP2, Options: []string{ce.EarlyStopP2, ce.EarlyStopMAP},
-		Help: "Validation criterion that picks the kept weights and stops each stage: priming P@2 (the default) or extended-priming MAP (the setting of docs/results.md; steadier on small validation sets)."},
-	{Name: "patience", Label: "Patience", Value: "3", Type: "number", Help: "Validation checks without a new best before a stage stops."},
+	{Name: "early_stop", Label: "Early stopping on", Value: ce.DefaultEarlyStop, Options: []string{ce.EarlyStopMAP, ce.EarlyStopP2},
+		Help: "Validation criterion that picks the kept weights, the pilots' α, λ and κ, and stops each stage: extended-priming MAP (the default, chosen on the development suite's validation subsets) or priming P@2."},
+	{Name: "patience", Label: "Patience", Value: strconv.Itoa(ce.DefaultPatience), Type: "number", Help: "Validation checks without a new best before a stage stops."},
+	{Name: "kappa", Label: "Class weights of Eq. 5", Value: ce.DefaultKappa, Options: []string{ce.KappaBalancedStage2, ce.KappaPrinted, ce.KappaBalanced},
+		Help: "balanced-stage2 (the default): Eq. 5 as printed (present entries κ, absent 1−κ) in stage 1, balanced (present 1−κ, absent κ) in stage 2; printed: as printed in both stages; balanced: balanced in both."},
 	{Name: "epoch_examples", Label: "Examples per epoch", Value: "120000", Type: "number", Help: "Examples (stage 1) or pairs (stage 2) per epoch, the period between validation checks: a random part of one pass on a large corpus, several passes on a small one."},
-	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen on validation P@2."},
+	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen by pilot runs on the validation criterion."},
 	{Name: "lambda", Label: "λ (Eq. 6)", Value: "auto", Type: "number", Help: "Sensitivity of the context similarity D = exp(−λ/2·KL_sym)."},
 }
 
@@ -264,6 +271,7 @@ func (p *pages) startTraining(c echo.Context) error {
 	tp.Alpha = getf("alpha")
 	tp.Lambda = getf("lambda")
 	tp.EarlyStop = strings.TrimSpace(c.FormValue("early_stop"))
+	tp.Kappa = strings.TrimSpace(c.FormValue("kappa"))
 	if h := strings.TrimSpace(c.FormValue("hidden")); h != "" && err == nil {
 		for _, f := range strings.Split(h, ",") {
 			n, e := strconv.Atoi(strings.TrimSpace(f))

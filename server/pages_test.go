@@ -2,8 +2,8 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
-	"github.com/taglens/taglens/ml/baselines"
 	"net/http"
 	"net/url"
 	"regexp"
@@ -11,6 +11,10 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/eval"
 )
 
 func (ts *testServer) page(path string) (*goquery.Document, string) {
@@ -208,9 +212,19 @@ func TestTrainAndCompareForms(t *testing.T) {
 	if rec.Code != 400 {
 		t.Errorf("bad seed: got %d, want 400", rec.Code)
 	}
-	if doc, _ := ts.page("/train"); doc.Find(`select[data-testid="param-early_stop"] option`).Length() != 2 ||
-		doc.Find(`select[data-testid="param-early_stop"] option[selected]`).AttrOr("value", "") != "priming-p2" {
-		t.Error("training form: want a choice of two early-stopping criteria, priming-p2 selected")
+	doc, _ := ts.page("/train")
+	if doc.Find(`select[data-testid="param-early_stop"] option`).Length() != 2 ||
+		doc.Find(`select[data-testid="param-early_stop"] option[selected]`).AttrOr("value", "") != ce.DefaultEarlyStop {
+		t.Errorf("training form: want a choice of two early-stopping criteria, %s selected", ce.DefaultEarlyStop)
+	}
+	if doc.Find(`select[data-testid="param-kappa"] option`).Length() != 3 ||
+		doc.Find(`select[data-testid="param-kappa"] option[selected]`).AttrOr("value", "") != ce.DefaultKappa {
+		t.Errorf("training form: want a choice of three class weightings, %s selected", ce.DefaultKappa)
+	}
+	form = url.Values{"corpus_id": {c.ID}, "kappa": {"even"}}
+	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "kappa") {
+		t.Errorf("bad kappa: got %d %q, want 400 naming kappa", rec.Code, rec.Body.String())
 	}
 	form = url.Values{"corpus_id": {c.ID}, "early_stop": {"loss"}}
 	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
@@ -232,7 +246,7 @@ func TestTrainAndCompareForms(t *testing.T) {
 	if b, _ := json.Marshal(mj.Params); json.Unmarshal(b, &tp) != nil || tp.config(1).EarlyStop != "extended-map" {
 		t.Errorf("params %+v do not configure early stopping on extended MAP", tp)
 	}
-	doc, _ := ts.page(rec.Header().Get("Location"))
+	doc, _ = ts.page(rec.Header().Get("Location"))
 	if testid(doc, "job-progress").Length() != 1 || testid(doc, "cancel-job").Length() != 1 {
 		t.Error("model page of a training model lacks the live progress widget")
 	}
@@ -260,5 +274,62 @@ func TestMetricRange(t *testing.T) {
 		if got := metricRange(tt.in); got != tt.want {
 			t.Errorf("metricRange(%v): got %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+// TestHomeVerdict checks that the first screen says plainly who ranks first in
+// the demo model's comparison: a baseline winning MAP is named as winning,
+// ours leading AUC is named as first.
+func TestHomeVerdict(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ctx := context.Background()
+	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	row, err := ts.store.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: json.RawMessage(`{}`)}
+	if err := ts.store.InsertModel(ctx, m); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.store.SetModelState(ctx, m.ID, ModelReady); err != nil {
+		t.Fatal(err)
+	}
+	if doc, _ := ts.page("/"); testid(doc, "demo-verdict").Length() != 0 {
+		t.Fatal("a verdict before any evaluation")
+	}
+	trial := func(mapv, auc float64) []eval.TrialFigures {
+		return []eval.TrialFigures{{Seed: 1, MAP: mapv, AUC: auc}, {Seed: 2, MAP: mapv + 0.01, AUC: auc}}
+	}
+	rep := eval.Report{Protocol: "extended", Subset: "test", Trials: 2, Models: []eval.ModelReport{
+		{Name: "random", PerTrial: trial(0.04, 0.09)},
+		{Name: "lsa", PerTrial: trial(0.49, 0.60)},
+		{Name: "ce", PerTrial: trial(0.26, 0.45)},
+		{Name: "siamese-ce", PerTrial: trial(0.47, 0.62)},
+	}}
+	req, _ := json.Marshal(EvalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"all"}, Protocol: "extended"})
+	e := &EvalRow{CorpusID: row.ID, Request: req}
+	if err := ts.store.InsertEval(ctx, e); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := json.Marshal(rep)
+	if err := ts.store.SetEvalReport(ctx, e.ID, b); err != nil {
+		t.Fatal(err)
+	}
+	doc, _ := ts.page("/")
+	lines := testid(doc, "verdict-line")
+	if lines.Length() != 2 {
+		t.Fatalf("got %d verdict lines, want 2 (MAP, AUC)", lines.Length())
+	}
+	mapLine, aucLine := lines.Eq(0), lines.Eq(1)
+	if mapLine.AttrOr("data-first", "") != "false" || !strings.Contains(mapLine.Text(), "MAP: the lsa baseline beats our method") ||
+		!strings.Contains(mapLine.Text(), "0.495 against 0.475") {
+		t.Errorf("MAP line %q: want lsa beating ours, 0.495 against 0.475", mapLine.Text())
+	}
+	if aucLine.AttrOr("data-first", "") != "true" || !strings.Contains(aucLine.Text(), "AUC: our Siamese-CE ranks first") {
+		t.Errorf("AUC line %q: want Siamese-CE first", aucLine.Text())
 	}
 }

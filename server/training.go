@@ -35,6 +35,9 @@ type TrainParams struct {
 	// EarlyStop is the validation criterion of early stopping: "priming-p2"
 	// (the default, design.md, decision 8) or "extended-map" (ce.Config.EarlyStop).
 	EarlyStop string `json:"early_stop,omitempty"`
+	// Kappa is the class weighting of Eq. 5 (ce.Config.Kappa):
+	// "balanced-stage2" (the default), "printed" or "balanced".
+	Kappa string `json:"kappa,omitempty"`
 }
 
 // validate reports the first out-of-range parameter.
@@ -61,7 +64,9 @@ func (p TrainParams) validate() error {
 	case p.Alpha < 0 || p.Lambda < 0 || p.WithinDoc < -1 || p.WithinDoc > 1:
 		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")
 	case p.EarlyStop != "" && p.EarlyStop != ce.EarlyStopP2 && p.EarlyStop != ce.EarlyStopMAP:
-		return fmt.Errorf("early_stop %q: must be %s or %s", p.EarlyStop, ce.EarlyStopP2, ce.EarlyStopMAP)
+		return fmt.Errorf("early_stop %q: must be %s or %s", p.EarlyStop, ce.EarlyStopMAP, ce.EarlyStopP2)
+	case p.Kappa != "" && p.Kappa != ce.KappaPrinted && p.Kappa != ce.KappaBalanced && p.Kappa != ce.KappaBalancedStage2:
+		return fmt.Errorf("kappa %q: must be %s, %s or %s", p.Kappa, ce.KappaBalancedStage2, ce.KappaPrinted, ce.KappaBalanced)
 	}
 	return nil
 }
@@ -71,7 +76,7 @@ func (p TrainParams) config(seed uint64) ce.Config {
 		Seed: seed, Hidden: p.Hidden, Topics: p.Topics, BatchSize: p.BatchSize, LearningRate: p.LearningRate,
 		MaxEpochs1: p.MaxEpochs1, MaxEpochs2: p.MaxEpochs2, Patience: p.Patience, EpochExamples: p.EpochExamples,
 		MaxTime: time.Duration(p.MaxTimeSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
-		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc, EarlyStop: p.EarlyStop,
+		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc, EarlyStop: p.EarlyStop, Kappa: p.Kappa,
 	}
 }
 

@@ -206,4 +206,21 @@ type HomePage struct {
 	Jobs                   []Job
 	DemoModelID            string
 	DemoReady              bool
+	// Verdict summarises the demo model's first comparison (nil until done).
+	Verdict *Verdict
+}
+
+// Verdict says plainly whether the method or a baseline ranked best in one
+// evaluation.
+type Verdict struct {
+	EvalID  string
+	Setting string     // a sentence naming the protocol, documents and trials
+	Leads   []LeadLine // MAP, then AUC
+}
+
+// LeadLine is the better of CE and Siamese-CE against the best other model
+// on one metric, as a bold headline and the figures.
+type LeadLine struct {
+	First            bool
+	Headline, Detail string
 }

@@ -29,21 +29,11 @@ var ours = []string{"ce", "siamese-ce"}
 type suiteRow struct {
 	Corpus string
 	Docs   int // test documents evaluated
-	Metric map[string]suiteCell
+	Metric map[string]eval.Lead
 	// Train times (s) and peak memory (KiB) of the seeds' trainings.
 	TrainSecs []float64
 	TrainRSS  []float64
 	Missing   []string // what is not there yet
-}
-
-// suiteCell compares ours with the best other model on one protocol and metric.
-type suiteCell struct {
-	OursName, OtherName string
-	Ours, OursSE        float64
-	Other, OtherSE      float64
-	P                   float64 // Student's t-test between their per-trial values; NaN if unavailable
-	Rank                int     // rank of ours among ours-best + every other model
-	Models              int
 }
 
 func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -98,7 +88,7 @@ func readSuite(dir string) ([]suiteRow, error) {
 	sort.Strings(corpora)
 	var rows []suiteRow
 	for _, c := range corpora {
-		row := suiteRow{Corpus: c, Metric: map[string]suiteCell{}}
+		row := suiteRow{Corpus: c, Metric: map[string]eval.Lead{}}
 		for _, p := range []string{"extended", "priming"} {
 			rep, err := readReport(filepath.Join(dir, c+"."+p+".json"))
 			if errors.Is(err, fs.ErrNotExist) {
@@ -112,7 +102,7 @@ func readSuite(dir string) ([]suiteRow, error) {
 				row.Docs = docsOf(rep)
 			}
 			for _, metric := range []string{"map", "auc"} {
-				if cell, ok := suiteCompare(rep, metric); ok {
+				if cell, ok := rep.LeadOf(metric, ours); ok {
 					row.Metric[p+" "+metric] = cell
 				}
 			}
@@ -158,60 +148,6 @@ func docsOf(r *eval.Report) int {
 		}
 	}
 	return 0
-}
-
-// metricValue returns the mean, standard error and per-trial values of metric
-// ("map" or "auc") for model m.
-func suiteMetric(m *eval.ModelReport, metric string) (mean, se float64, trials []float64) {
-	for _, t := range m.PerTrial {
-		if metric == "map" {
-			trials = append(trials, t.MAP)
-		} else {
-			trials = append(trials, t.AUC)
-		}
-	}
-	if metric == "map" {
-		return m.MAP, m.MAPSE, trials
-	}
-	return m.AUC, m.AUCSE, trials
-}
-
-// suiteCompare returns the better of our two variants against the best other model
-// of report r on metric.
-func suiteCompare(r *eval.Report, metric string) (suiteCell, bool) {
-	var best, other *eval.ModelReport
-	var bv, ov float64
-	var others []float64
-	for i := range r.Models {
-		m := &r.Models[i]
-		v, _, _ := suiteMetric(m, metric)
-		if slices.Contains(ours, m.Name) {
-			if best == nil || v > bv {
-				best, bv = m, v
-			}
-			continue
-		}
-		others = append(others, v)
-		if other == nil || v > ov {
-			other, ov = m, v
-		}
-	}
-	if best == nil || other == nil {
-		return suiteCell{}, false
-	}
-	c := suiteCell{OursName: best.Name, OtherName: other.Name, Models: len(others) + 1, Rank: 1, P: math.NaN()}
-	var xo, xt []float64
-	c.Ours, c.OursSE, xo = suiteMetric(best, metric)
-	c.Other, c.OtherSE, xt = suiteMetric(other, metric)
-	for _, v := range others {
-		if v > c.Ours {
-			c.Rank++
-		}
-	}
-	if _, p, ok := eval.StudentTTest(xo, xt); ok {
-		c.P = p
-	}
-	return c, true
 }
 
 // suiteLabels name the variants and baselines in the table.
@@ -294,30 +230,30 @@ func writeSuite(w *strings.Builder, rows []suiteRow, dir string) {
 	}
 }
 
-func cellOurs(c suiteCell) string {
-	s := fmt.Sprintf("%.3f ± %.3f %s", c.Ours, c.OursSE, suiteLabel(c.OursName))
+func cellOurs(c eval.Lead) string {
+	s := fmt.Sprintf("%.3f ± %.3f %s", c.OursMean, c.OursSE, suiteLabel(c.Ours))
 	if c.Rank == 1 {
 		return "**" + s + "**"
 	}
 	return s
 }
 
-func cellOther(c suiteCell) string {
-	s := fmt.Sprintf("%.3f ± %.3f %s", c.Other, c.OtherSE, suiteLabel(c.OtherName))
+func cellOther(c eval.Lead) string {
+	s := fmt.Sprintf("%.3f ± %.3f %s", c.OtherMean, c.OtherSE, suiteLabel(c.Other))
 	if c.Rank > 1 {
 		return "**" + s + "**"
 	}
 	return s
 }
 
-func suiteMargin(c suiteCell) string {
-	if c.Other == 0 {
+func suiteMargin(c eval.Lead) string {
+	if math.IsNaN(c.Margin()) {
 		return "–"
 	}
-	return fmt.Sprintf("%+.1f %%", 100*(c.Ours/c.Other-1))
+	return fmt.Sprintf("%+.1f %%", 100*c.Margin())
 }
 
-func suitePval(c suiteCell) string {
+func suitePval(c eval.Lead) string {
 	if math.IsNaN(c.P) {
 		return "n/a"
 	}
@@ -327,7 +263,7 @@ func suitePval(c suiteCell) string {
 	return fmt.Sprintf("%.3f", c.P)
 }
 
-func suiteRank(c suiteCell) string {
+func suiteRank(c eval.Lead) string {
 	if c.Rank == 1 {
 		return fmt.Sprintf("1 of %d", c.Models)
 	}

@@ -525,24 +525,24 @@ func TestTermNormAndScalingRecorded(t *testing.T) {
 }
 
 // TestSizedDefaults checks the vocabulary-dependent defaults: the paper's
-// 100-100-10 up to SampleAbove terms, LargeHidden with β = √50 above, and
+// 100-100-10 up to LargeAbove terms, LargeHidden with β = √50 above, and
 // explicit settings kept.
 func TestSizedDefaults(t *testing.T) {
 	base := Config{}.withDefaults()
-	if got := base.forVocabulary(SampleAbove); !slices.Equal(got.Hidden, []int{100, 100, 10}) || got.Beta != math.Sqrt(10) {
-		t.Errorf("%d terms: Hidden %v β %v", SampleAbove, got.Hidden, got.Beta)
+	if got := base.forVocabulary(LargeAbove); !slices.Equal(got.Hidden, []int{100, 100, 10}) || got.Beta != math.Sqrt(10) {
+		t.Errorf("%d terms: Hidden %v β %v", LargeAbove, got.Hidden, got.Beta)
 	}
-	got := base.forVocabulary(SampleAbove + 1)
+	got := base.forVocabulary(LargeAbove + 1)
 	if !slices.Equal(got.Hidden, LargeHidden) || got.Beta != math.Sqrt(50) {
-		t.Errorf("%d terms: Hidden %v β %v", SampleAbove+1, got.Hidden, got.Beta)
+		t.Errorf("%d terms: Hidden %v β %v", LargeAbove+1, got.Hidden, got.Beta)
 	}
-	if got.TermSmooth != DefaultTermSmooth || base.forVocabulary(SampleAbove).TermSmooth != 0 {
-		t.Errorf("TermSmooth defaults: %v above %d terms, %v at it", got.TermSmooth, SampleAbove, base.forVocabulary(SampleAbove).TermSmooth)
+	if got.TermSmooth != DefaultTermSmooth || base.forVocabulary(LargeAbove).TermSmooth != 0 {
+		t.Errorf("TermSmooth defaults: %v above %d terms, %v at it", got.TermSmooth, LargeAbove, base.forVocabulary(LargeAbove).TermSmooth)
 	}
-	if got := (Config{TermSmooth: -1}).withDefaults().forVocabulary(SampleAbove + 1); got.TermSmooth != 0 {
+	if got := (Config{TermSmooth: -1}).withDefaults().forVocabulary(LargeAbove + 1); got.TermSmooth != 0 {
 		t.Errorf("negative TermSmooth became %v, want 0 (none)", got.TermSmooth)
 	}
-	if got := (Config{Beta: math.Sqrt(10)}).withDefaults().forVocabulary(SampleAbove + 1); got.Beta != math.Sqrt(10) {
+	if got := (Config{Beta: math.Sqrt(10)}).withDefaults().forVocabulary(LargeAbove + 1); got.Beta != math.Sqrt(10) {
 		t.Errorf("explicit β replaced: %v", got.Beta)
 	}
 	own := Config{Hidden: []int{20, 5}}.withDefaults()

@@ -63,10 +63,10 @@
 // layer 1 costs one division per (term, unit) by the tanh addition theorem,
 // and layers 2..H-1 run through nn's batched forward pass.
 //
-// Scale (issue 7). Above SampleAbove = 3,000 terms three defaults change: Eq. 5
-// is sampled (Config.OutputSample), the rows of Eq. 2 are scaled to unit length
-// before the PCA (Config.TermNorm) and the network is 100-100-50
-// (Config.Hidden). Measured on the 2-core machine with nothing else running
+// Scale (issue 7). Above SampleAbove = 3,000 terms Eq. 5 is sampled
+// (Config.OutputSample); above LargeAbove = 1,000 terms the rows of Eq. 2 are
+// smoothed (Config.TermSmooth) and scaled to unit length before the PCA
+// (Config.TermNorm) and the network is 100-100-50 (Config.Hidden). Measured on the 2-core machine with nothing else running
 // (session 2): mtg-jamendo (25,621 training documents, 161 terms, exact Eq. 5,
 // exact PCA) `taglens train` 29.7 s wall, 99.5 MB peak RSS; lastfm-hetrec
 // (8,349 training documents, 7,793 training terms, randomized PCA to 200

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -268,4 +269,77 @@ func (r *Report) WriteTable(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// A Lead compares the best of a group of models ("ours", e.g. the variants of
+// one method) with the best of the others on one metric of a report.
+type Lead struct {
+	Metric             string
+	Ours, Other        string  // names of the best model of each side
+	OursMean, OursSE   float64 // mean and standard error over the trials
+	OtherMean, OtherSE float64
+	P                  float64 // Student's t-test between their per-trial values; NaN when unavailable
+	Rank               int     // 1 + the number of other models with a higher mean than Ours
+	Models             int     // the other models + 1
+}
+
+// First reports whether ours has the highest mean of the compared models.
+func (l Lead) First() bool { return l.Rank == 1 }
+
+// Margin is OursMean/OtherMean − 1 (NaN when OtherMean is 0).
+func (l Lead) Margin() float64 {
+	if l.OtherMean == 0 {
+		return math.NaN()
+	}
+	return l.OursMean/l.OtherMean - 1
+}
+
+// LeadOf compares the best model of r whose name is in ours with the best of
+// the other models on metric ("map", "auc" or "p@K"); ties go to the earlier
+// model. ok is false when either side has no model in r.
+func (r *Report) LeadOf(metric string, ours []string) (l Lead, ok bool) {
+	mean := func(m *ModelReport) (float64, float64, []float64) {
+		x := make([]float64, len(m.PerTrial))
+		for i := range m.PerTrial {
+			x[i] = metricOf(metric, &m.PerTrial[i])
+		}
+		mu, se := MeanSE(x)
+		return mu, se, x
+	}
+	var best, other *ModelReport
+	var bv, ov float64
+	var others []float64
+	for i := range r.Models {
+		m := &r.Models[i]
+		if len(m.PerTrial) == 0 {
+			continue
+		}
+		v, _, _ := mean(m)
+		if slices.Contains(ours, m.Name) {
+			if best == nil || v > bv {
+				best, bv = m, v
+			}
+			continue
+		}
+		others = append(others, v)
+		if other == nil || v > ov {
+			other, ov = m, v
+		}
+	}
+	if best == nil || other == nil {
+		return Lead{}, false
+	}
+	l = Lead{Metric: metric, Ours: best.Name, Other: other.Name, Rank: 1, Models: len(others) + 1, P: math.NaN()}
+	var xo, xt []float64
+	l.OursMean, l.OursSE, xo = mean(best)
+	l.OtherMean, l.OtherSE, xt = mean(other)
+	for _, v := range others {
+		if v > l.OursMean {
+			l.Rank++
+		}
+	}
+	if _, p, ok := StudentTTest(xo, xt); ok {
+		l.P = p
+	}
+	return l, true
 }

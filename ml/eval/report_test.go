@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"flag"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -155,5 +156,39 @@ func TestPValuesConstantTrials(t *testing.T) {
 	pv := rep.PValues["map"]
 	if pv.Best != "b" || pv.RunnerUp != "a" || pv.P != nil || len(rep.Notes) != 1 {
 		t.Errorf("got %+v, notes %v, want b over a, no p-value, one note", pv, rep.Notes)
+	}
+}
+
+// TestLeadOf compares the better of two "ours" models with the best other
+// model; figures by hand from the per-trial values below.
+func TestLeadOf(t *testing.T) {
+	mk := func(name string, maps ...float64) ModelReport {
+		m := ModelReport{Name: name}
+		for i, v := range maps {
+			m.PerTrial = append(m.PerTrial, TrialFigures{Seed: uint64(i + 1), MAP: v, AUC: 1 - v})
+		}
+		return m
+	}
+	r := &Report{Models: []ModelReport{mk("lsa", 0.4, 0.5, 0.6), mk("random", 0.1, 0.1, 0.1), mk("ce", 0.2, 0.2, 0.2), mk("siamese-ce", 0.3, 0.3, 0.3)}}
+	l, ok := r.LeadOf("map", []string{"ce", "siamese-ce"})
+	if !ok || l.Ours != "siamese-ce" || l.Other != "lsa" || l.First() || l.Rank != 2 || l.Models != 3 {
+		t.Fatalf("map: got %+v, want siamese-ce second of 3 behind lsa", l)
+	}
+	if math.Abs(l.OursMean-0.3) > 1e-15 || math.Abs(l.OtherMean-0.5) > 1e-15 || math.Abs(l.Margin()+0.4) > 1e-12 {
+		t.Errorf("map: means %v, %v margin %v; want 0.3, 0.5, -0.4", l.OursMean, l.OtherMean, l.Margin())
+	}
+	if math.IsNaN(l.P) || l.P <= 0 || l.P >= 0.05 {
+		t.Errorf("map: p = %v, want a small p (0.3 constant against 0.4, 0.5, 0.6)", l.P)
+	}
+	// AUC = 1 − MAP: random (0.9) leads ce (0.8), the better of ours.
+	l, _ = r.LeadOf("auc", []string{"ce", "siamese-ce"})
+	if l.Ours != "ce" || l.Other != "random" || l.Rank != 2 {
+		t.Errorf("auc: got %+v, want ce behind random", l)
+	}
+	if l, ok := r.LeadOf("map", []string{"lsa"}); !ok || !l.First() || l.Other != "siamese-ce" {
+		t.Error("lsa as ours: want it first, ahead of siamese-ce")
+	}
+	if _, ok := r.LeadOf("map", []string{"none"}); ok {
+		t.Error("no model of ours: want ok = false")
 	}
 }
