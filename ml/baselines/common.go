@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/blas"
 	"gonum.org/v1/gonum/blas/blas64"
@@ -26,6 +29,11 @@ type TermVectors struct {
 	// V terms of dimension D; Unit is V×D row-major, every nonzero row of unit length.
 	V, D int
 	Unit []float64
+
+	// rows caches distance rows already computed (see cacheable); built on
+	// first use. Unit must not change once distances have been asked for.
+	rowsOnce sync.Once
+	rows     []atomic.Pointer[[]float64]
 }
 
 // NewTermVectors returns the cosine space of the V×D row-major vectors vec
@@ -61,12 +69,85 @@ func (t *TermVectors) Row(i int) []float64 { return t.Unit[i*t.D : (i+1)*t.D] }
 
 // CosineDistancesTo fills dst (len(queries)·V) with dst[i·V+j] = 1 − cos(q_i, τ_j).
 // It panics on a length mismatch or a query outside [0, V).
+//
+// A query's row of distances does not depend on the other queries of the call
+// (see cacheable), so rows are computed once per term and kept: an evaluation
+// asks for the same terms' rows in document after document (the extended
+// protocol over a test set, every grid point's tuning evaluation), and then
+// only copies them. Every value is bit for bit the one of the direct
+// computation, cosineDirect, for the same call.
 func (t *TermVectors) CosineDistancesTo(dst []float64, queries []int) {
 	if len(dst) != len(queries)*t.V {
 		panic(fmt.Sprintf("baselines: CosineDistancesTo: len(dst) = %d, want %d", len(dst), len(queries)*t.V))
 	}
+	for _, q := range queries {
+		if q < 0 || q >= t.V {
+			panic(fmt.Sprintf("baselines: CosineDistancesTo: query %d outside [0, %d)", q, t.V))
+		}
+	}
+	product := t.useProduct(len(queries))
+	if !t.cacheable(len(queries)) {
+		t.cosineDirect(dst, queries, product)
+		return
+	}
+	t.rowsOnce.Do(func() { t.rows = make([]atomic.Pointer[[]float64], t.V) })
+	var missing []int
+	for _, q := range queries {
+		if t.rows[q].Load() == nil && !slices.Contains(missing, q) {
+			missing = append(missing, q)
+		}
+	}
+	if len(missing) > 0 {
+		// The missing rows in one call of the direct computation, on the
+		// call's path: with the matrix product, one pass over the V×D matrix
+		// for all of them.
+		buf := make([]float64, len(missing)*t.V)
+		t.cosineDirect(buf, missing, product)
+		for i, q := range missing {
+			row := buf[i*t.V : (i+1)*t.V : (i+1)*t.V]
+			t.rows[q].CompareAndSwap(nil, &row) // a concurrent caller stored the same values
+		}
+	}
+	for i, q := range queries {
+		copy(dst[i*t.V:(i+1)*t.V], *t.rows[q].Load())
+	}
+}
+
+// cacheable reports whether the distance rows of a call with n queries are the
+// ones kept for every call: those of the matrix product when V·D ≥ gemmAbove
+// and n ≥ 2, or of the matrix-vector products when V·D < gemmAbove. The gonum
+// product C = −Q·Unitᵀ computes every element alone as the sum over the
+// 64-wide blocks of D of −<q_b, u_b> (dgemmParallel, taken when the product
+// has at least 4 blocks of 64×64, so whatever the number of queries when
+// V > 192), so an element does not depend on Q's other rows; a matrix-vector
+// product's element is −<q, u> over all of D, which may round differently. A
+// single query of a large matrix (an incomplete context reduced to one term)
+// is therefore computed directly, as are large matrices of at most 192 terms
+// (TestCosineDistancesCached) and vocabularies whose V×V distances would
+// exceed maxCachedDistances.
+func (t *TermVectors) cacheable(n int) bool {
+	if t.V*t.V > maxCachedDistances {
+		return false
+	}
+	if !t.useProduct(n) {
+		return t.V*t.D < gemmAbove
+	}
+	return t.V > 3*64
+}
+
+// maxCachedDistances bounds the distance rows a TermVectors keeps: V·V values
+// (2 GiB; 392 MB at whats-cooking's 7,000 terms).
+const maxCachedDistances = 1 << 28
+
+// useProduct reports whether a call with n queries computes its distances as
+// one matrix product (else as n matrix-vector products).
+func (t *TermVectors) useProduct(n int) bool { return t.V*t.D >= gemmAbove && n >= 2 }
+
+// cosineDirect is CosineDistancesTo without the kept rows, computed as one
+// matrix product if product, else as matrix-vector products.
+func (t *TermVectors) cosineDirect(dst []float64, queries []int, product bool) {
 	a := blas64.General{Rows: t.V, Cols: t.D, Stride: t.D, Data: t.Unit}
-	if t.V*t.D < gemmAbove || len(queries) < 2 {
+	if !product {
 		for i, q := range queries {
 			row := dst[i*t.V : (i+1)*t.V]
 			blas64.Gemv(blas.NoTrans, -1, a, blas64.Vector{N: t.D, Inc: 1, Data: t.Row(q)}, 0, blas64.Vector{N: t.V, Inc: 1, Data: row})

@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"context"
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -158,6 +159,61 @@ func TestCosineDistancesToDirect(t *testing.T) {
 					t.Fatalf("%d×%d: query %d term %d: %v, want %v", v, d, q, j, got, want)
 				}
 			}
+		}
+	}
+}
+
+// TestCosineDistancesCached checks that the rows CosineDistancesTo keeps give,
+// bit for bit, what the direct computation gives for the very same call, on
+// both code paths and for the shapes it does not cache (one query of a large
+// matrix, a large matrix of few terms), from concurrent goroutines asking for
+// overlapping queries.
+func TestCosineDistancesCached(t *testing.T) {
+	for _, c := range []struct{ v, d int }{{37, 5}, {600, 230}, {150, 900}} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		vec := make([]float64, c.v*c.d)
+		for i := range vec {
+			vec[i] = rng.NormFloat64()
+		}
+		cached, direct := NewTermVectors(c.v, c.d, vec), NewTermVectors(c.v, c.d, vec)
+		calls := make([][]int, 40)
+		for i := range calls {
+			n := 1 + rng.IntN(12)
+			if i%7 == 3 {
+				n = 1
+			}
+			for range n {
+				calls[i] = append(calls[i], rng.IntN(min(c.v, 60))) // overlapping queries
+			}
+		}
+		var wg sync.WaitGroup
+		errs := make([]string, len(calls))
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; i < len(calls); i += 4 {
+					got := make([]float64, len(calls[i])*c.v)
+					want := make([]float64, len(got))
+					cached.CosineDistancesTo(got, calls[i])
+					direct.cosineDirect(want, calls[i], direct.useProduct(len(calls[i])))
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+							errs[i] = fmt.Sprintf("%d×%d: call %d %v: value %d is %v, direct %v", c.v, c.d, i, calls[i], j, got[j], want[j])
+							break
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Error(e)
+			}
+		}
+		if cacheAll := c.v*c.d < gemmAbove || c.v > 192; cacheAll != (cached.rows != nil) {
+			t.Errorf("%d×%d: rows kept %v, want %v", c.v, c.d, cached.rows != nil, cacheAll)
 		}
 	}
 }
