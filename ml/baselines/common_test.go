@@ -9,6 +9,8 @@ import (
 	"sync"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/taglens/taglens/ml/eval"
 )
 
@@ -186,6 +188,7 @@ func TestCosineDistancesCached(t *testing.T) {
 				calls[i] = append(calls[i], rng.IntN(min(c.v, 60))) // overlapping queries
 			}
 		}
+		cached.PrepareQueries([]int{0, 5, 9, 5, -1, c.v, c.v - 1}) // repeated and invalid terms are ignored
 		var wg sync.WaitGroup
 		errs := make([]string, len(calls))
 		for g := range 4 {
@@ -214,6 +217,50 @@ func TestCosineDistancesCached(t *testing.T) {
 		}
 		if cacheAll := c.v*c.d < gemmAbove || c.v > 192; cacheAll != (cached.rows != nil) {
 			t.Errorf("%d×%d: rows kept %v, want %v", c.v, c.d, cached.rows != nil, cacheAll)
+		}
+	}
+}
+
+// TestCosineProductMatchesGonum checks cosineProduct (the AVX2 lanes and their
+// Go remainder) against gonum's matrix product bit for bit, on shapes with D
+// not a multiple of 64 or of 4, V not a multiple of 4 and odd query counts,
+// and dotLanes against gonum's dot product.
+func TestCosineProductMatchesGonum(t *testing.T) {
+	if !useLanes {
+		t.Skip("no AVX2 or no gonum assembly: cosineProduct is not used")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 230} {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		if got, want := dotLanes(x, y), floats.Dot(x, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("dotLanes, n = %d: %v, gonum %v", n, got, want)
+		}
+	}
+	for _, c := range []struct{ v, d int }{{193, 1}, {257, 3}, {300, 64}, {301, 67}, {602, 130}, {1030, 256}} {
+		vec := make([]float64, c.v*c.d)
+		for i := range vec {
+			vec[i] = rng.NormFloat64()
+		}
+		tv := NewTermVectors(c.v, c.d, vec)
+		for _, nq := range []int{2, 3, 5, 8} {
+			queries := make([]int, nq)
+			for i := range queries {
+				queries[i] = rng.IntN(c.v)
+			}
+			got := make([]float64, nq*c.v)
+			want := make([]float64, nq*c.v)
+			tv.cosineDirect(got, queries, true)
+			useLanes = false
+			tv.cosineDirect(want, queries, true)
+			useLanes = true
+			for j := range got {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("%d×%d, %d queries: value %d is %v, gonum %v", c.v, c.d, nq, j, got[j], want[j])
+				}
+			}
 		}
 	}
 }

@@ -65,3 +65,11 @@ type WholeContextModel interface {
 type Tuned interface {
 	Tuning() map[string]any
 }
+
+// A QueryPreparer is told, before an evaluation ranks any document, every term
+// that its documents may ask as a query (Evaluate passes the distinct terms of
+// the documents it evaluates, in increasing order), so that it can compute
+// what it keeps per query term in one batch. It must not change any distance.
+type QueryPreparer interface {
+	PrepareQueries(terms []int)
+}

@@ -387,6 +387,9 @@ func Evaluate(ctx context.Context, m Model, p Protocol, docs [][]int, opt *Optio
 	if err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", m.Name(), err)
 	}
+	if pr, ok := m.(QueryPreparer); ok {
+		pr.PrepareQueries(queryTerms(docs, v, opt.minTerms()))
+	}
 	accs := make([]docAcc, len(docs))
 	err = parallel(ctx, len(docs), opt, func() func(i int) {
 		w := newWorker(v, maxLen)
@@ -396,6 +399,26 @@ func Evaluate(ctx context.Context, m Model, p Protocol, docs [][]int, opt *Optio
 		return nil, err
 	}
 	return reduce(accs), nil
+}
+
+// queryTerms returns, in increasing order, the distinct terms of the documents
+// of at least minTerms terms (the documents Evaluate does not skip).
+func queryTerms(docs [][]int, v, minTerms int) []int {
+	seen := make([]bool, v)
+	for _, d := range docs {
+		if len(d) >= minTerms {
+			for _, t := range d {
+				seen[t] = true
+			}
+		}
+	}
+	var out []int
+	for t, ok := range seen {
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // An OOVDoc is a document with out-of-vocabulary terms (paper §6.2.4): its

@@ -385,3 +385,42 @@ func TestEvaluateCancelled(t *testing.T) {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
+
+// preparer records the terms PrepareQueries is given and the queries of every
+// Distances call.
+type preparer struct {
+	lineModel
+	mu       sync.Mutex
+	prepared []int
+	asked    map[int]bool
+}
+
+func (p *preparer) PrepareQueries(terms []int) { p.prepared = append([]int(nil), terms...) }
+
+func (p *preparer) Distances(ctx, queries []int, rng *rand.Rand, dst []float64) {
+	p.mu.Lock()
+	for _, q := range queries {
+		p.asked[q] = true
+	}
+	p.mu.Unlock()
+	p.lineModel.Distances(ctx, queries, rng, dst)
+}
+
+func TestEvaluatePreparesQueries(t *testing.T) {
+	docs := [][]int{{4, 1}, {7}, {9, 4, 2}, {}, {1, 8}}
+	for _, band := range []Band{{}, Band30to50} {
+		p := &preparer{lineModel: lineModel{x: ramp(12)}, asked: map[int]bool{}}
+		if _, err := Evaluate(context.Background(), p, Extended, docs, &Options{Seed: 1, Missing: band}); err != nil {
+			t.Fatal(err)
+		}
+		// Term 7 is only in a skipped one-term document.
+		if want := []int{1, 2, 4, 8, 9}; !slices.Equal(p.prepared, want) {
+			t.Errorf("band %v: prepared %v, want %v", band, p.prepared, want)
+		}
+		for q := range p.asked {
+			if !slices.Contains(p.prepared, q) {
+				t.Errorf("band %v: query %d was not prepared", band, q)
+			}
+		}
+	}
+}
