@@ -340,6 +340,61 @@ func (m vectorModel) Distances(_, queries []int, _ *rand.Rand, dst []float64) {
 	m.CosineDistancesTo(dst, queries)
 }
 
+// runInOrder runs fit(0), …, fit(n−1) on up to GOMAXPROCS goroutines (each
+// takes the next index) and hands the results to take in index order, on the
+// caller's goroutine, each as soon as it and all before it are done. It stops
+// at the first error in index order (later fits already running finish and are
+// dropped) or when ctx is cancelled, and returns that error. fit must not
+// depend on what runs beside it; then the results, and what take does with
+// them, are those of the serial loop.
+func runInOrder[T any](ctx context.Context, n int, fit func(i int) (T, error), take func(i int, r T)) error {
+	type result struct {
+		r   T
+		err error
+	}
+	done := make([]chan result, n)
+	for i := range done {
+		done[i] = make(chan result, 1)
+	}
+	var next atomic.Int64
+	stop := make(chan struct{})
+	defer close(stop)
+	for range min(runtime.GOMAXPROCS(0), n) {
+		go func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				i := int(next.Add(1) - 1)
+				if i >= n {
+					return
+				}
+				if err := ctx.Err(); err != nil {
+					done[i] <- result{err: err}
+					continue
+				}
+				r, err := fit(i)
+				done[i] <- result{r, err}
+			}
+		}()
+	}
+	for i := range n {
+		var res result
+		select {
+		case res = <-done[i]:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if res.err != nil {
+			return res.err
+		}
+		take(i, res.r)
+	}
+	return nil
+}
+
 // tuneP2 returns the training P@2 (eval's Result.PAtK[1]) of m under the
 // extended priming protocol (Eq. 9) on docs: the tuning criterion of §6.2.5.
 func tuneP2(ctx context.Context, m eval.Model, docs [][]int, seed uint64) (float64, error) {

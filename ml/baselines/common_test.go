@@ -2,10 +2,13 @@ package baselines
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
 
@@ -262,5 +265,48 @@ func TestCosineProductMatchesGonum(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestRunInOrder checks that results reach take in index order, that the
+// first failing index in order stops the run with its error, and that a
+// cancelled context stops it.
+func TestRunInOrder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var got []int
+	err := runInOrder(context.Background(), 20, func(i int) (int, error) {
+		s := 0
+		for j := range (20 - i) * 10000 { // later indices tend to finish first
+			s += j % 7
+		}
+		if s < 0 {
+			return 0, errors.New("overflow")
+		}
+		return i * i, nil
+	}, func(i, r int) {
+		if r != i*i {
+			t.Errorf("take(%d, %d)", i, r)
+		}
+		got = append(got, i)
+	})
+	if err != nil || len(got) != 20 || !slices.IsSorted(got) {
+		t.Errorf("got %v, %v; want 0..19 in order", got, err)
+	}
+	boom := errors.New("boom")
+	got = got[:0]
+	err = runInOrder(context.Background(), 20, func(i int) (int, error) {
+		if i == 7 || i == 12 {
+			return 0, fmt.Errorf("fit %d: %w", i, boom)
+		}
+		return i, nil
+	}, func(i, r int) { got = append(got, i) })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "fit 7") || len(got) != 7 {
+		t.Errorf("got %v after %v; want 0..6 and fit 7's error", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = runInOrder(ctx, 5, func(i int) (int, error) { return i, nil }, func(int, int) {})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
 	}
 }
