@@ -81,15 +81,27 @@ func (t *TermVectors) CosineDistancesTo(dst []float64, queries []int) {
 	if len(dst) != len(queries)*t.V {
 		panic(fmt.Sprintf("baselines: CosineDistancesTo: len(dst) = %d, want %d", len(dst), len(queries)*t.V))
 	}
+	rows, ok := t.keptRows(queries)
+	if !ok {
+		t.cosineDirect(dst, queries, t.useProduct(len(queries)))
+		return
+	}
+	for i, row := range rows {
+		copy(dst[i*t.V:(i+1)*t.V], row)
+	}
+}
+
+// keptRows returns the kept rows of the queries (read-only; computing the
+// missing ones), or ok = false when a call with these queries is not
+// cacheable. It panics on a query outside [0, V).
+func (t *TermVectors) keptRows(queries []int) (rows [][]float64, ok bool) {
 	for _, q := range queries {
 		if q < 0 || q >= t.V {
 			panic(fmt.Sprintf("baselines: CosineDistancesTo: query %d outside [0, %d)", q, t.V))
 		}
 	}
-	product := t.useProduct(len(queries))
 	if !t.cacheable(len(queries)) {
-		t.cosineDirect(dst, queries, product)
-		return
+		return nil, false
 	}
 	t.rowsOnce.Do(func() { t.rows = make([]atomic.Pointer[[]float64], t.V) })
 	var missing []int
@@ -98,10 +110,12 @@ func (t *TermVectors) CosineDistancesTo(dst []float64, queries []int) {
 			missing = append(missing, q)
 		}
 	}
-	t.keepRows(missing, product)
+	t.keepRows(missing, t.useProduct(len(queries)))
+	rows = make([][]float64, len(queries))
 	for i, q := range queries {
-		copy(dst[i*t.V:(i+1)*t.V], *t.rows[q].Load())
+		rows[i] = *t.rows[q].Load()
 	}
+	return rows, true
 }
 
 // keepRows computes the rows of the terms missing (distinct, none kept yet)
@@ -338,6 +352,12 @@ func (m vectorModel) VocabSize() int   { return m.V }
 // Distances implements eval.Model: cosine distances; ctx and rng are ignored.
 func (m vectorModel) Distances(_, queries []int, _ *rand.Rand, dst []float64) {
 	m.CosineDistancesTo(dst, queries)
+}
+
+// DistanceRows implements eval.RowModel: the kept rows of the queries, those
+// CosineDistancesTo copies; ctx and rng are ignored.
+func (m vectorModel) DistanceRows(_, queries []int, _ *rand.Rand) ([][]float64, bool) {
+	return m.keptRows(queries)
 }
 
 // runInOrder runs fit(0), …, fit(n−1) on up to GOMAXPROCS goroutines (each

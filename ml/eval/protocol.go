@@ -309,9 +309,17 @@ func (w *worker) doc(m Model, p Protocol, doc []int, i int, opt *Options, acc *d
 		}
 	}
 	v := w.v
-	dist := w.dist[:len(queries)*v]
-	m.Distances(ctx, queries, w.rng, dist)
 	ranks := w.ranks[:len(doc)]
+	var rows [][]float64 // the queries' rows of distances, when the model lends them
+	if rm, ok := m.(RowModel); ok && p == Extended {
+		if r, ok := rm.DistanceRows(ctx, queries, w.rng); ok {
+			rows = r
+		}
+	}
+	dist := w.dist[:len(queries)*v]
+	if rows == nil {
+		m.Distances(ctx, queries, w.rng, dist)
+	}
 	switch p {
 	case Priming:
 		for q := range queries {
@@ -326,7 +334,12 @@ func (w *worker) doc(m Model, p Protocol, doc []int, i int, opt *Options, acc *d
 			mn[j] = math.Inf(1)
 		}
 		for q, t := range queries {
-			row := dist[q*v : (q+1)*v]
+			var row []float64
+			if rows != nil {
+				row = rows[q][:v]
+			} else {
+				row = dist[q*v : (q+1)*v]
+			}
 			for j, d := range row {
 				if d < mn[j] && j != t {
 					mn[j] = d

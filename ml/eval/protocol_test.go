@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -421,6 +422,62 @@ func TestEvaluatePreparesQueries(t *testing.T) {
 			if !slices.Contains(p.prepared, q) {
 				t.Errorf("band %v: query %d was not prepared", band, q)
 			}
+		}
+	}
+}
+
+// rowLine is a lineModel that lends its rows (precomputed) for calls with an
+// even number of queries and declines the others.
+type rowLine struct {
+	lineModel
+	rows [][]float64
+	lent atomic.Int64
+}
+
+func (r *rowLine) DistanceRows(_, queries []int, _ *rand.Rand) ([][]float64, bool) {
+	if len(queries)%2 == 1 {
+		return nil, false
+	}
+	r.lent.Add(1)
+	out := make([][]float64, len(queries))
+	for i, q := range queries {
+		out[i] = r.rows[q]
+	}
+	return out, true
+}
+
+func TestEvaluateRowModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const v = 40
+	x := make([]float64, v)
+	for i := range x {
+		x[i] = float64(rng.IntN(10)) // ties
+	}
+	plain := &lineModel{x: x, contextual: true}
+	rl := &rowLine{lineModel: *plain}
+	for q := range v {
+		rl.rows = append(rl.rows, make([]float64, v))
+		plain.Distances(nil, []int{q}, nil, rl.rows[q])
+	}
+	var docs [][]int
+	for range 60 {
+		docs = append(docs, rng.Perm(v)[:2+rng.IntN(5)])
+	}
+	for _, p := range []Protocol{Extended, Priming} {
+		want, err := Evaluate(context.Background(), plain, p, docs, &Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl.lent.Store(0)
+		got, err := Evaluate(context.Background(), rl, p, docs, &Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *got != *want {
+			t.Errorf("%s: lent rows gave %+v, Distances %+v", p, *got, *want)
+		}
+		if lent := rl.lent.Load(); (p == Extended) != (lent > 0) {
+			t.Errorf("%s: rows lent %d times", p, lent)
 		}
 	}
 }
