@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -25,7 +26,7 @@ func init() {
 
 const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|valid|test|oov|all " +
 	"[--split PATH] [--oov PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
-	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT]"
+	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT] [--cpuprofile OUT]"
 
 // baselineOrder is the report order of the baselines (docs/design.md model names).
 var baselineOrder = baselines.Names
@@ -46,6 +47,7 @@ type evalConfig struct {
 	seed       uint64
 	workers    int
 	jsonOut    string
+	cpuProfile string
 }
 
 // runEval implements `taglens eval`. How trials map to models:
@@ -67,6 +69,13 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	cfg, err := parseEvalFlags(args, stderr)
 	if err != nil {
 		return err
+	}
+	if cfg.cpuProfile != "" {
+		stop, err := startCPUProfile(cfg.cpuProfile)
+		if err != nil {
+			return err
+		}
+		defer stop()
 	}
 	start := time.Now()
 	rep, err := evaluate(ctx, cfg, stderr)
@@ -107,6 +116,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		seed     = fs.Uint64("seed", 1, "seed of the first trial")
 		workers  = fs.Int("workers", 2, "goroutines evaluating documents")
 		jsonOut  = fs.String("json", "", "write the JSON report to this file instead of stdout")
+		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the evaluation to this file (go tool pprof)")
 	)
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
@@ -130,6 +140,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		seed:       *seed,
 		workers:    *workers,
 		jsonOut:    *jsonOut,
+		cpuProfile: *cpuProf,
 	}
 	var err error
 	if *oovP != "" {
@@ -478,6 +489,23 @@ func progressPrinter(w io.Writer, label string) func(done, total int) {
 			next++
 		}
 	}
+}
+
+// startCPUProfile starts a CPU profile written to path and returns the
+// function that stops it and closes the file.
+func startCPUProfile(path string) (stop func(), err error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("eval: cpu profile: %w", err)
+	}
+	return func() {
+		pprof.StopCPUProfile()
+		f.Close()
+	}, nil
 }
 
 // writeReportFile writes b to path through a temporary file and a rename, so a

@@ -217,3 +217,27 @@ func TestEvalUsage(t *testing.T) {
 		t.Errorf("missing model file: got exit code %d, want 1", code)
 	}
 }
+
+func TestEvalCPUProfile(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	f := makeEvalFixture(t)
+	prof := filepath.Join(f.dir, "cpu.pprof")
+	runEvalArgs(t, "--model", f.model, "--corpus", f.corpus, "--split", f.split, "--subset", "test",
+		"--baselines", "random", "--variants", "none", "--trials", "1", "--cpuprofile", prof)
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A pprof profile is a gzip-compressed protocol buffer.
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Errorf("profile is %d bytes and not gzip", len(b))
+	}
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"eval", "--model", f.model, "--corpus", f.corpus, "--subset", "test",
+		"--baselines", "random", "--variants", "none", "--cpuprofile", filepath.Join(f.dir, "missing", "cpu.pprof")}, &stdout, &stderr)
+	if err == nil {
+		t.Error("a profile in a missing directory did not fail")
+	}
+}

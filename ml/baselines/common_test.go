@@ -2,11 +2,17 @@ package baselines
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"testing"
+
+	"gonum.org/v1/gonum/floats"
 
 	"github.com/taglens/taglens/ml/eval"
 )
@@ -167,5 +173,148 @@ func TestCosineDistancesToDirect(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCosineDistancesCached checks that the rows CosineDistancesTo keeps give,
+// bit for bit, what the direct computation gives for the very same call, on
+// both code paths and for the shapes it does not cache (one query of a large
+// matrix, a large matrix of few terms), from concurrent goroutines asking for
+// overlapping queries.
+func TestCosineDistancesCached(t *testing.T) {
+	for _, c := range []struct{ v, d int }{{37, 5}, {600, 230}, {150, 900}} {
+		rng := rand.New(rand.NewPCG(5, 6))
+		vec := make([]float64, c.v*c.d)
+		for i := range vec {
+			vec[i] = rng.NormFloat64()
+		}
+		cached, direct := NewTermVectors(c.v, c.d, vec), NewTermVectors(c.v, c.d, vec)
+		calls := make([][]int, 40)
+		for i := range calls {
+			n := 1 + rng.IntN(12)
+			if i%7 == 3 {
+				n = 1
+			}
+			for range n {
+				calls[i] = append(calls[i], rng.IntN(min(c.v, 60))) // overlapping queries
+			}
+		}
+		cached.PrepareQueries([]int{0, 5, 9, 5, -1, c.v, c.v - 1}) // repeated and invalid terms are ignored
+		var wg sync.WaitGroup
+		errs := make([]string, len(calls))
+		for g := range 4 {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				for i := g; i < len(calls); i += 4 {
+					got := make([]float64, len(calls[i])*c.v)
+					want := make([]float64, len(got))
+					cached.CosineDistancesTo(got, calls[i])
+					direct.cosineDirect(want, calls[i], direct.useProduct(len(calls[i])))
+					for j := range got {
+						if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+							errs[i] = fmt.Sprintf("%d×%d: call %d %v: value %d is %v, direct %v", c.v, c.d, i, calls[i], j, got[j], want[j])
+							break
+						}
+					}
+				}
+			}()
+		}
+		wg.Wait()
+		for _, e := range errs {
+			if e != "" {
+				t.Error(e)
+			}
+		}
+		if cacheAll := c.v*c.d < gemmAbove || c.v > 192; cacheAll != (cached.rows != nil) {
+			t.Errorf("%d×%d: rows kept %v, want %v", c.v, c.d, cached.rows != nil, cacheAll)
+		}
+	}
+}
+
+// TestCosineProductMatchesGonum checks cosineProduct (the AVX2 lanes and their
+// Go remainder) against gonum's matrix product bit for bit, on shapes with D
+// not a multiple of 64 or of 4, V not a multiple of 4 and odd query counts,
+// and dotLanes against gonum's dot product.
+func TestCosineProductMatchesGonum(t *testing.T) {
+	if !useLanes {
+		t.Skip("no AVX2 or no gonum assembly: cosineProduct is not used")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, n := range []int{1, 2, 3, 4, 5, 7, 8, 63, 64, 65, 230} {
+		x, y := make([]float64, n), make([]float64, n)
+		for i := range x {
+			x[i], y[i] = rng.NormFloat64(), rng.NormFloat64()
+		}
+		if got, want := dotLanes(x, y), floats.Dot(x, y); math.Float64bits(got) != math.Float64bits(want) {
+			t.Errorf("dotLanes, n = %d: %v, gonum %v", n, got, want)
+		}
+	}
+	for _, c := range []struct{ v, d int }{{193, 1}, {257, 3}, {300, 64}, {301, 67}, {602, 130}, {1030, 256}} {
+		vec := make([]float64, c.v*c.d)
+		for i := range vec {
+			vec[i] = rng.NormFloat64()
+		}
+		tv := NewTermVectors(c.v, c.d, vec)
+		for _, nq := range []int{2, 3, 5, 8} {
+			queries := make([]int, nq)
+			for i := range queries {
+				queries[i] = rng.IntN(c.v)
+			}
+			got := make([]float64, nq*c.v)
+			want := make([]float64, nq*c.v)
+			tv.cosineDirect(got, queries, true)
+			useLanes = false
+			tv.cosineDirect(want, queries, true)
+			useLanes = true
+			for j := range got {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("%d×%d, %d queries: value %d is %v, gonum %v", c.v, c.d, nq, j, got[j], want[j])
+				}
+			}
+		}
+	}
+}
+
+// TestRunInOrder checks that results reach take in index order, that the
+// first failing index in order stops the run with its error, and that a
+// cancelled context stops it.
+func TestRunInOrder(t *testing.T) {
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	var got []int
+	err := runInOrder(context.Background(), 20, func(i int) (int, error) {
+		s := 0
+		for j := range (20 - i) * 10000 { // later indices tend to finish first
+			s += j % 7
+		}
+		if s < 0 {
+			return 0, errors.New("overflow")
+		}
+		return i * i, nil
+	}, func(i, r int) {
+		if r != i*i {
+			t.Errorf("take(%d, %d)", i, r)
+		}
+		got = append(got, i)
+	})
+	if err != nil || len(got) != 20 || !slices.IsSorted(got) {
+		t.Errorf("got %v, %v; want 0..19 in order", got, err)
+	}
+	boom := errors.New("boom")
+	got = got[:0]
+	err = runInOrder(context.Background(), 20, func(i int) (int, error) {
+		if i == 7 || i == 12 {
+			return 0, fmt.Errorf("fit %d: %w", i, boom)
+		}
+		return i, nil
+	}, func(i, r int) { got = append(got, i) })
+	if !errors.Is(err, boom) || !strings.Contains(err.Error(), "fit 7") || len(got) != 7 {
+		t.Errorf("got %v after %v; want 0..6 and fit 7's error", got, err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err = runInOrder(ctx, 5, func(i int) (int, error) { return i, nil }, func(int, int) {})
+	if !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
 	}
 }

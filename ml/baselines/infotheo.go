@@ -98,33 +98,56 @@ func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions
 		}
 		return m, nil
 	}
+	var (
+		best *InfoTheo
+		grid []InfoTheoPoint
+	)
 	tune := tuningDocs(train, v, o.TuneDocs, o.Seed)
-	var best *InfoTheo
-	var grid []InfoTheoPoint
+	randomized := pcaOpts(v, dim, o.Seed).Randomized
+	type point struct {
+		k int
+		a float64
+	}
+	var points []point
 	for _, k := range InfoTheoKs {
 		for _, a := range InfoTheoAlphas {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			m, err := fitInfoTheoAt(train, v, idf, assoc, k, a, dim, o.Seed, tunePowerIters)
-			if err != nil {
-				return nil, err
-			}
-			p2, err := tuneP2(ctx, m, tune, o.Seed)
-			if err != nil {
-				return nil, fmt.Errorf("baselines: infotheo: tuning: %w", err)
-			}
-			m.TrainP2 = p2
-			grid = append(grid, InfoTheoPoint{K: k, Alpha: a, TrainP2: p2})
-			if o.Progress != nil {
-				o.Progress(k, a, p2)
-			}
-			if best == nil || p2 > best.TrainP2 {
-				best = m
-			}
+			points = append(points, point{k, a})
 		}
 	}
-	if pcaOpts(v, dim, o.Seed).Randomized {
+	// The grid points are independent fits: they run on GOMAXPROCS goroutines
+	// and are taken in grid order, so the choice (the first point of the
+	// largest training P@2) and the progress reports are those of the serial
+	// loop.
+	err = runInOrder(ctx, len(points), func(i int) (*InfoTheo, error) {
+		pt := points[i]
+		m, err := fitInfoTheoAt(train, v, idf, assoc, pt.k, pt.a, dim, o.Seed, tunePowerIters)
+		if err != nil {
+			return nil, err
+		}
+		p2, err := tuneP2(ctx, m, tune, o.Seed)
+		if err != nil {
+			return nil, fmt.Errorf("baselines: infotheo: tuning: %w", err)
+		}
+		m.TrainP2 = p2
+		if randomized {
+			// Only the point's setting and P@2 are kept: the chosen one is
+			// refitted below. Drop its vectors and kept distances now.
+			m = &InfoTheo{K: m.K, Alpha: m.Alpha, TrainP2: p2, Dim: m.Dim}
+		}
+		return m, nil
+	}, func(i int, m *InfoTheo) {
+		grid = append(grid, InfoTheoPoint{K: m.K, Alpha: m.Alpha, TrainP2: m.TrainP2})
+		if o.Progress != nil {
+			o.Progress(m.K, m.Alpha, m.TrainP2)
+		}
+		if best == nil || m.TrainP2 > best.TrainP2 {
+			best = m
+		}
+	})
+	if err != nil {
+		return nil, err
+	}
+	if randomized {
 		// The grid compared approximate subspaces; the chosen point gets the
 		// randomized PCA at full precision, like every other global model.
 		m, err := fitInfoTheoAt(train, v, idf, assoc, best.K, best.Alpha, dim, o.Seed, 0)

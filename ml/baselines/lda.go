@@ -47,12 +47,12 @@ func TrainLDA(ctx context.Context, docs [][]int, v, k int, seed uint64, progress
 type topicBaseline struct {
 	name string
 	m    topic.TermTopicModel
-	logs []float64 // V×K log p(τ_j|φ_k)
+	kl   *topic.KLTable
 	pool sync.Pool // *[]float64 of length K
 }
 
 func newTopicBaseline(name string, m topic.TermTopicModel) topicBaseline {
-	return topicBaseline{name: name, m: m, logs: topic.LogTermTopics(m)}
+	return topicBaseline{name: name, m: m, kl: topic.NewKLTable(m)}
 }
 
 // Name returns the report name ("lda" or "plsa").
@@ -86,7 +86,5 @@ func (b *topicBaseline) Distances(ctx, queries []int, rng *rand.Rand, dst []floa
 	defer b.pool.Put(tp)
 	theta := *tp
 	b.m.InferTo(theta, ctx, rng)
-	for i, q := range queries {
-		topic.TermKLTo(dst[i*v:(i+1)*v], theta, b.m, b.logs, q)
-	}
+	b.kl.TermsKLTo(dst, theta, queries)
 }

@@ -70,6 +70,7 @@ func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 	if opt != nil {
 		o = *opt
 	}
+	defaults := o.Dim <= 0 && (o.POV <= 0 || o.POV > 1) && o.MaxDim <= 0
 	if o.POV <= 0 || o.POV > 1 {
 		o.POV = DefaultPOV
 	}
@@ -154,6 +155,9 @@ func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 		m.POVTarget = o.POV
 	}
 	m.Capped = randomized && o.Dim <= 0 && m.POVReached < o.POV
+	if defaults {
+		rememberLSADim(train, v, o.Seed, n)
+	}
 	return m, nil
 }
 

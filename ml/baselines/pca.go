@@ -36,13 +36,20 @@ func lsaDim(train [][]int, v, dim int, seed uint64) (int, error) {
 	if err != nil {
 		return 0, err
 	}
+	return l.Dim, nil
+}
+
+// rememberLSADim records the dimension of an LSA fitted with the default
+// options, so that PCA, InfoTheo and Skip-gram on the same documents do not fit
+// it again (FitLSA calls it).
+func rememberLSADim(train [][]int, v int, seed uint64, dim int) {
+	key := lsaDimKey{docs: fingerprint(train), n: len(train), v: v, seed: seed}
 	lsaDims.mu.Lock()
 	if len(lsaDims.m) >= 8 {
 		clear(lsaDims.m)
 	}
-	lsaDims.m[key] = l.Dim
+	lsaDims.m[key] = dim
 	lsaDims.mu.Unlock()
-	return l.Dim, nil
 }
 
 type lsaDimKey struct {

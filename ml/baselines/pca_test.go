@@ -32,6 +32,22 @@ func TestLSADimRemembered(t *testing.T) {
 			t.Fatalf("lsaDim = %d, %v; LSA's dimension %d", d, err, l.Dim)
 		}
 	}
+	// A default FitLSA leaves its dimension for lsaDim; one with a fixed
+	// dimension does not.
+	c := [][]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 0}}
+	for _, o := range []*LSAOptions{{Seed: 9, Dim: 1}, {Seed: 9}} {
+		l, err := FitLSA(c, 5, o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		key := lsaDimKey{docs: fingerprint(c), n: len(c), v: 5, seed: 9}
+		lsaDims.mu.Lock()
+		d, ok := lsaDims.m[key]
+		lsaDims.mu.Unlock()
+		if want := o.Dim == 0; ok != want || (ok && d != l.Dim) {
+			t.Errorf("after FitLSA(%+v): memo holds %d, %v; want %v with %d", *o, d, ok, want, l.Dim)
+		}
+	}
 	if fingerprint(a) == fingerprint(b) || fingerprint([][]int{{0}, {1}}) == fingerprint([][]int{{0, 1}}) {
 		t.Error("fingerprint does not tell documents apart")
 	}

@@ -160,37 +160,55 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions
 		tune = tuningDocs(train, v, o.TuneDocs, o.Seed)
 	}
 	tr := newSGTrainer(train, v, &o)
+	if !search {
+		in, out, epochs, err := tr.train(ctx, docs, windows[0])
+		if err != nil {
+			return nil, err
+		}
+		return newSkipGram(v, o.Dim, in, out, windows[0], epochs, reps[0]), nil
+	}
+	// Each window is trained from its own seeded stream, independently of the
+	// others: the windows run on GOMAXPROCS goroutines and their results are
+	// taken in grid order, so the choice (the first point of the largest
+	// training P@2) and the progress reports are those of the serial loop.
 	var best *SkipGram
 	var grid []SkipGramPoint
-	for _, w := range windows {
+	err = runInOrder(ctx, len(windows), func(i int) ([]*SkipGram, error) {
+		w := windows[i]
 		in, out, epochs, err := tr.train(ctx, docs, w)
 		if err != nil {
 			return nil, err
 		}
-		bestW := math.Inf(-1)
-		for _, r := range reps {
-			m := newSkipGram(v, o.Dim, in, out, w, epochs, r)
-			if !search {
-				return m, nil
-			}
+		ms := make([]*SkipGram, len(reps))
+		for r, rep := range reps {
+			m := newSkipGram(v, o.Dim, in, out, w, epochs, rep)
 			p2, err := tuneP2(ctx, m, tune, o.Seed)
 			if err != nil {
 				return nil, fmt.Errorf("baselines: skipgram: tuning: %w", err)
 			}
 			m.TrainP2 = p2
-			pt := SkipGramPoint{Window: w, Vectors: r, Epochs: epochs, TrainP2: p2}
+			ms[r] = m
+		}
+		return ms, nil
+	}, func(i int, ms []*SkipGram) {
+		bestW := math.Inf(-1)
+		for _, m := range ms {
+			pt := SkipGramPoint{Window: m.Window, Vectors: m.Vectors, Epochs: m.Epochs, TrainP2: m.TrainP2}
 			grid = append(grid, pt)
 			if o.PointProgress != nil {
 				o.PointProgress(pt)
 			}
-			bestW = max(bestW, p2)
-			if best == nil || p2 > best.TrainP2 {
+			bestW = max(bestW, m.TrainP2)
+			if best == nil || m.TrainP2 > best.TrainP2 {
 				best = m
 			}
 		}
 		if o.Progress != nil {
-			o.Progress(w, bestW)
+			o.Progress(windows[i], bestW)
 		}
+	})
+	if err != nil {
+		return nil, err
 	}
 	best.Grid = grid
 	return best, nil

@@ -58,11 +58,41 @@ func (x *evalModel) Distances(ctx, queries []int, _ *rand.Rand, dst []float64) {
 	x.m.contextTo(c, ctx)
 	ce := make([]float64, v*d)
 	x.e.embedVocab(ce, c)
+	euclidRows(dst, ce, v, d, queries)
+}
+
+// euclidRows sets dst[i·v+j] = euclid(ce_{q_i}, ce_j) for the queries q_i and
+// every term j of the v×d embeddings ce. With the AVX2 kernel, 16 terms at a
+// time (their embeddings laid out dimension by dimension), every query of the
+// call passing over a block while it is in the cache: the same values bit for
+// bit, each term's sum in the same order with the same roundings.
+func euclidRows(dst, ce []float64, v, d int, queries []int) {
+	g := v / 16
+	if !useEuclidGroups || g == 0 {
+		for i, q := range queries {
+			a := ce[q*d : (q+1)*d]
+			row := dst[i*v : (i+1)*v]
+			for j := range row {
+				row[j] = euclid(a, ce[j*d:(j+1)*d])
+			}
+		}
+		return
+	}
+	blk := make([]float64, d*16)
+	for b := 0; b < g; b++ {
+		for t := 0; t < 16; t++ {
+			for k, x := range ce[(b*16+t)*d : (b*16+t+1)*d] {
+				blk[k*16+t] = x
+			}
+		}
+		for i, q := range queries {
+			euclidGroup(&ce[q*d], d, &blk[0], &dst[i*v+b*16])
+		}
+	}
 	for i, q := range queries {
 		a := ce[q*d : (q+1)*d]
-		row := dst[i*v : (i+1)*v]
-		for j := range row {
-			row[j] = euclid(a, ce[j*d:(j+1)*d])
+		for j := g * 16; j < v; j++ {
+			dst[i*v+j] = euclid(a, ce[j*d:(j+1)*d])
 		}
 	}
 }

@@ -99,3 +99,33 @@ func BenchmarkExtended(b *testing.B) { benchmarkProtocol(b, Extended) }
 
 // BenchmarkPriming is BenchmarkExtended under the priming protocol.
 func BenchmarkPriming(b *testing.B) { benchmarkProtocol(b, Priming) }
+
+// BenchmarkRanksTo ranks the 14 terms of a document (citeulike-a's mean) in a
+// list of 7,000 distances (its vocabulary), once per query of the priming
+// protocol: "loops" with the Go loops, "kernel" with the AVX2 counts.
+func BenchmarkRanksTo(b *testing.B) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	dist := make([]float64, 7000)
+	for i := range dist {
+		dist[i] = rng.Float64()
+	}
+	rel := rng.Perm(len(dist))[:14]
+	ranks := make([]int, len(rel))
+	for _, kernel := range []bool{false, true} {
+		if kernel && !useCountCmp {
+			continue
+		}
+		name := "loops"
+		if kernel {
+			name = "kernel"
+		}
+		b.Run(name, func(b *testing.B) {
+			saved := useCountCmp
+			useCountCmp = kernel
+			defer func() { useCountCmp = saved }()
+			for b.Loop() {
+				RanksTo(ranks, dist, rel)
+			}
+		})
+	}
+}

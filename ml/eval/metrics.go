@@ -74,6 +74,9 @@ func RanksTo(ranks []int, dist []float64, rel []int) {
 					n++
 				}
 			}
+		} else if useCountCmp {
+			// The same counts, four comparisons at a time.
+			n = countCmp(dist[:r], dr, false) + countCmp(dist[r+1:], dr, true)
 		} else {
 			for _, d := range dist[:r] {
 				if d <= dr { // d < dr, or a tie won by the lower index j < r

@@ -2,6 +2,8 @@ package eval
 
 import (
 	"math"
+	"math/rand/v2"
+	"slices"
 	"testing"
 )
 
@@ -147,5 +149,37 @@ func TestAUCBounds(t *testing.T) {
 	zero := [RecallLevels]float64{}
 	if got := AUC(&zero); got != 0 {
 		t.Errorf("AUC of zero curve: got %v, want 0", got)
+	}
+}
+
+// TestRanksToKernel checks the counting kernel of RanksTo against the Go loops
+// on lists with ties, NaNs, infinities and signed zeros, of lengths around
+// its blocks of eight.
+func TestRanksToKernel(t *testing.T) {
+	if !useCountCmp {
+		t.Skip("no AVX2: RanksTo counts in Go")
+	}
+	rng := rand.New(rand.NewPCG(21, 22))
+	values := []float64{0, math.Copysign(0, -1), 0.25, 0.5, 1, math.Inf(1), math.Inf(-1), math.NaN()}
+	for n := 1; n <= 40; n++ {
+		for range 20 {
+			dist := make([]float64, n)
+			for j := range dist {
+				if rng.IntN(2) == 0 {
+					dist[j] = values[rng.IntN(len(values))]
+				} else {
+					dist[j] = rng.Float64()
+				}
+			}
+			rel := rng.Perm(n)[:1+rng.IntN(n)]
+			got, want := make([]int, len(rel)), make([]int, len(rel))
+			RanksTo(got, dist, rel)
+			useCountCmp = false
+			RanksTo(want, dist, rel)
+			useCountCmp = true
+			if !slices.Equal(got, want) {
+				t.Fatalf("dist %v rel %v: ranks %v, Go loops %v", dist, rel, got, want)
+			}
+		}
 	}
 }

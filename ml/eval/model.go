@@ -66,3 +66,23 @@ type WholeContextModel interface {
 type Tuned interface {
 	Tuning() map[string]any
 }
+
+// A QueryPreparer is told, before an evaluation ranks any document, every term
+// that its documents may ask as a query (Evaluate passes the distinct terms of
+// the documents it evaluates, in increasing order), so that it can compute
+// what it keeps per query term in one batch. It must not change any distance.
+type QueryPreparer interface {
+	PrepareQueries(terms []int)
+}
+
+// A RowModel can lend the rows of distances that Distances would write, for
+// models that keep them (the non-contextual baselines keep one row per query
+// term), so that the extended protocol reads them where they are instead of
+// copying them. DistanceRows returns, for each query, a read-only row of V
+// distances equal to what Distances(ctx, queries, rng, dst) writes, having
+// drawn from rng what Distances draws, or ok = false (nothing drawn) when it
+// has no such rows for this call; the caller then calls Distances.
+type RowModel interface {
+	Model
+	DistanceRows(ctx, queries []int, rng *rand.Rand) (rows [][]float64, ok bool)
+}

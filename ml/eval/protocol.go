@@ -315,9 +315,21 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 		}
 	}
 	v := w.v
-	dist := w.dist[:len(queries)*v]
-	m.Distances(ctx, queries, w.rng, dist)
 	ranks := w.ranks[:len(doc)]
+	extendedOnly := true
+	for _, p := range ps {
+		extendedOnly = extendedOnly && p == Extended
+	}
+	var rows [][]float64 // the queries' rows of distances, when the model lends them
+	if rm, ok := m.(RowModel); ok && extendedOnly {
+		if r, ok := rm.DistanceRows(ctx, queries, w.rng); ok {
+			rows = r
+		}
+	}
+	dist := w.dist[:len(queries)*v]
+	if rows == nil {
+		m.Distances(ctx, queries, w.rng, dist)
+	}
 	for k, p := range ps {
 		acc := accs[k]
 		switch p {
@@ -334,7 +346,12 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 				mn[j] = math.Inf(1)
 			}
 			for q, t := range queries {
-				row := dist[q*v : (q+1)*v]
+				var row []float64
+				if rows != nil {
+					row = rows[q][:v]
+				} else {
+					row = dist[q*v : (q+1)*v]
+				}
 				for j, d := range row {
 					if d < mn[j] && j != t {
 						mn[j] = d
@@ -413,6 +430,9 @@ func EvaluateAll(ctx context.Context, m Model, ps []Protocol, docs [][]int, opt 
 	if err != nil {
 		return nil, fmt.Errorf("eval: %s: %w", m.Name(), err)
 	}
+	if pr, ok := m.(QueryPreparer); ok {
+		pr.PrepareQueries(queryTerms(docs, v, opt.minTerms()))
+	}
 	accs := make([][]docAcc, len(ps))
 	for k := range accs {
 		accs[k] = make([]docAcc, len(docs))
@@ -435,6 +455,26 @@ func EvaluateAll(ctx context.Context, m Model, ps []Protocol, docs [][]int, opt 
 		rs[k] = reduce(accs[k])
 	}
 	return rs, nil
+}
+
+// queryTerms returns, in increasing order, the distinct terms of the documents
+// of at least minTerms terms (the documents Evaluate does not skip).
+func queryTerms(docs [][]int, v, minTerms int) []int {
+	seen := make([]bool, v)
+	for _, d := range docs {
+		if len(d) >= minTerms {
+			for _, t := range d {
+				seen[t] = true
+			}
+		}
+	}
+	var out []int
+	for t, ok := range seen {
+		if ok {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 // An OOVDoc is a document with out-of-vocabulary terms (paper §6.2.4): its

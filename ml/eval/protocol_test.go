@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"testing"
 )
 
@@ -414,5 +415,100 @@ func TestEvaluateAllEqualsEvaluate(t *testing.T) {
 	}
 	if _, err := EvaluateAll(context.Background(), m, nil, docs, nil); err == nil {
 		t.Error("no protocol: want an error")
+	}
+}
+
+// preparer records the terms PrepareQueries is given and the queries of every
+// Distances call.
+type preparer struct {
+	lineModel
+	mu       sync.Mutex
+	prepared []int
+	asked    map[int]bool
+}
+
+func (p *preparer) PrepareQueries(terms []int) { p.prepared = append([]int(nil), terms...) }
+
+func (p *preparer) Distances(ctx, queries []int, rng *rand.Rand, dst []float64) {
+	p.mu.Lock()
+	for _, q := range queries {
+		p.asked[q] = true
+	}
+	p.mu.Unlock()
+	p.lineModel.Distances(ctx, queries, rng, dst)
+}
+
+func TestEvaluatePreparesQueries(t *testing.T) {
+	docs := [][]int{{4, 1}, {7}, {9, 4, 2}, {}, {1, 8}}
+	for _, band := range []Band{{}, Band30to50} {
+		p := &preparer{lineModel: lineModel{x: ramp(12)}, asked: map[int]bool{}}
+		if _, err := Evaluate(context.Background(), p, Extended, docs, &Options{Seed: 1, Missing: band}); err != nil {
+			t.Fatal(err)
+		}
+		// Term 7 is only in a skipped one-term document.
+		if want := []int{1, 2, 4, 8, 9}; !slices.Equal(p.prepared, want) {
+			t.Errorf("band %v: prepared %v, want %v", band, p.prepared, want)
+		}
+		for q := range p.asked {
+			if !slices.Contains(p.prepared, q) {
+				t.Errorf("band %v: query %d was not prepared", band, q)
+			}
+		}
+	}
+}
+
+// rowLine is a lineModel that lends its rows (precomputed) for calls with an
+// even number of queries and declines the others.
+type rowLine struct {
+	lineModel
+	rows [][]float64
+	lent atomic.Int64
+}
+
+func (r *rowLine) DistanceRows(_, queries []int, _ *rand.Rand) ([][]float64, bool) {
+	if len(queries)%2 == 1 {
+		return nil, false
+	}
+	r.lent.Add(1)
+	out := make([][]float64, len(queries))
+	for i, q := range queries {
+		out[i] = r.rows[q]
+	}
+	return out, true
+}
+
+func TestEvaluateRowModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(13, 14))
+	const v = 40
+	x := make([]float64, v)
+	for i := range x {
+		x[i] = float64(rng.IntN(10)) // ties
+	}
+	plain := &lineModel{x: x, contextual: true}
+	rl := &rowLine{lineModel: *plain}
+	for q := range v {
+		rl.rows = append(rl.rows, make([]float64, v))
+		plain.Distances(nil, []int{q}, nil, rl.rows[q])
+	}
+	var docs [][]int
+	for range 60 {
+		docs = append(docs, rng.Perm(v)[:2+rng.IntN(5)])
+	}
+	for _, p := range []Protocol{Extended, Priming} {
+		want, err := Evaluate(context.Background(), plain, p, docs, &Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		rl.lent.Store(0)
+		got, err := Evaluate(context.Background(), rl, p, docs, &Options{Seed: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *got != *want {
+			t.Errorf("%s: lent rows gave %+v, Distances %+v", p, *got, *want)
+		}
+		if lent := rl.lent.Load(); (p == Extended) != (lent > 0) {
+			t.Errorf("%s: rows lent %d times", p, lent)
+		}
 	}
 }

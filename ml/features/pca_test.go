@@ -5,6 +5,8 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"runtime"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -468,6 +470,54 @@ func checkRowsTransform(t *testing.T, f *TermFeatures, x *mat.Dense) {
 		for j, w := range want {
 			if math.Abs(f.Row(i)[j]-w) > 1e-12 {
 				t.Fatalf("Row(%d)[%d]: got %v, want %v", i, j, f.Row(i)[j], w)
+			}
+		}
+	}
+}
+
+// TestSparseMulToSplit checks that the products MulTo splits among goroutines
+// equal the serial loop bit for bit, both ways and for several goroutine counts.
+func TestSparseMulToSplit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 12))
+	const r, c, k = 3000, 500, 70
+	a := &Sparse{R: r, C: c, Ptr: make([]int, r+1)}
+	for i := 0; i < r; i++ {
+		for _, j := range rng.Perm(c)[:5+rng.IntN(10)] {
+			a.Ind = append(a.Ind, j)
+		}
+		slices.Sort(a.Ind[a.Ptr[i]:])
+		for range a.Ind[a.Ptr[i]:] {
+			a.Val = append(a.Val, rng.NormFloat64())
+		}
+		a.Ptr[i+1] = len(a.Ind)
+	}
+	if a.NNZ()*k < parallelMulAbove {
+		t.Fatalf("%d×%d products do not reach the split", a.NNZ(), k)
+	}
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(0))
+	for _, trans := range []bool{false, true} {
+		in, out := c, r
+		if trans {
+			in, out = r, c
+		}
+		x := mat.NewDense(in, k, nil)
+		for i := 0; i < in; i++ {
+			for j := 0; j < k; j++ {
+				x.Set(i, j, rng.NormFloat64())
+			}
+		}
+		want := mat.NewDense(out, k, nil)
+		a.mulRange(want, trans, x, 0, r, 0, k)
+		for _, procs := range []int{1, 2, 3, 8} {
+			runtime.GOMAXPROCS(procs)
+			got := mat.NewDense(out, k, nil)
+			got.Set(0, 0, 42) // MulTo overwrites
+			a.MulTo(got, trans, x)
+			g, w := got.RawMatrix().Data, want.RawMatrix().Data
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(w[i]) {
+					t.Fatalf("trans=%v, GOMAXPROCS %d: element %d is %v, serial %v", trans, procs, i, g[i], w[i])
+				}
 			}
 		}
 	}

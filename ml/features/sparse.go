@@ -2,7 +2,9 @@ package features
 
 import (
 	"fmt"
+	"runtime"
 	"slices"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -51,7 +53,11 @@ func (m *Sparse) At(i, j int) float64 {
 	return 0
 }
 
-// MulTo implements Operator. It costs O(NNZ·k).
+// MulTo implements Operator. It costs O(NNZ·k). Large products run on
+// GOMAXPROCS goroutines over a fixed partition in which every element of dst
+// is computed by one goroutine with the very additions, in the same order, of
+// the serial loop (A·x: ranges of rows of dst; Aᵀ·x: ranges of columns of x
+// and dst), so the result does not depend on the partition.
 func (m *Sparse) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
 	xr, k := x.Dims()
 	dr, dc := dst.Dims()
@@ -63,23 +69,57 @@ func (m *Sparse) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
 		panic(fmt.Sprintf("features: Sparse.MulTo shape mismatch: A %d×%d trans=%v, x %d×%d, dst %d×%d", m.R, m.C, trans, xr, k, dr, dc))
 	}
 	dst.Zero()
+	parts := 1
+	if len(m.Ind)*k >= parallelMulAbove {
+		parts = runtime.GOMAXPROCS(0)
+		if trans {
+			parts = min(parts, k)
+		} else {
+			parts = min(parts, m.R)
+		}
+	}
+	if parts <= 1 {
+		m.mulRange(dst, trans, x, 0, m.R, 0, k)
+		return
+	}
+	var wg sync.WaitGroup
+	for p := range parts {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if trans {
+				m.mulRange(dst, true, x, 0, m.R, p*k/parts, (p+1)*k/parts)
+			} else {
+				m.mulRange(dst, false, x, p*m.R/parts, (p+1)*m.R/parts, 0, k)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
+// parallelMulAbove is the size NNZ·k of a product above which MulTo splits it.
+const parallelMulAbove = 1 << 20
+
+// mulRange adds to dst the contributions of the rows r0 ≤ i < r1 of m to the
+// columns c0 ≤ c < c1 of the product (see MulTo).
+func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, c1 int) {
 	xd, dd := x.RawMatrix(), dst.RawMatrix()
-	for i := 0; i < m.R; i++ {
+	for i := r0; i < r1; i++ {
 		ind, val := m.Row(i)
 		if !trans {
-			di := dd.Data[i*dd.Stride : i*dd.Stride+k]
+			di := dd.Data[i*dd.Stride+c0 : i*dd.Stride+c1]
 			for p, j := range ind {
 				v := val[p]
-				xj := xd.Data[j*xd.Stride : j*xd.Stride+k]
+				xj := xd.Data[j*xd.Stride+c0 : j*xd.Stride+c1]
 				for c := range di {
 					di[c] += v * xj[c]
 				}
 			}
 		} else {
-			xi := xd.Data[i*xd.Stride : i*xd.Stride+k]
+			xi := xd.Data[i*xd.Stride+c0 : i*xd.Stride+c1]
 			for p, j := range ind {
 				v := val[p]
-				dj := dd.Data[j*dd.Stride : j*dd.Stride+k]
+				dj := dd.Data[j*dd.Stride+c0 : j*dd.Stride+c1]
 				for c := range dj {
 					dj[c] += v * xi[c]
 				}

@@ -69,3 +69,43 @@ func BenchmarkInferTo(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkTermKL times Eq. 1 from one query to a 7,000-term vocabulary with
+// 50 topics (whats-cooking's size), as the LDA and PLSA baselines compute it
+// for every query of every document: "loop" is TermKLTo, "table" KLTable's
+// (the AVX2 kernel where there is one; same values).
+func BenchmarkTermKL(b *testing.B) {
+	p := planted{k: 50, termsPer: 140, docs: 2000, docLen: 6}
+	docs := p.generate(rand.New(rand.NewPCG(1, 2)))
+	m, err := FitLDA(context.Background(), docs, p.v(), LDAConfig{K: 50, Iterations: 5, BurnIn: 2},
+		rand.New(rand.NewPCG(1, 1)), nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	theta := make([]float64, 50)
+	for i := range theta {
+		theta[i] = 1.0 / 50
+	}
+	dst := make([]float64, m.V)
+	logs := LogTermTopics(m)
+	tab := NewKLTable(m)
+	b.Run("loop", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			TermKLTo(dst, theta, m, logs, i%m.V)
+		}
+	})
+	b.Run("table", func(b *testing.B) {
+		for i := 0; b.Loop(); i++ {
+			tab.TermKLTo(dst, theta, i%m.V)
+		}
+	})
+	// Ten queries of one document in one call.
+	queries := []int{3, 140, 500, 777, 1200, 2500, 3100, 4000, 5555, 6999}
+	dst10 := make([]float64, len(queries)*m.V)
+	b.Run("table10", func(b *testing.B) {
+		for b.Loop() {
+			tab.TermsKLTo(dst10, theta, queries)
+		}
+		b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(queries)), "ns/query")
+	})
+}

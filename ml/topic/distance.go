@@ -79,3 +79,83 @@ func LogTermTopics(m TermTopicModel) []float64 {
 	}
 	return out
 }
+
+// KLTable holds what Eq. 1 from a query to every term needs of a model, laid
+// out for TermKLTo: log p(τ_j|φ_k) (LogTermTopics), and both p and log p in
+// blocks of 16 terms, topic by topic, for the AVX2 kernel that computes 16
+// terms' sums at once. It is immutable and safe for concurrent use.
+type KLTable struct {
+	m      TermTopicModel
+	k, v   int
+	logs   []float64 // V×K
+	pb, lb []float64 // ⌊V/16⌋ blocks of K rows of 16 values
+}
+
+// NewKLTable returns the table of m (which must not change afterwards).
+func NewKLTable(m TermTopicModel) *KLTable {
+	k, v := m.NumTopics(), m.VocabSize()
+	t := &KLTable{m: m, k: k, v: v, logs: LogTermTopics(m)}
+	if useKLGroups {
+		g := v / 16
+		t.pb = make([]float64, g*k*16)
+		t.lb = make([]float64, g*k*16)
+		for j := 0; j < g*16; j++ {
+			p := m.TermTopics(j)
+			for c := 0; c < k; c++ {
+				at := (j/16)*k*16 + c*16 + j%16
+				t.pb[at] = p[c]
+				t.lb[at] = t.logs[j*k+c]
+			}
+		}
+	}
+	return t
+}
+
+// TermKLTo is TermKLTo(dst, theta, m, logs, q) of the table's model: the same
+// values bit for bit, each term's sum taken over the topics in the same order
+// with the same roundings (the kernel only puts 16 terms side by side).
+func (t *KLTable) TermKLTo(dst, theta []float64, q int) {
+	t.TermsKLTo(dst, theta, []int{q})
+}
+
+// TermsKLTo fills dst (len(queries)·V) with TermKLTo of each query in turn
+// under the same theta (the queries of one document). Block by block of 16
+// terms, all the queries pass over the block while it is in the cache, so
+// the tables are read once per call rather than once per query.
+func (t *KLTable) TermsKLTo(dst, theta []float64, queries []int) {
+	k, v := t.k, t.v
+	if len(dst) != len(queries)*v || len(theta) != k {
+		panic("topic: KLTable.TermsKLTo: length mismatch")
+	}
+	if !useKLGroups || k == 0 {
+		for i, q := range queries {
+			TermKLTo(dst[i*v:(i+1)*v], theta, t.m, t.logs, q)
+		}
+		return
+	}
+	g := v / 16
+	for b := 0; b < g; b++ {
+		for i, q := range queries {
+			klGroups(&theta[0], &t.m.TermTopics(q)[0], &t.logs[q*k], k, &t.pb[b*k*16], &t.lb[b*k*16], 1, &dst[i*v+b*16])
+		}
+	}
+	fv := float64(v)
+	for i, q := range queries {
+		row := dst[i*v : (i+1)*v]
+		pq := t.m.TermTopics(q)
+		lq := t.logs[q*k : (q+1)*k]
+		for j := g * 16; j < v; j++ {
+			pj := t.m.TermTopics(j)
+			lj := t.logs[j*k : (j+1)*k]
+			s := 0.0
+			for c, th := range theta {
+				s += eq1Term(th, pq[c], lq[c], pj[c], lj[c])
+			}
+			row[j] = s
+		}
+		for j := range row {
+			row[j] *= fv
+		}
+		row[q] = 0
+	}
+}

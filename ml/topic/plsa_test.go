@@ -122,3 +122,52 @@ func TestTermKLToMatchesTermKL(t *testing.T) {
 		}
 	}
 }
+
+// TestKLTableMatchesTermKLTo checks KLTable.TermKLTo (16 terms at a time in
+// the AVX2 kernel where there is one) against TermKLTo bit for bit, on
+// vocabularies with and without a partial block of 16 and several topic counts.
+func TestKLTableMatchesTermKLTo(t *testing.T) {
+	for _, c := range []struct{ k, per int }{{1, 5}, {3, 4}, {5, 7}, {4, 16}, {7, 9}} {
+		p := planted{k: c.k, termsPer: c.per, docs: 120, docLen: 4}
+		docs := p.generate(rand.New(rand.NewPCG(uint64(c.k), 2)))
+		m, err := FitLDA(context.Background(), docs, p.v(), LDAConfig{K: c.k, Iterations: 20, BurnIn: 10},
+			rand.New(rand.NewPCG(1, 1)), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		tab := NewKLTable(m)
+		logs := LogTermTopics(m)
+		rng := rand.New(rand.NewPCG(5, 5))
+		theta := make([]float64, c.k)
+		got, want := make([]float64, m.V), make([]float64, m.V)
+		for q := 0; q < m.V; q++ {
+			var sum float64
+			for i := range theta {
+				theta[i] = rng.Float64()
+				sum += theta[i]
+			}
+			for i := range theta {
+				theta[i] /= sum
+			}
+			tab.TermKLTo(got, theta, q)
+			TermKLTo(want, theta, m, logs, q)
+			for j := range got {
+				if math.Float64bits(got[j]) != math.Float64bits(want[j]) {
+					t.Fatalf("K=%d V=%d q=%d j=%d: %v, TermKLTo %v", c.k, m.V, q, j, got[j], want[j])
+				}
+			}
+		}
+		// Several queries of one document at once.
+		queries := []int{m.V - 1, 0, m.V / 2, 0}
+		many := make([]float64, len(queries)*m.V)
+		tab.TermsKLTo(many, theta, queries)
+		for i, q := range queries {
+			TermKLTo(want, theta, m, logs, q)
+			for j := range want {
+				if math.Float64bits(many[i*m.V+j]) != math.Float64bits(want[j]) {
+					t.Fatalf("K=%d V=%d: queries %v, row %d term %d: %v, TermKLTo %v", c.k, m.V, queries, i, j, many[i*m.V+j], want[j])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,14 @@
+//go:build amd64 && !purego && !noasm && !gccgo && !safe
+
+package baselines
+
+import "golang.org/x/sys/cpu"
+
+// useLanes reports whether cosineProduct runs: gonum's dot products are its
+// SSE2 assembly (the build tags gonum's internal/asm/f64 uses), whose rounding
+// lanes2x4 reproduces, and the CPU has AVX2. Tests switch it off to compare
+// with gonum.
+var useLanes = cpu.X86.HasAVX2
+
+//go:noescape
+func lanes2x4(a0, a1, b *float64, bs, n int, out *[32]float64)

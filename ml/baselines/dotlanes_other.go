@@ -1,0 +1,11 @@
+//go:build !amd64 || purego || noasm || gccgo || safe
+
+package baselines
+
+// useLanes is false: gonum's dot products are not the amd64 assembly that
+// lanes2x4 reproduces (or assembly is off), so distances come from gonum.
+var useLanes = false
+
+func lanes2x4(a0, a1, b *float64, bs, n int, out *[32]float64) {
+	panic("baselines: lanes2x4 without assembly")
+}

@@ -1,0 +1,54 @@
+//go:build amd64 && !purego
+
+#include "textflag.h"
+
+// func euclidGroup(a *float64, d int, blk *float64, dst *float64)
+//
+// For the 16 terms of a block stored as d rows of 16 values (blk, 128 bytes a
+// row), dst[j] = √(Σ_i (a_i − x_ij)²), each difference squared and added in
+// increasing i to a sum that starts at 0, then rounded by the square root, as
+// euclid does for one term: one lane per term. d ≥ 1. Requires AVX2.
+TEXT ·euclidGroup(SB), NOSPLIT, $0-32
+	MOVQ a+0(FP), AX
+	MOVQ d+8(FP), CX
+	MOVQ blk+16(FP), SI
+	MOVQ dst+24(FP), DI
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	XORQ   DX, DX
+
+loop:
+	VBROADCASTSD (AX)(DX*8), Y4
+	VMOVUPD      (SI), Y5
+	VSUBPD       Y5, Y4, Y5
+	VMULPD       Y5, Y5, Y5
+	VADDPD       Y5, Y0, Y0
+	VMOVUPD      32(SI), Y6
+	VSUBPD       Y6, Y4, Y6
+	VMULPD       Y6, Y6, Y6
+	VADDPD       Y6, Y1, Y1
+	VMOVUPD      64(SI), Y7
+	VSUBPD       Y7, Y4, Y7
+	VMULPD       Y7, Y7, Y7
+	VADDPD       Y7, Y2, Y2
+	VMOVUPD      96(SI), Y8
+	VSUBPD       Y8, Y4, Y8
+	VMULPD       Y8, Y8, Y8
+	VADDPD       Y8, Y3, Y3
+	ADDQ         $128, SI
+	INCQ         DX
+	CMPQ         DX, CX
+	JLT          loop
+
+	VSQRTPD Y0, Y0
+	VSQRTPD Y1, Y1
+	VSQRTPD Y2, Y2
+	VSQRTPD Y3, Y3
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, 64(DI)
+	VMOVUPD Y3, 96(DI)
+	VZEROUPPER
+	RET

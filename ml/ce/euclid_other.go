@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package ce
+
+var useEuclidGroups = false
+
+func euclidGroup(a *float64, d int, blk *float64, dst *float64) {
+	panic("ce: euclidGroup without assembly")
+}

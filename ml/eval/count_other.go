@@ -1,0 +1,9 @@
+//go:build !amd64 || purego
+
+package eval
+
+var useCountCmp = false
+
+func countCmp(x []float64, t float64, strict bool) int {
+	panic("eval: countCmp without assembly")
+}
