@@ -49,7 +49,7 @@ func TestSuiteTable(t *testing.T) {
 		suiteModel("ce", []float64{0.25, 0.25, 0.25}, []float64{0.4, 0.4, 0.4}),
 	}})
 	for s, secs := range []string{"100", "120", "90"} {
-		if err := os.WriteFile(filepath.Join(dir, "train-alpha-s"+string(rune('1'+s))+".time"), []byte(secs+"\t2048\t1\t1\n"), 0o644); err != nil {
+		if err := os.WriteFile(filepath.Join(dir, "train-alpha-s"+string(rune('1'+s))+".time"), []byte(secs+"\t2048\t150\t10\n"), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -66,7 +66,7 @@ func TestSuiteTable(t *testing.T) {
 		// beta: GloVe 0.30 beats CE 0.25 in MAP; CE leads AUC.
 		"| beta | 10 | 0.250 ± 0.000 CE | **0.300 ± 0.000 glove** | -16.7 % |",
 		"Ours first in MAP on 1 of 2 corpora, in MAP and AUC on 0 of 2.",
-		"| alpha | 100, 120, 90 | 100 | 2 |",
+		"| alpha | 100, 120, 90 | 100 | 160 | 2 |",
 		"Not run yet: alpha (priming evaluation); beta (priming evaluation).",
 	} {
 		if !strings.Contains(got, want) {
