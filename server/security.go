@@ -368,7 +368,7 @@ func (s *Server) checkAccessToken(next echo.HandlerFunc) echo.HandlerFunc {
 		if g.cookieOK(r) {
 			return next(c)
 		}
-		return s.unauthorized(c, "this server needs its access token: open the URL with ?token= printed when it started, or send \"Authorization: Bearer TOKEN\"")
+		return s.unauthorized(c, "this server needs its access token")
 	}
 }
 
@@ -382,9 +382,10 @@ func localURL(path, query string) string {
 	return u
 }
 
+// unauthorized answers 401 with msg and how to present the token.
 func (s *Server) unauthorized(c echo.Context, msg string) error {
 	c.Response().Header().Set("WWW-Authenticate", `Bearer realm="taglens"`)
-	return refuse(c, http.StatusUnauthorized, msg)
+	return refuse(c, http.StatusUnauthorized, msg+`: open the URL with ?token= that taglens serve printed when it started (or add ?token=TOKEN to this one), or send "Authorization: Bearer TOKEN"`)
 }
 
 // checkCrossSite refuses a state-changing request that a browser marks as
