@@ -126,8 +126,8 @@ func NewToken() (string, error) {
 	return base64.RawURLEncoding.EncodeToString(b), nil
 }
 
-// CheckToken refuses access tokens that are too short or hold characters that
-// do not survive a header or a URL unchanged.
+// CheckToken refuses access tokens that are too short, or hold spaces or
+// characters outside printable ASCII (which a header cannot carry as they are).
 func CheckToken(t string) error {
 	if len(t) < MinTokenLength {
 		return fmt.Errorf("the access token must be at least %d characters long", MinTokenLength)
