@@ -68,7 +68,7 @@ func TestUploadErrors(t *testing.T) {
 	}
 	// Oversized without a Content-Length (chunked): the reader hits the limit.
 	body, ct := multipartBody(t, nil, "c.tsv", bytes.Repeat([]byte("doc\ttag\tother\n"), 400))
-	req := httptest.NewRequest(http.MethodPost, "/api/corpora", body)
+	req := newRequest(http.MethodPost, "/api/corpora", body)
 	req.Header.Set("Content-Type", ct)
 	req.ContentLength = -1
 	rec := httptest.NewRecorder()

@@ -3,7 +3,10 @@ package server
 import (
 	"context"
 	"fmt"
+	"io"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
@@ -44,8 +47,9 @@ func liveServer(t *testing.T, ts *testServer) string {
 	return "http://" + l.Addr().String()
 }
 
-// browser starts headless Chromium with a fresh profile and no network features.
-func browser(t *testing.T) context.Context {
+// browser starts headless Chromium with a fresh profile and no network
+// features, and any extra options.
+func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Context {
 	t.Helper()
 	path := chromiumPath(t)
 	opts := []chromedp.ExecAllocatorOption{
@@ -59,6 +63,7 @@ func browser(t *testing.T) context.Context {
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1300, 1000),
 	}
+	opts = append(opts, extra...)
 	actx, cancelA := chromedp.NewExecAllocator(context.Background(), opts...)
 	ctx, cancelB := chromedp.NewContext(actx)
 	t.Cleanup(func() { cancelB(); cancelA() })
@@ -328,4 +333,103 @@ func TestBrowserContextMap(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, shotDir(t), "5b-context-map")
+}
+
+// attackPage is a page on another site that tries what the security checks
+// stop (docs/security.md): a multipart form uploading a corpus to the API, the
+// training form without its CSRF token, a text/plain form whose body is the
+// JSON of a training request, and the same as a no-cors fetch. Its title
+// becomes "sent" when every iframe has loaded an answer and the fetch ended.
+const attackPage = `<!DOCTYPE html><html><head><title>attack</title></head><body>
+<iframe name="f1"></iframe><iframe name="f2"></iframe><iframe name="f3"></iframe>
+<form id="a" target="f1" method="post" action="TARGET/api/corpora" enctype="multipart/form-data">
+<textarea name="file">d1	rock	guitar
+d2	jazz	piano
+d3	rock	piano
+</textarea></form>
+<form id="b" target="f2" method="post" action="TARGET/train"><input name="corpus_id" value="CORPUS"></form>
+<form id="c" target="f3" method="post" action="TARGET/api/models" enctype="text/plain"><input name='{"corpus_id":"CORPUS","name":"' value='"}'></form>
+<script>
+var left = 4;
+function done() { if (--left === 0) document.title = "sent"; }
+["f1", "f2", "f3"].forEach(function (name) {
+  document.getElementsByName(name)[0].addEventListener("load", function (e) {
+    try { if (e.target.contentWindow.location.href === "about:blank") return; } catch (err) { /* another origin: the answer */ }
+    done();
+  });
+});
+document.getElementById("a").submit();
+document.getElementById("b").submit();
+document.getElementById("c").submit();
+fetch("TARGET/api/models", {method: "POST", mode: "no-cors", body: JSON.stringify({corpus_id: "CORPUS", name: "fetched"})}).then(done, done);
+</script></body></html>`
+
+// TestBrowserSecurity checks the defences in Chromium itself: htmx sends the
+// CSRF token from <body hx-headers> (an upload works without the form's hidden
+// field and fails without both), pages of other sites — one on another name
+// (cross-site) and one on another port of the same address (same-site) —
+// cannot upload or start training, and a DNS-rebound name gets no answer.
+func TestBrowserSecurity(t *testing.T) {
+	// *.test resolves to 127.0.0.1 in this browser, as a rebinding attacker's
+	// DNS would make it.
+	ctx := browser(t, chromedp.Flag("host-resolver-rules", "MAP *.test 127.0.0.1"))
+	ts := newTestServer(t, Config{})
+	base := liveServer(t, ts)
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	file := filepath.Join(t.TempDir(), "more.tsv")
+	if err := os.WriteFile(file, smallTSV(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+
+	step(t, ctx, "upload with the header only", 60*time.Second,
+		chromedp.Navigate(base+"/corpora"),
+		chromedp.WaitVisible(tid("upload-file")),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('input[name="csrf_token"]').remove()`),
+		chromedp.SetUploadFiles(tid("upload-file"), []string{file}),
+		chromedp.Click(tid("upload-submit")),
+		chromedp.WaitVisible(tid("upload-ok")),
+	)
+	step(t, ctx, "upload without any token", 60*time.Second,
+		chromedp.Navigate(base+"/corpora"),
+		chromedp.WaitVisible(tid("upload-file")),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('input[name="csrf_token"]').remove(); document.body.removeAttribute("hx-headers")`),
+		chromedp.SetUploadFiles(tid("upload-file"), []string{file}),
+		chromedp.Click(tid("upload-submit")),
+		chromedp.WaitVisible(`[data-testid="upload-result"] [data-testid="error"]`),
+	)
+	if msg, err := chromedp.Run(ctx, chromedp.Text(`[data-testid="upload-result"]`)); err != nil || !strings.Contains(msg, "CSRF token") {
+		t.Errorf("upload without a token: got %q (%v), want the CSRF refusal", msg, err)
+	}
+
+	attacker := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Type", "text/html; charset=utf-8")
+		io.WriteString(w, strings.NewReplacer("TARGET", base, "CORPUS", c.ID).Replace(attackPage))
+	}))
+	defer attacker.Close()
+	_, port, err := net.SplitHostPort(strings.TrimPrefix(attacker.URL, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, page := range []string{"http://evil.test:" + port + "/", attacker.URL + "/"} {
+		step(t, ctx, "attack from "+page, 60*time.Second,
+			chromedp.Navigate(page),
+			chromedp.Poll[chromedp.Void](`document.title === "sent"`, chromedp.WithPollingTimeout(50*time.Second)),
+		)
+	}
+	if cs := decode[[]corpusJSON](t, ts.doJSON(http.MethodGet, "/api/corpora", "")); len(cs) != 2 {
+		t.Errorf("corpora after the attacks: got %d, want 2 (the test's and the header-only upload)", len(cs))
+	}
+	if ms := decode[[]modelJSON](t, ts.doJSON(http.MethodGet, "/api/models", "")); len(ms) != 0 {
+		t.Errorf("models after the attacks: got %d, want none", len(ms))
+	}
+
+	// DNS rebinding: the rebound name reaches the server but is not answered.
+	_, appPort, err := net.SplitHostPort(strings.TrimPrefix(base, "http://"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	step(t, ctx, "rebound name", 30*time.Second, chromedp.Navigate("http://rebind.test:"+appPort+"/api/corpora"))
+	if body, err := chromedp.Run(ctx, chromedp.Text("body")); err != nil || !strings.Contains(body, `is not allowed`) || strings.Contains(body, c.ID) {
+		t.Errorf("rebound name: got %q (%v), want the host refusal and no data", body, err)
+	}
 }

@@ -147,7 +147,7 @@ func TestMapServing(t *testing.T) {
 	}
 	path := "/api/models/" + modelID + "/map?term=" + loadTerm
 	get := func(hdr ...string) *httptest.ResponseRecorder {
-		req := httptest.NewRequest(http.MethodGet, path, nil)
+		req := newRequest(http.MethodGet, path, nil)
 		for i := 0; i+1 < len(hdr); i += 2 {
 			req.Header.Set(hdr[i], hdr[i+1])
 		}

@@ -120,11 +120,14 @@ func TestMarkupTagsEscaped(t *testing.T) {
 
 func TestUploadPageFragment(t *testing.T) {
 	ts := newTestServer(t, Config{MaxUpload: 1024})
+	ck, tok := ts.pageCSRF()
 	post := func(content []byte) string {
 		body, ct := multipartBody(t, nil, "c.tsv", content)
-		req, _ := http.NewRequest(http.MethodPost, "/corpora", body)
+		req := newRequest(http.MethodPost, "/corpora", body)
 		req.Header.Set("Content-Type", ct)
 		req.Header.Set("HX-Request", "true")
+		req.Header.Set("X-CSRF-Token", tok) // htmx sends the body's hx-headers
+		req.AddCookie(ck)
 		rec := httptestRecorder(ts, req)
 		if rec.Code != 200 {
 			t.Fatalf("htmx upload: got %d, want 200 with a fragment", rec.Code)
@@ -208,7 +211,7 @@ func TestTrainAndCompareForms(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
 	form := url.Values{"corpus_id": {c.ID}, "seed": {"x"}}
-	rec := ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	rec := ts.postForm("/train", form)
 	if rec.Code != 400 {
 		t.Errorf("bad seed: got %d, want 400", rec.Code)
 	}
@@ -222,18 +225,18 @@ func TestTrainAndCompareForms(t *testing.T) {
 		t.Errorf("training form: want a choice of three class weightings, %s selected", ce.DefaultKappa)
 	}
 	form = url.Values{"corpus_id": {c.ID}, "kappa": {"even"}}
-	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	rec = ts.postForm("/train", form)
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "kappa") {
 		t.Errorf("bad kappa: got %d %q, want 400 naming kappa", rec.Code, rec.Body.String())
 	}
 	form = url.Values{"corpus_id": {c.ID}, "early_stop": {"loss"}}
-	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	rec = ts.postForm("/train", form)
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "early_stop") {
 		t.Errorf("bad early_stop: got %d %q, want 400 naming early_stop", rec.Code, rec.Body.String())
 	}
 	form = url.Values{"corpus_id": {c.ID}, "seed": {"2"}, "hidden": {"8,4"}, "max_time_seconds": {"30"}, "max_epochs1": {"1000"}, "patience": {"1000"},
 		"early_stop": {"extended-map"}}
-	rec = ts.do(http.MethodPost, "/train", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	rec = ts.postForm("/train", form)
 	if rec.Code != http.StatusSeeOther || !strings.HasPrefix(rec.Header().Get("Location"), "/models/") {
 		t.Fatalf("train form: got %d → %q", rec.Code, rec.Header().Get("Location"))
 	}
@@ -253,7 +256,7 @@ func TestTrainAndCompareForms(t *testing.T) {
 	jobID, _ := testid(doc, "job-progress").Attr("data-job")
 	ts.doJSON(http.MethodDelete, "/api/jobs/"+jobID, "")
 	form = url.Values{"model_ids": {"nosuch"}, "setting": {"within-corpus"}}
-	rec = ts.do(http.MethodPost, "/compare", strings.NewReader(form.Encode()), "application/x-www-form-urlencoded")
+	rec = ts.postForm("/compare", form)
 	if rec.Code != 404 {
 		t.Errorf("compare with unknown model: got %d, want 404", rec.Code)
 	}

@@ -17,9 +17,18 @@ func (s *Server) routes() *echo.Echo {
 	e.Use(s.recoverPanics)
 	e.Use(s.requestLog)
 	e.Use(securityHeaders)
+	// docs/security.md: the order matters only in which refusal a request meets first.
+	e.Use(s.checkHost)
+	e.Use(s.checkAccessToken)
+	e.Use(s.checkCrossSite)
+	e.Use(s.pageCSRF)
 
 	upload := bodyLimit(s.cfg.MaxUpload)
 	small := bodyLimit(1 << 20)
+	// State-changing JSON API routes: bodies must be application/json.
+	jsonSmall := []echo.MiddlewareFunc{small, requireJSON}
+	// Page forms: the CSRF token, read after the body limit is in place.
+	formSmall := []echo.MiddlewareFunc{small, s.requireCSRF}
 
 	// Static assets from the binary.
 	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(static.FS))))
@@ -27,21 +36,21 @@ func (s *Server) routes() *echo.Echo {
 	// JSON API (docs/api.md).
 	api := e.Group("/api")
 	corp := &corporaAPI{s}
-	api.POST("/corpora", corp.create, upload)
+	api.POST("/corpora", corp.create, upload) // multipart: uploadCorpus checks the type
 	api.GET("/corpora", corp.list)
 	api.GET("/corpora/:id", corp.get)
-	api.DELETE("/corpora/:id", corp.delete)
+	api.DELETE("/corpora/:id", corp.delete, requireJSON)
 	api.GET("/corpora/:id/tags", corp.tags)
 
 	mod := &modelsAPI{s}
-	api.POST("/models", mod.create, small)
+	api.POST("/models", mod.create, jsonSmall...)
 	api.GET("/models", mod.list)
 	api.GET("/models/:id", mod.get)
-	api.DELETE("/models/:id", mod.delete)
+	api.DELETE("/models/:id", mod.delete, requireJSON)
 	api.GET("/models/:id/file", mod.file)
-	api.POST("/models/:id/restart", mod.restart, small)
-	api.POST("/models/:id/prime", mod.prime, small)
-	api.POST("/models/:id/embed", mod.embed, small)
+	api.POST("/models/:id/restart", mod.restart, jsonSmall...)
+	api.POST("/models/:id/prime", mod.prime, jsonSmall...)
+	api.POST("/models/:id/embed", mod.embed, jsonSmall...)
 	api.GET("/models/:id/map", mod.mapPoints)
 	api.GET("/models/:id/context-map", mod.contextMap)
 	api.GET("/models/:id/neighbours", mod.neighbours)
@@ -51,10 +60,10 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/jobs", jobs.list)
 	api.GET("/jobs/:id", jobs.get)
 	api.GET("/jobs/:id/events", jobs.events)
-	api.DELETE("/jobs/:id", jobs.cancel)
+	api.DELETE("/jobs/:id", jobs.cancel, requireJSON)
 
 	ev := &evalsAPI{s}
-	api.POST("/evaluations", ev.create, small)
+	api.POST("/evaluations", ev.create, jsonSmall...)
 	api.GET("/evaluations", ev.list)
 	api.GET("/evaluations/:id", ev.get)
 
@@ -62,16 +71,16 @@ func (s *Server) routes() *echo.Echo {
 	p := &pages{s}
 	e.GET("/", p.home)
 	e.GET("/corpora", p.corpora)
-	e.POST("/corpora", p.upload, upload)
+	e.POST("/corpora", p.upload, upload, s.requireCSRF)
 	e.GET("/corpora/:id", p.corpus)
 	e.GET("/train", p.train)
-	e.POST("/train", p.startTraining, small)
+	e.POST("/train", p.startTraining, formSmall...)
 	e.GET("/models", p.models)
 	e.GET("/models/:id", p.model)
 	e.GET("/explorer", p.explorer)
 	e.GET("/priming", p.priming)
 	e.GET("/compare", p.compare)
-	e.POST("/compare", p.startCompare, small)
+	e.POST("/compare", p.startCompare, formSmall...)
 	e.GET("/compare/:id", p.evaluation)
 	return e
 }

@@ -27,6 +27,12 @@ type Config struct {
 	// Demo, when true, loads the built-in demo corpus and trains a demo model on
 	// first start (an empty store).
 	Demo bool
+	// AllowHosts are host names (or addresses) accepted in the Host header
+	// besides the loopback names and Addr's host (docs/security.md).
+	AllowHosts []string
+	// Token is the access token every request must carry. Empty: none on a
+	// loopback Addr, a random one (see Server.Token) on any other address.
+	Token string
 }
 
 func (c Config) withDefaults() Config {
@@ -60,6 +66,8 @@ type Server struct {
 	closing   chan struct{} // closed when Shutdown starts: ends SSE streams
 	closeOnce sync.Once
 
+	guard *guard // Host, Origin, CSRF and access-token checks (security.go)
+
 	models *modelCache
 	maps   *mapCache
 
@@ -80,9 +88,13 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 		log = slog.New(slog.DiscardHandler)
 	}
 	cfg = cfg.withDefaults()
+	g, err := newGuard(cfg)
+	if err != nil {
+		return nil, err
+	}
 	root, stop := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, store: deps.Store, log: log, root: root, stop: stop, closing: make(chan struct{}),
-		models: newModelCache(4), maps: newMapCache(64)}
+		guard: g, models: newModelCache(4), maps: newMapCache(64)}
 	n, err := s.store.MarkInterrupted(root)
 	if err != nil {
 		stop()
@@ -102,6 +114,11 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 
 // Handler returns the HTTP handler (for tests with httptest).
 func (s *Server) Handler() http.Handler { return s.echo }
+
+// Token is the access token requests must carry, "" when none is required
+// (a loopback address without Config.Token). When Config.Token was empty on a
+// non-loopback address it is random, and the caller shows it to the user.
+func (s *Server) Token() string { return s.guard.token }
 
 // Jobs returns the job manager.
 func (s *Server) Jobs() *Jobs { return s.jobs }

@@ -5,12 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"html"
 	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
+	"net/url"
 	"os"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -58,16 +61,72 @@ func openTestServer(t *testing.T, dir string, cfg Config) *testServer {
 	return &testServer{Server: s, t: t, dir: dir}
 }
 
+// testHost is the Host header of the test requests: the default listen address.
+const testHost = "127.0.0.1:8080"
+
+// newRequest is httptest.NewRequest addressed to testHost (httptest's default,
+// example.com, is not a host the server answers to).
+func newRequest(method, path string, body io.Reader) *http.Request {
+	req := httptest.NewRequest(method, path, body)
+	req.Host = testHost
+	return req
+}
+
 // do sends a request to the handler and returns the recorder.
 func (ts *testServer) do(method, path string, body io.Reader, contentType string) *httptest.ResponseRecorder {
 	ts.t.Helper()
-	req := httptest.NewRequest(method, path, body)
+	req := newRequest(method, path, body)
 	if contentType != "" {
 		req.Header.Set("Content-Type", contentType)
 	}
 	rec := httptest.NewRecorder()
 	ts.Handler().ServeHTTP(rec, req)
 	return rec
+}
+
+// pageCSRF fetches the start page as a browser would and returns the CSRF
+// cookie the server set and the token the page carries in htmx's headers.
+func (ts *testServer) pageCSRF() (*http.Cookie, string) {
+	ts.t.Helper()
+	rec := ts.do(http.MethodGet, "/", nil, "")
+	if rec.Code != http.StatusOK {
+		ts.t.Fatalf("GET /: status %d", rec.Code)
+	}
+	var ck *http.Cookie
+	for _, c := range rec.Result().Cookies() {
+		if c.Name == csrfCookieName {
+			ck = c
+		}
+	}
+	if ck == nil {
+		ts.t.Fatalf("GET / set no %s cookie", csrfCookieName)
+	}
+	m := regexp.MustCompile(`hx-headers="([^"]*)"`).FindStringSubmatch(rec.Body.String())
+	if m == nil {
+		ts.t.Fatal("the start page has no hx-headers")
+	}
+	var hdr map[string]string
+	if err := json.Unmarshal([]byte(html.UnescapeString(m[1])), &hdr); err != nil || hdr["X-CSRF-Token"] == "" {
+		ts.t.Fatalf("hx-headers %q: %v, want an X-CSRF-Token", m[1], err)
+	}
+	return &http.Cookie{Name: ck.Name, Value: ck.Value}, hdr["X-CSRF-Token"]
+}
+
+// postForm sends a form as a browser without JavaScript does from one of the
+// pages: same-origin, with the CSRF cookie and the csrf_token field.
+func (ts *testServer) postForm(path string, form url.Values) *httptest.ResponseRecorder {
+	ts.t.Helper()
+	ck, tok := ts.pageCSRF()
+	f := url.Values{"csrf_token": {tok}}
+	for k, v := range form {
+		f[k] = v
+	}
+	req := newRequest(http.MethodPost, path, strings.NewReader(f.Encode()))
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Origin", "http://"+testHost)
+	req.Header.Set("Sec-Fetch-Site", "same-origin")
+	req.AddCookie(ck)
+	return httptestRecorder(ts, req)
 }
 
 func (ts *testServer) doJSON(method, path, body string) *httptest.ResponseRecorder {

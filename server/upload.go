@@ -12,6 +12,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/views"
 )
 
 // maxFieldBytes bounds the small form fields (name, format) of an upload.
@@ -34,9 +35,13 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 	}
 	name := strings.TrimSpace(c.QueryParam("name"))
 	format := strings.TrimSpace(c.QueryParam("format"))
+	csrfOK := !csrfPartRequired(c) // a page form without the header carries its token as a field
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
+			if !csrfOK {
+				return nil, errCSRF()
+			}
 			return nil, httpErr(http.StatusBadRequest, "%v", errNoFile)
 		}
 		if err != nil {
@@ -47,6 +52,15 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 			return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
 		}
 		switch part.FormName() {
+		case views.CSRFField:
+			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+			if err != nil {
+				return nil, err
+			}
+			if !csrfOK && (len(b) > maxFieldBytes || !s.checkCSRFPart(c, string(b))) {
+				return nil, errCSRF()
+			}
+			csrfOK = true
 		case "name", "format":
 			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
 			if err != nil {
@@ -62,6 +76,9 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 				format = v
 			}
 		case "file":
+			if !csrfOK {
+				return nil, errCSRF()
+			}
 			if name == "" {
 				// Display name only: the base name without extension, never a path.
 				name = strings.TrimSuffix(path.Base(strings.ReplaceAll(part.FileName(), `\`, "/")), path.Ext(part.FileName()))

@@ -106,3 +106,27 @@ func TestCorpusTableAndErrorBox(t *testing.T) {
 		t.Errorf("error box: got %q", got)
 	}
 }
+
+// The CSRF token from the context goes into <body hx-headers> and the forms'
+// hidden field; without one, neither is rendered.
+func TestCSRFTokenRendered(t *testing.T) {
+	page := TrainPageView(TrainPage{Corpora: []Corpus{{ID: "c1", Name: "songs"}}})
+	var buf bytes.Buffer
+	if err := page.Render(WithCSRFToken(context.Background(), `tok"<&`), &buf); err != nil {
+		t.Fatal(err)
+	}
+	doc, err := goquery.NewDocumentFromReader(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h := doc.Find("body").AttrOr("hx-headers", ""); h != `{"X-CSRF-Token":"tok\"\u003c\u0026"}` {
+		t.Errorf("hx-headers %q", h)
+	}
+	if v := doc.Find(`form[method="post"] input[name="csrf_token"]`).AttrOr("value", ""); v != `tok"<&` {
+		t.Errorf("hidden field value %q", v)
+	}
+	doc = renderDoc(t, page)
+	if _, ok := doc.Find("body").Attr("hx-headers"); ok || doc.Find(`input[name="csrf_token"]`).Length() != 0 {
+		t.Error("without a token: want no hx-headers and no hidden field")
+	}
+}

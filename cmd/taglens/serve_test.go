@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"regexp"
 	"strings"
 	"sync"
 	"testing"
@@ -45,10 +47,32 @@ func TestServeFlags(t *testing.T) {
 	if cfg.addr != "127.0.0.1:8080" || cfg.maxUpload != 64<<20 || cfg.dataDir == "" {
 		t.Errorf("defaults: got %+v, want 127.0.0.1:8080, 64 MiB and a data dir", cfg)
 	}
-	for _, args := range [][]string{{"--max-upload", "x"}, {"--nosuch"}, {"extra"}} {
+	if len(cfg.allowHosts) != 0 || cfg.token != "" {
+		t.Errorf("defaults: got hosts %v and a token, want none", cfg.allowHosts)
+	}
+	for _, args := range [][]string{{"--max-upload", "x"}, {"--nosuch"}, {"extra"}, {"--allow-host", " , "},
+		{"--token", "short"}, {"--token", "has spaces in it, 0123456789"}, {"--addr", "8080"}} {
 		if _, err := parseServeFlags(args, &stderr); exitCode(err, &stderr) != 2 {
 			t.Errorf("%v: got %v, want a usage error", args, err)
 		}
+	}
+	cfg, err = parseServeFlags([]string{"--allow-host", "a.lan", "--allow-host", "b.lan, c.lan,", "--token", "0123456789abcdef"}, &stderr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(cfg.allowHosts, " ") != "a.lan b.lan c.lan" || cfg.token != "0123456789abcdef" {
+		t.Errorf("got hosts %q, token %q; want a.lan b.lan c.lan and the given token", cfg.allowHosts, cfg.token)
+	}
+	t.Setenv("TAGLENS_TOKEN", "from-the-environment-0123")
+	if cfg, err = parseServeFlags(nil, &stderr); err != nil || cfg.token != "from-the-environment-0123" {
+		t.Errorf("TAGLENS_TOKEN: got %v, %v", cfg, err)
+	}
+	if cfg, err = parseServeFlags([]string{"--token", "the-flag-wins-0123456"}, &stderr); err != nil || cfg.token != "the-flag-wins-0123456" {
+		t.Errorf("--token with TAGLENS_TOKEN: got %v, %v", cfg, err)
+	}
+	t.Setenv("TAGLENS_TOKEN", "short")
+	if _, err := parseServeFlags(nil, &stderr); exitCode(err, &stderr) != 2 {
+		t.Errorf("short TAGLENS_TOKEN: got %v, want a usage error", err)
 	}
 }
 
@@ -171,22 +195,80 @@ func TestServeFirstStart(t *testing.T) {
 	}
 }
 
-func TestServeWarnsOnPublicAddress(t *testing.T) {
+// TestServePublicAddress binds every address: serve warns, prints the access
+// URL with a random token once, and the app answers only with the token (the
+// URL sets the cookie and redirects; a bearer header works for API clients).
+func TestServePublicAddress(t *testing.T) {
 	var stderr syncBuffer
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() {
-		done <- run(ctx, []string{"serve", "--addr", "0.0.0.0:0", "--data", t.TempDir(), "--no-demo"}, &bytes.Buffer{}, &stderr)
+		done <- run(ctx, []string{"serve", "--addr", "0.0.0.0:0", "--data", t.TempDir(), "--no-demo", "-v"}, &bytes.Buffer{}, &stderr)
 	}()
+	access := regexp.MustCompile(`http://(\S+)/\?token=(\S+)`)
 	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) && !strings.Contains(stderr.String(), "taglens is ready") {
+	for time.Now().Before(deadline) && access.FindStringSubmatch(stderr.String()) == nil {
 		time.Sleep(50 * time.Millisecond)
 	}
+	m := access.FindStringSubmatch(stderr.String())
+	if m == nil {
+		cancel()
+		<-done
+		t.Fatalf("no access URL printed: %s", stderr.String())
+	}
+	base, token := "http://"+m[1], m[2]
+
+	get := func(url string, hdr ...string) (*http.Response, error) {
+		req, err := http.NewRequest(http.MethodGet, url, nil)
+		if err != nil {
+			return nil, err
+		}
+		for i := 0; i+1 < len(hdr); i += 2 {
+			req.Header.Set(hdr[i], hdr[i+1])
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err == nil {
+			resp.Body.Close()
+		}
+		return resp, err
+	}
+	if resp, err := get(base + "/api/corpora"); err != nil || resp.StatusCode != 401 {
+		t.Errorf("without the token: got %v, %v; want 401", resp, err)
+	}
+	if resp, err := get(base+"/api/corpora", "Authorization", "Bearer "+token); err != nil || resp.StatusCode != 200 {
+		t.Errorf("bearer token: got %v, %v; want 200", resp, err)
+	}
+	jar, err := cookiejar.New(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	browser := &http.Client{Jar: jar}
+	resp, err := browser.Get(m[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != 200 || resp.Request.URL.RawQuery != "" {
+		t.Errorf("access URL: got %d at %s, want 200 at the URL without the token", resp.StatusCode, resp.Request.URL)
+	}
+	if resp, err = browser.Get(base + "/api/corpora"); err != nil || resp.StatusCode != 200 {
+		t.Errorf("with the cookie: got %v, %v; want 200", resp, err)
+	} else {
+		resp.Body.Close()
+	}
+
 	cancel()
 	if err := <-done; err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(stderr.String(), "non-loopback") {
-		t.Errorf("no warning for 0.0.0.0: %s", stderr.String())
+	out := stderr.String()
+	if !strings.Contains(out, "non-loopback") {
+		t.Errorf("no warning for 0.0.0.0: %s", out)
+	}
+	if !strings.Contains(out, "path=/api/corpora") {
+		t.Errorf("the requests were not logged: %s", out)
+	}
+	if n := strings.Count(out, token); n != 1 {
+		t.Errorf("the token appears %d times on stderr, want once (the access URL):\n%s", n, out)
 	}
 }
