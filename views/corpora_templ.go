@@ -240,7 +240,7 @@ func HomePageView(vm HomePage) templ.Component {
 					return templ_7745c5c3_Err
 				}
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, " <section class=\"grid3\"><a class=\"card tile\" href=\"/corpora\"><h3>1 · Corpora</h3><p>Upload tags as TSV, CSV, JSON Lines, label matrices or ARFF. See tag-use and cardinality statistics.</p></a> <a class=\"card tile\" href=\"/train\"><h3>2 · Train</h3><p>Train CE and Siamese-CE with live loss and validation P@2 curves.</p></a> <a class=\"card tile\" href=\"/explorer\"><h3>3 · Explore</h3><p>t-SNE maps of a tag across its contexts; overlay documents; OOV tags in context.</p></a></section>")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 22, " <section class=\"grid3\"><a class=\"card tile\" href=\"/corpora\"><h3>1 · Corpora</h3><p>Upload tags as TSV, CSV, JSON Lines, label matrices or ARFF. See tag-use and cardinality statistics.</p></a> <a class=\"card tile\" href=\"/train\"><h3>2 · Train</h3><p>Train CE and Siamese-CE with live loss and validation curves (extended MAP, priming P@2).</p></a> <a class=\"card tile\" href=\"/explorer\"><h3>3 · Explore</h3><p>t-SNE maps of a tag across its contexts; overlay documents; OOV tags in context.</p></a></section>")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
