@@ -433,3 +433,45 @@ func TestBrowserSecurity(t *testing.T) {
 		t.Errorf("rebound name: got %q (%v), want the host refusal and no data", body, err)
 	}
 }
+
+// TestBrowserNarrowScreen opens the pages with tables at a phone's width (390
+// CSS px): no page may be wider than the screen (a wide table scrolls inside
+// its card instead).
+func TestBrowserNarrowScreen(t *testing.T) {
+	ctx := browser(t)
+	ts, corpusID, modelID := trainedServer(t)
+	rec := ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+modelID+`"],"subset":"test","protocol":"priming","baselines":["random"],"trials":2}`)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("evaluation: %d %s", rec.Code, rec.Body)
+	}
+	ids := decode[map[string]string](t, rec)
+	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+		t.Fatalf("evaluation job: %s %s", j.State, j.Message)
+	}
+	base := liveServer(t, ts)
+	const width = 390
+	step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(width, 844))
+	pages := []struct{ path, wait string }{
+		{"/compare/" + ids["evaluation_id"], "score-table"},
+		{"/compare", "eval-list"},
+		{"/", "home"},
+		{"/corpora", "corpus-list"},
+		{"/corpora/" + corpusID, "top-tags"},
+		{"/models", "model-list"},
+		{"/models/" + modelID, "kv-params"},
+		{"/train", "train-form"},
+	}
+	for _, p := range pages {
+		step(t, ctx, p.path, 30*time.Second, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
+		sw, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		if err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		if sw > width {
+			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("body *")).filter(function (e) {
+				return e.getBoundingClientRect().right > `+fmt.Sprint(width)+` + 0.5; }).slice(0, 8).map(function (e) {
+				return e.tagName + (e.className ? "." + e.className : "") + (e.dataset.testid ? "[" + e.dataset.testid + "]" : "") + " " + Math.round(e.getBoundingClientRect().right); }).join(", ")`))
+			t.Errorf("%s at %d px: the page is %d px wide; beyond the edge: %s", p.path, width, sw, wide)
+		}
+	}
+}
