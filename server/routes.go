@@ -79,6 +79,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/corpora", p.corpora)
 	e.POST("/corpora", p.upload, upload, s.requireCSRF)
 	e.GET("/corpora/:id", p.corpus)
+	e.DELETE("/corpora/:id", p.deleteCorpus, s.requireCSRF)
 	e.GET("/train", p.train)
 	e.POST("/train", p.startTraining, formSmall...)
 	e.GET("/models", p.models)
