@@ -1,6 +1,7 @@
 package server
 
 import (
+	"context"
 	"errors"
 	"net/http"
 	"sort"
@@ -78,12 +79,19 @@ func (h *corporaAPI) get(c echo.Context) error {
 }
 
 func (h *corporaAPI) delete(c echo.Context) error {
-	id := c.Param("id")
-	ctx := c.Request().Context()
-	if _, err := h.s.store.Corpus(ctx, id); err != nil {
+	if err := h.s.deleteCorpus(c.Request().Context(), c.Param("id")); err != nil {
+		return err
+	}
+	return c.NoContent(http.StatusNoContent)
+}
+
+// deleteCorpus deletes a corpus no model uses; a corpus in use is a 409
+// naming the model.
+func (s *Server) deleteCorpus(ctx context.Context, id string) error {
+	if _, err := s.store.Corpus(ctx, id); err != nil {
 		return notFound(err, "corpus", id)
 	}
-	models, err := h.s.store.Models(ctx)
+	models, err := s.store.Models(ctx)
 	if err != nil {
 		return err
 	}
@@ -92,11 +100,11 @@ func (h *corporaAPI) delete(c echo.Context) error {
 			return httpErr(http.StatusConflict, "corpus %q is used by model %q (%s); delete the model first", id, m.ID, m.Name)
 		}
 	}
-	if err := h.s.store.DeleteCorpus(ctx, id); err != nil {
+	if err := s.store.DeleteCorpus(ctx, id); err != nil {
 		return notFound(err, "corpus", id)
 	}
-	h.s.maps.dropCorpus(id)
-	return c.NoContent(http.StatusNoContent)
+	s.maps.dropCorpus(id)
+	return nil
 }
 
 // tags: GET /api/corpora/:id/tags?q=PREFIX&limit=N — tag autocomplete: tags

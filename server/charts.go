@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"fmt"
 	"slices"
 	"sort"
@@ -145,7 +146,40 @@ func mapChart(id string) views.Chart {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
 	)
 	c.AddSeries("points", nil)
-	return snippet(c, id)
+	return withOptions(snippet(c, id), map[string]map[string]any{"tooltip": mapTooltip})
+}
+
+// mapTooltip completes the explorer's tooltip (go-echarts has no fields for
+// these): it lists a document's tags, so it stays inside the chart and wraps
+// at a readable width instead of running off the edge on one line (ECharts
+// styles it white-space: nowrap; extraCssText comes last and wins).
+var mapTooltip = map[string]any{
+	"confine":      true,
+	"extraCssText": "max-width: min(22rem, 90%); white-space: normal; overflow-wrap: anywhere;",
+}
+
+// withOptions merges fields into top-level objects of a chart's option JSON.
+func withOptions(ch views.Chart, extra map[string]map[string]any) views.Chart {
+	var opt map[string]any
+	if err := json.Unmarshal([]byte(ch.Option), &opt); err != nil {
+		panic(fmt.Sprintf("chart %s: option JSON: %v", ch.ID, err)) // snippet always writes JSON
+	}
+	for key, fields := range extra {
+		m, _ := opt[key].(map[string]any)
+		if m == nil {
+			m = map[string]any{}
+		}
+		for k, v := range fields {
+			m[k] = v
+		}
+		opt[key] = m
+	}
+	b, err := json.Marshal(opt) // escapes <, >, &, U+2028 and U+2029 as snippet does
+	if err != nil {
+		panic(err)
+	}
+	ch.Option = string(b)
+	return ch
 }
 
 // barWithSE is a bar chart of one figure per model with ±SE whiskers.

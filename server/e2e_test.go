@@ -433,3 +433,88 @@ func TestBrowserSecurity(t *testing.T) {
 		t.Errorf("rebound name: got %q (%v), want the host refusal and no data", body, err)
 	}
 }
+
+// TestBrowserNarrowScreen opens the pages with tables at a phone's width (390
+// CSS px): no page may be wider than the screen (a wide table scrolls inside
+// its card instead).
+func TestBrowserNarrowScreen(t *testing.T) {
+	ctx := browser(t)
+	ts, corpusID, modelID := trainedServer(t)
+	rec := ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+modelID+`"],"subset":"test","protocol":"priming","baselines":["random"],"trials":2}`)
+	if rec.Code != http.StatusAccepted {
+		t.Fatalf("evaluation: %d %s", rec.Code, rec.Body)
+	}
+	ids := decode[map[string]string](t, rec)
+	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+		t.Fatalf("evaluation job: %s %s", j.State, j.Message)
+	}
+	base := liveServer(t, ts)
+	const width = 390
+	step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(width, 844))
+	pages := []struct{ path, wait string }{
+		{"/compare/" + ids["evaluation_id"], "score-table"},
+		{"/compare", "eval-list"},
+		{"/", "home"},
+		{"/corpora", "corpus-list"},
+		{"/corpora/" + corpusID, "top-tags"},
+		{"/models", "model-list"},
+		{"/models/" + modelID, "kv-params"},
+		{"/train", "train-form"},
+	}
+	for _, p := range pages {
+		step(t, ctx, p.path, 30*time.Second, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
+		sw, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
+		if err != nil {
+			t.Fatalf("%s: %v", p.path, err)
+		}
+		if sw > width {
+			wide, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`Array.from(document.querySelectorAll("body *")).filter(function (e) {
+				return e.getBoundingClientRect().right > `+fmt.Sprint(width)+` + 0.5; }).slice(0, 8).map(function (e) {
+				return e.tagName + (e.className ? "." + e.className : "") + (e.dataset.testid ? "[" + e.dataset.testid + "]" : "") + " " + Math.round(e.getBoundingClientRect().right); }).join(", ")`))
+			t.Errorf("%s at %d px: the page is %d px wide; beyond the edge: %s", p.path, width, sw, wide)
+		}
+	}
+}
+
+// TestBrowserExplorerTooltip hovers a point of the explorer map at a phone's
+// width: the tooltip (the document's tags) wraps inside the chart, and a click
+// elsewhere on the page hides it.
+func TestBrowserExplorerTooltip(t *testing.T) {
+	ctx := browser(t)
+	ts, _, modelID := trainedServer(t)
+	base := liveServer(t, ts)
+	step(t, ctx, "explorer map", 2*time.Minute,
+		chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"),
+		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`,
+			chromedp.WithPollingTimeout(2*time.Minute), chromedp.WithPollingInterval(300*time.Millisecond)),
+	)
+	hoverPoint(t, ctx, "map", "guitar")
+	type box struct {
+		Left, Right, ChartLeft, ChartRight float64
+		WhiteSpace, Text                   string
+	}
+	const tipJS = `Array.from(document.querySelectorAll('#map div')).find(function (d) { return d.style.zIndex === '9999999'; })`
+	b, err := chromedp.Run(ctx, chromedp.Evaluate[box](`(function () {
+		var tip = `+tipJS+`, r = tip.getBoundingClientRect(), c = document.getElementById('map').getBoundingClientRect();
+		return {Left: r.left, Right: r.right, ChartLeft: c.left, ChartRight: c.right, WhiteSpace: getComputedStyle(tip).whiteSpace, Text: tip.textContent};
+	})()`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b.WhiteSpace != "normal" {
+		t.Errorf("tooltip white-space: %q, want normal (wrapping)", b.WhiteSpace)
+	}
+	if b.Left < b.ChartLeft-1 || b.Right > b.ChartRight+1 {
+		t.Errorf("tooltip spans x %.0f–%.0f, outside the chart's %.0f–%.0f (text %q)", b.Left, b.Right, b.ChartLeft, b.ChartRight, b.Text)
+	}
+	screenshot(t, ctx, shotDir(t), "5c-explorer-tooltip-narrow")
+	// A click (a tap on a phone) outside the chart hides the tooltip. The click
+	// is dispatched without moving the mouse, as a tap does: the mouse leaving
+	// the chart would hide it anyway.
+	step(t, ctx, "click elsewhere", 20*time.Second,
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('h1').click()`),
+		chromedp.Poll[chromedp.Void](`(function () { var tip = `+tipJS+`; return !tip || tip.style.display === 'none' || tip.style.opacity === '0' || tip.style.visibility === 'hidden'; })()`,
+			chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)),
+	)
+}

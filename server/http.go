@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
 	"net/http"
 	"strings"
@@ -134,19 +133,6 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 			return next(c)
 		}
 	}
-}
-
-// staticHandler serves the embedded assets with a cache lifetime.
-func staticHandler(fsys fs.FS) http.Handler {
-	h := http.FileServerFS(fsys)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if r.URL.Path == "" || strings.HasSuffix(r.URL.Path, "/") {
-			http.NotFound(w, r)
-			return
-		}
-		w.Header().Set("Cache-Control", "public, max-age=3600")
-		h.ServeHTTP(w, r)
-	})
 }
 
 // bindJSON decodes a JSON body strictly (unknown fields rejected) into v.

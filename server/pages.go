@@ -172,6 +172,18 @@ func (p *pages) upload(c echo.Context) error {
 	return render(c, http.StatusOK, views.UploadOK(corpusVM(row), all))
 }
 
+// deleteCorpus: DELETE /corpora/:id from the corpus page's button (htmx, with
+// the page's CSRF token). Deleted, htmx goes to the list (HX-Redirect); refused
+// (a model uses the corpus), the error handler answers an error box that htmx
+// swaps into the page.
+func (p *pages) deleteCorpus(c echo.Context) error {
+	if err := p.s.deleteCorpus(context0(c), c.Param("id")); err != nil {
+		return err
+	}
+	c.Response().Header().Set("HX-Redirect", "/corpora")
+	return c.NoContent(http.StatusNoContent)
+}
+
 func (p *pages) corpus(c echo.Context) error {
 	id := c.Param("id")
 	r, err := p.s.store.Corpus(c.Request().Context(), id)

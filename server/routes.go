@@ -31,7 +31,13 @@ func (s *Server) routes() *echo.Echo {
 	formSmall := []echo.MiddlewareFunc{small, s.requireCSRF}
 
 	// Static assets from the binary.
-	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", staticHandler(static.FS))))
+	assets := staticHandler(static.FS)
+	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", assets)))
+	// Browsers ask for /favicon.ico by themselves; the layout links the SVG too.
+	e.GET("/favicon.ico", func(c echo.Context) error {
+		assets.serve(c.Response(), c.Request(), "favicon.svg")
+		return nil
+	})
 
 	// JSON API (docs/api.md).
 	api := e.Group("/api")
@@ -73,6 +79,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/corpora", p.corpora)
 	e.POST("/corpora", p.upload, upload, s.requireCSRF)
 	e.GET("/corpora/:id", p.corpus)
+	e.DELETE("/corpora/:id", p.deleteCorpus, s.requireCSRF)
 	e.GET("/train", p.train)
 	e.POST("/train", p.startTraining, formSmall...)
 	e.GET("/models", p.models)

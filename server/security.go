@@ -422,7 +422,7 @@ func (s *Server) checkCrossSite(next echo.HandlerFunc) echo.HandlerFunc {
 func (s *Server) pageCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
-		if isAPI(c) || strings.HasPrefix(r.URL.Path, "/static/") {
+		if isAPI(c) || strings.HasPrefix(r.URL.Path, "/static/") || r.URL.Path == "/favicon.ico" {
 			return next(c)
 		}
 		id := ""

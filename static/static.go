@@ -7,5 +7,5 @@ import "embed"
 
 // FS is the embedded asset tree; paths are relative to this folder ("vendor/echarts.min.js").
 //
-//go:embed vendor/*.js vendor/*.LICENSE css/*.css js/*.js
+//go:embed vendor/*.js vendor/*.LICENSE css/*.css js/*.js favicon.svg
 var FS embed.FS

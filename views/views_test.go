@@ -130,3 +130,22 @@ func TestCSRFTokenRendered(t *testing.T) {
 		t.Error("without a token: want no hx-headers and no hidden field")
 	}
 }
+
+// The loss curve goes below zero; the model page says why, next to the chart.
+func TestModelPageExplainsNegativeLoss(t *testing.T) {
+	doc := renderDoc(t, ModelPageView(ModelPage{Model: Model{ID: "m1", Name: "m", State: "ready"}, Curve: Chart{ID: "curve"}}))
+	section := byID(doc, "chart-curve").Closest("section")
+	if section.Length() != 1 {
+		t.Fatal("no section holds the training chart")
+	}
+	note := section.Find(`[data-testid="loss-note"]`)
+	if note.Length() != 1 {
+		t.Fatal("no loss-note beside the training chart")
+	}
+	text := note.Text()
+	for _, want := range []string{"Eq. 5", "log(1+ŷ)", "negative", "Lower is better", "below zero"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("loss note %q lacks %q", text, want)
+		}
+	}
+}

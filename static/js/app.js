@@ -253,12 +253,14 @@
         };
       });
       chart.setOption({
+        // confine and the wrapping width are in the chart's option (server/charts.go mapTooltip).
         tooltip: {
-          trigger: "item", confine: true,
+          trigger: "item",
           formatter: function (p) {
             var pt = points[p.value[2]];
             if (!pt) return "";
-            var tags = (pt.tags || []).slice(0, 20).map(esc).join(", ");
+            var all = pt.tags || [];
+            var tags = all.slice(0, 20).map(esc).join(", ") + (all.length > 20 ? " … and " + (all.length - 20) + " more" : "");
             return "<b>" + esc(pt.term) + "</b> <small>(" + esc(pt.kind) + ")</small><br/>document " + esc(pt.doc_id) +
               " · " + esc(pt.corpus) + "<br/><span style='color:#555'>" + tags + "</span>";
           },
@@ -271,6 +273,16 @@
       status.setAttribute("data-points", String(points.length));
       box.setAttribute("data-ready", "true");
     }
+
+    // The tooltip hides on a click (a tap) anywhere outside the chart or on
+    // the chart's empty space: on a touch screen nothing else hides it.
+    var chartEl = document.getElementById(chartID);
+    document.addEventListener("click", function (e) {
+      if (!chartEl.contains(e.target)) chart.dispatchAction({ type: "hideTip" });
+    });
+    chart.getZr().on("click", function (e) {
+      if (!e.target) chart.dispatchAction({ type: "hideTip" });
+    });
 
     chart.on("click", function (p) {
       var pt = points[p.value[2]];

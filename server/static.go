@@ -1,0 +1,133 @@
+package server
+
+import (
+	"bytes"
+	"compress/gzip"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"io/fs"
+	"mime"
+	"net/http"
+	"path"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// staticFiles serves the embedded assets with a cache lifetime, a strong ETag
+// (the sha256 of the file) and, to clients that accept it, a gzip copy made
+// once per asset on its first request and kept for the life of the server.
+type staticFiles struct {
+	fsys fs.FS
+
+	mu     sync.Mutex
+	assets map[string]*staticAsset
+
+	compressions atomic.Int64 // gzip copies made (tests check it stays one per asset)
+}
+
+// staticAsset is one file, read and prepared once.
+type staticAsset struct {
+	once  sync.Once
+	err   error
+	ctype string
+	body  []byte
+	etag  string // `"<sha256 hex>"`
+	gz    []byte // nil when gzip does not make the file smaller
+	gzTag string // `"<sha256 hex>-gzip"`: a distinct strong ETag for the gzip bytes
+}
+
+// staticHandler serves fsys with paths relative to its root (the caller strips
+// "/static/").
+func staticHandler(fsys fs.FS) *staticFiles {
+	return &staticFiles{fsys: fsys, assets: map[string]*staticAsset{}}
+}
+
+func (h *staticFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	name := r.URL.Path
+	if name == "" || strings.HasSuffix(name, "/") || !fs.ValidPath(name) {
+		http.NotFound(w, r)
+		return
+	}
+	h.serve(w, r, name)
+}
+
+// serve answers with the asset name (a valid fs path).
+func (h *staticFiles) serve(w http.ResponseWriter, r *http.Request, name string) {
+	a, err := h.asset(name)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			http.NotFound(w, r)
+		} else {
+			http.Error(w, "cannot read the asset", http.StatusInternalServerError)
+		}
+		return
+	}
+	hdr := w.Header()
+	hdr.Set("Cache-Control", "public, max-age=3600")
+	hdr.Set("Content-Type", a.ctype)
+	body, tag := a.body, a.etag
+	if a.gz != nil {
+		hdr.Add("Vary", "Accept-Encoding")
+		if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+			body, tag = a.gz, a.gzTag
+			hdr.Set("Content-Encoding", "gzip")
+		}
+	}
+	hdr.Set("ETag", tag)
+	// acceptsGzip is the map API's parser (maps.go). ServeContent answers If-None-Match with 304, HEAD and ranges (of the
+	// bytes sent, compressed or not).
+	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
+}
+
+// asset returns the prepared asset, reading and compressing it on first use.
+func (h *staticFiles) asset(name string) (*staticAsset, error) {
+	h.mu.Lock()
+	a := h.assets[name]
+	if a == nil {
+		a = &staticAsset{}
+		h.assets[name] = a
+	}
+	h.mu.Unlock()
+	a.once.Do(func() { a.err = h.prepare(a, name) })
+	return a, a.err
+}
+
+func (h *staticFiles) prepare(a *staticAsset, name string) error {
+	st, err := fs.Stat(h.fsys, name)
+	if err != nil {
+		return err
+	}
+	if st.IsDir() {
+		return fs.ErrNotExist
+	}
+	b, err := fs.ReadFile(h.fsys, name)
+	if err != nil {
+		return err
+	}
+	a.body = b
+	a.ctype = mime.TypeByExtension(path.Ext(name))
+	if a.ctype == "" {
+		a.ctype = http.DetectContentType(b)
+	}
+	sum := sha256.Sum256(b)
+	hexsum := hex.EncodeToString(sum[:])
+	a.etag = `"` + hexsum + `"`
+	if len(b) < 256 {
+		return nil // not worth a second copy
+	}
+	var buf bytes.Buffer
+	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw.Write(b)
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	h.compressions.Add(1)
+	if buf.Len() < len(b)*9/10 {
+		a.gz = buf.Bytes()
+		a.gzTag = `"` + hexsum + `-gzip"`
+	}
+	return nil
+}
