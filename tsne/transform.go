@@ -112,6 +112,9 @@ func (e *Embedding) Transform(ctx context.Context, xNew [][]float64, opt Options
 	if _, err := optimize(ctx, tg, y, sched); err != nil {
 		return nil, err
 	}
+	if err := checkFinite(y); err != nil {
+		return nil, fmt.Errorf("tsne: transform: %w", err)
+	}
 	out := make([][]float64, m)
 	for i := range out {
 		out[i] = y[2*i : 2*i+2 : 2*i+2]

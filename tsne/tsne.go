@@ -124,8 +124,33 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("tsne: row %d column %d: %s", e.Row, e.Col, e.Msg)
 }
 
-// flatten validates x (rectangular, finite, non-empty rows) and returns it as a
-// flat row-major copy with its dimensions.
+// ErrDiverged is returned when the optimisation produced non-finite
+// coordinates; no embedding is returned then.
+var ErrDiverged = errors.New("tsne: the embedding diverged: non-finite coordinates")
+
+// checkFinite returns ErrDiverged, naming the first point, if y (flat n×2)
+// holds a NaN or an infinity.
+func checkFinite(y []float64) error {
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w (point %d)", ErrDiverged, i/2)
+		}
+	}
+	return nil
+}
+
+// maxAbsInput returns the largest input magnitude accepted for n points in d
+// dimensions: with |x_ij| ≤ a, a squared distance is at most 4·d·a² and a
+// covariance entry at most 4·n·a²/(n−1), so a = sqrt(MaxFloat64 / (4·(n+d)))
+// keeps every squared distance, covariance and sum of them finite
+// (about 1e153 for n + d = 10⁴).
+func maxAbsInput(n, d int) float64 {
+	return math.Sqrt(math.MaxFloat64 / (4 * float64(n+d)))
+}
+
+// flatten validates x (rectangular, finite, non-empty rows, magnitudes at
+// most maxAbsInput) and returns it as a flat row-major copy with its
+// dimensions.
 func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
 	n = len(x)
 	if n == 0 {
@@ -139,6 +164,7 @@ func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
 		return nil, 0, 0, &InputError{Row: 0, Col: -1, Msg: "empty row"}
 	}
 	flat = make([]float64, n*d)
+	limit := maxAbsInput(n, d)
 	for i, row := range x {
 		if len(row) != d {
 			return nil, 0, 0, &InputError{Row: i, Col: -1, Msg: fmt.Sprintf("has %d values, want %d", len(row), d)}
@@ -146,6 +172,9 @@ func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, 0, 0, &InputError{Row: i, Col: j, Msg: fmt.Sprintf("value %v is not finite", v)}
+			}
+			if math.Abs(v) > limit {
+				return nil, 0, 0, &InputError{Row: i, Col: j, Msg: fmt.Sprintf("value %v is too large: squared distances would overflow (|value| must be at most %.3g for %d points of %d values)", v, limit, n, d)}
 			}
 		}
 		copy(flat[i*d:], row)
@@ -247,7 +276,9 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 	}
 	workers := opt.workers()
 	e := &Embedding{Method: method, Perplexity: perp, n: n, d: d, x: flat}
-	e.tree = newVPTree(flat, n, d, opt.Seed)
+	if e.tree, err = newVPTree(ctx, flat, n, d, opt.Seed); err != nil {
+		return nil, err
+	}
 
 	var g gradienter
 	switch method {
@@ -278,7 +309,9 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 			y[2*i], y[2*i+1] = row[0], row[1]
 		}
 	} else {
-		pcaInit(flat, n, d, y, opt.Seed)
+		if err := pcaInit(ctx, flat, n, d, y, opt.Seed); err != nil {
+			return nil, err
+		}
 	}
 
 	lr := opt.LearningRate
@@ -299,6 +332,9 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 	}
 	done, err := optimize(ctx, g, y, sched)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkFinite(y); err != nil {
 		return nil, err
 	}
 	e.Iterations = done
