@@ -306,6 +306,11 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 			if len(row) != 2 {
 				return nil, fmt.Errorf("tsne: Init row %d has %d values, want 2", i, len(row))
 			}
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("tsne: Init row %d column %d: value %v is not finite", i, j, v)
+				}
+			}
 			y[2*i], y[2*i+1] = row[0], row[1]
 		}
 	} else {
