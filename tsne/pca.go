@@ -42,7 +42,7 @@ const (
 // coordinates are Gaussian noise from seed with the same scale. It returns
 // ctx's error if ctx is cancelled during the decomposition.
 func pcaInit(ctx context.Context, x []float64, n, d int, y []float64, seed uint64) error {
-	xc := centred(x, n, d)
+	xc, _ := centred(x, n, d)
 	axes, err := principalAxes(ctx, xc, 2, seed)
 	if err != nil {
 		return err
@@ -89,8 +89,9 @@ func pcaInit(ctx context.Context, x []float64, n, d int, y []float64, seed uint6
 	return nil
 }
 
-// centred returns x (flat n×d) minus its column means as an n×d matrix.
-func centred(x []float64, n, d int) *mat.Dense {
+// centred returns x (flat n×d) minus its column means as an n×d matrix, and
+// the means.
+func centred(x []float64, n, d int) (*mat.Dense, []float64) {
 	mean := make([]float64, d)
 	for i := 0; i < n; i++ {
 		for j, v := range x[i*d : (i+1)*d] {
@@ -107,7 +108,53 @@ func centred(x []float64, n, d int) *mat.Dense {
 			raw[i*d+j] = v - mean[j]
 		}
 	}
-	return xc
+	return xc, mean
+}
+
+// reduction projects wide inputs on their leading principal axes.
+type reduction struct {
+	mean []float64  // column means of the input, length d
+	axes *mat.Dense // d×c principal axes
+	c    int
+}
+
+// reduceInput returns the scores of the n×d points x (flat) on their at most
+// maxComponents leading principal axes, found by randomized SVD, as a flat n×c
+// matrix, and the reduction that maps further d-dimensional points the same
+// way. When the rank of the centred data is below maxComponents (always when
+// n ≤ maxComponents) the pairwise distances are kept up to rounding and
+// the accuracy of the axes; otherwise the directions of least variance are
+// dropped, as scikit-learn's documentation recommends before t-SNE. If all
+// points are equal, the scores are one column of zeros.
+func reduceInput(ctx context.Context, x []float64, n, d int, seed uint64) (*reduction, []float64, error) {
+	xc, mean := centred(x, n, d)
+	axes, err := principalAxes(ctx, xc, maxComponents, seed)
+	if err != nil {
+		return nil, nil, err
+	}
+	if axes == nil {
+		axes = mat.NewDense(d, 1, nil)
+	}
+	_, c := axes.Dims()
+	r := &reduction{mean: mean, axes: axes, c: c}
+	scores := mat.NewDense(n, c, nil)
+	scores.Mul(xc, axes)
+	return r, scores.RawMatrix().Data, nil
+}
+
+// project returns the scores of the m points x (flat m×d) on r's axes, flat m×c.
+func (r *reduction) project(x []float64, m int) []float64 {
+	d := len(r.mean)
+	xc := mat.NewDense(m, d, nil)
+	raw := xc.RawMatrix().Data
+	for i := 0; i < m; i++ {
+		for j, v := range x[i*d : (i+1)*d] {
+			raw[i*d+j] = v - r.mean[j]
+		}
+	}
+	out := mat.NewDense(m, r.c, nil)
+	out.Mul(xc, r.axes)
+	return out.RawMatrix().Data
 }
 
 // principalAxes returns, as the columns of a d×c matrix (c ≤ k), the leading

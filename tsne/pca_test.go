@@ -78,7 +78,7 @@ func TestRandomizedAxesMatchExact(t *testing.T) {
 		{60, 300, []float64{20, 10, 8, 7, 6, 5, 4, 3, 2, 1, 0.5, 0.4, 0.3, 0.2, 0.1, 0.05, 0.01}, 2},
 	} {
 		x := spectrum(tc.n, tc.d, tc.s, 1e-3, 7)
-		xc := centred(x, tc.n, tc.d)
+		xc, _ := centred(x, tc.n, tc.d)
 		exact, exactRel := exactAxes(xc, tc.k)
 		rnd, rel, err := randomizedAxes(ctx, xc, tc.k, 3)
 		if err != nil {
@@ -122,7 +122,7 @@ func TestRandomizedAxesMatchExact(t *testing.T) {
 // bit for bit.
 func TestRandomizedAxesDeterministic(t *testing.T) {
 	x := spectrum(100, 500, []float64{10, 5, 2}, 0.1, 1)
-	xc := centred(x, 100, 500)
+	xc, _ := centred(x, 100, 500)
 	a, _, err := randomizedAxes(context.Background(), xc, 2, 9)
 	if err != nil {
 		t.Fatal(err)
@@ -136,30 +136,43 @@ func TestRandomizedAxesDeterministic(t *testing.T) {
 	}
 }
 
-// TestPCAInitWideMemory checks that the initialisation of a wide input
-// (200×5000) allocates O(n·d): a d×d covariance alone would be 200 MB, the
-// input 8 MB. The bound, 8 copies of the input, is generous but far below d².
-func TestPCAInitWideMemory(t *testing.T) {
+// TestWideMemory checks that the PCA initialisation, and a whole Embed, of a
+// wide input (200×5000) allocate O(n·d) bytes in total: a d×d covariance
+// alone would be 200 MB, the input 8 MB. The bound, 8 copies of the input, is
+// generous but far below d². TotalAlloc counts every allocation, so it also
+// bounds the peak.
+func TestWideMemory(t *testing.T) {
 	const n, d = 200, 5000
 	x := spectrum(n, d, []float64{30, 20, 10}, 0.1, 4)
-	y := make([]float64, 2*n)
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	if err := pcaInit(context.Background(), x, n, d, y, 1); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	alloc := after.TotalAlloc - before.TotalAlloc
 	limit := uint64(8 * n * d * 8)
-	t.Logf("pcaInit %d×%d allocated %.1f MB (input %.1f MB, d×d would be %.0f MB)", n, d,
-		float64(alloc)/1e6, float64(n*d*8)/1e6, float64(d*d*8)/1e6)
-	if alloc > limit {
-		t.Errorf("pcaInit allocated %d bytes, want at most %d (8·n·d floats)", alloc, limit)
+	measure := func(name string, f func() error) {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		if err := f(); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+		runtime.ReadMemStats(&after)
+		alloc := after.TotalAlloc - before.TotalAlloc
+		t.Logf("%s %d×%d allocated %.1f MB (input %.1f MB, d×d would be %.0f MB)", name, n, d,
+			float64(alloc)/1e6, float64(n*d*8)/1e6, float64(d*d*8)/1e6)
+		if alloc > limit {
+			t.Errorf("%s allocated %d bytes, want at most %d (8·n·d floats)", name, alloc, limit)
+		}
 	}
+	y := make([]float64, 2*n)
+	measure("pcaInit", func() error { return pcaInit(context.Background(), x, n, d, y, 1) })
 	if err := checkFinite(y); err != nil {
 		t.Fatal(err)
 	}
+	rows := make([][]float64, n)
+	for i := range rows {
+		rows[i] = x[i*d : (i+1)*d]
+	}
+	measure("Embed", func() error {
+		_, err := Embed(context.Background(), rows, Options{Perplexity: 20, Iterations: 20, Workers: 1})
+		return err
+	})
 }
 
 // countingCtx is a context whose Err becomes context.Canceled from its
@@ -292,5 +305,86 @@ func TestNonFinite(t *testing.T) {
 	init[3][1] = math.NaN()
 	if _, err = Embed(context.Background(), base, Options{Perplexity: 3, Init: init}); err == nil {
 		t.Error("NaN in Init: got nil error")
+	}
+}
+
+// TestReduceInputKeepsDistances checks that the reduction of a wide input
+// whose centred rank is below 50 (here n = 40 points) keeps every pairwise
+// distance: the scores are the coordinates in an orthonormal basis of a
+// subspace holding the data, so only rounding and the accuracy of the
+// randomized axes (see TestRandomizedAxesMatchExact) can change them.
+func TestReduceInputKeepsDistances(t *testing.T) {
+	const n, d = 40, 600
+	x := spectrum(n, d, []float64{30, 20, 10, 5, 2}, 0.5, 8) // noise: full rank n−1
+	red, s, err := reduceInput(context.Background(), x, n, d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if red.c > maxComponents || len(s) != n*red.c {
+		t.Fatalf("got %d components (%d scores), want at most %d", red.c, len(s), maxComponents)
+	}
+	for i := 0; i < n; i++ {
+		for j := i + 1; j < n; j++ {
+			want := sqDist(x[i*d:(i+1)*d], x[j*d:(j+1)*d])
+			got := sqDist(s[i*red.c:(i+1)*red.c], s[j*red.c:(j+1)*red.c])
+			if math.Abs(got-want) > 1e-8*want {
+				t.Fatalf("distance² %d–%d: reduced %g, input %g", i, j, got, want)
+			}
+		}
+	}
+	// project maps the input rows to the same scores.
+	p := red.project(x, n)
+	for i := range p {
+		if math.Abs(p[i]-s[i]) > 1e-9*(1+math.Abs(s[i])) {
+			t.Fatalf("project: score %d is %g, want %g", i, p[i], s[i])
+		}
+	}
+}
+
+// TestWideEmbedTransform embeds two separated clusters of a 120×400 input
+// (reduced to 50 components) and checks the clusters and that Transform
+// places new points of each cluster beside it.
+func TestWideEmbedTransform(t *testing.T) {
+	x, lab := blobs(124, 400, 2, 1, 3)
+	ref, newPts := x[:120], x[120:]
+	e, err := Embed(context.Background(), ref, Options{Perplexity: 10, Iterations: 300, Seed: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e.red == nil || e.red.c != maxComponents {
+		t.Fatalf("reduction: got %+v, want %d components", e.red, maxComponents)
+	}
+	var mean [2][2]float64
+	var cnt [2]float64
+	for i, p := range e.Y {
+		mean[lab[i]][0] += p[0]
+		mean[lab[i]][1] += p[1]
+		cnt[lab[i]]++
+	}
+	for k := range mean {
+		mean[k][0] /= cnt[k]
+		mean[k][1] /= cnt[k]
+	}
+	nearest := func(p []float64) int {
+		d0 := math.Hypot(p[0]-mean[0][0], p[1]-mean[0][1])
+		d1 := math.Hypot(p[0]-mean[1][0], p[1]-mean[1][1])
+		if d0 < d1 {
+			return 0
+		}
+		return 1
+	}
+	for i, p := range e.Y {
+		if nearest(p) != lab[i] {
+			t.Fatalf("point %d of cluster %d is nearer the other cluster's mean", i, lab[i])
+		}
+	}
+	y, err := e.Transform(context.Background(), newPts, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, p := range y {
+		if nearest(p) != lab[120+i] {
+			t.Errorf("new point %d of cluster %d placed nearer the other cluster", i, lab[120+i])
+		}
 	}
 }

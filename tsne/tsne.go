@@ -32,6 +32,14 @@ const (
 	FFTMinAuto   = 2000 // Auto uses FFT from this many points on
 )
 
+// reduceAboveDims is the widest input embedded as given. Wider inputs are
+// first reduced to their scores on at most 50 principal axes, computed by
+// randomized SVD (see reduceInput): without it, the neighbour search and the
+// affinities cost O(d) per distance, and forming a d×d covariance for the PCA
+// initialisation would need O(d²) memory (3.2 GB for d = 20000). It equals
+// exactPCAMaxDims, so the exact covariance path is only used for d ≤ 256.
+const reduceAboveDims = exactPCAMaxDims
+
 // exactMaxN bounds the Exact method: it stores dense n×n affinities.
 const exactMaxN = 5000
 
@@ -98,9 +106,10 @@ type Embedding struct {
 	Perplexity float64
 
 	n, d int
-	x    []float64 // flat n×d copy of the input, for Transform
-	y    []float64 // flat n×2 backing of Y
-	tree *vpTree   // kNN index over x, for Transform
+	red  *reduction // projection of wide inputs, nil if d ≤ reduceAboveDims
+	x    []float64  // flat copy of the input (n×d, or its n×red.c scores), for Transform
+	y    []float64  // flat n×2 backing of Y
+	tree *vpTree    // kNN index over x, for Transform
 }
 
 var (
@@ -240,8 +249,13 @@ func chooseMethod(m Method, n int) (Method, error) {
 // deviation 1e-4, early exaggeration, momentum 0.5 then 0.8 and per-coordinate
 // gains (+0.2 / ×0.8, floor 0.01), as in scikit-learn and openTSNE.
 //
-// Data errors (ragged or non-finite rows, too few points, perplexity too
-// large) are returned. Cancelling ctx stops the run with ctx's error.
+// Inputs wider than 256 dimensions are reduced to at most 50 principal
+// components by randomized SVD first (see reduceAboveDims).
+//
+// Data errors (ragged or non-finite rows, values too large for the squared
+// distances to stay finite, too few points, perplexity too large) are
+// returned, as is ErrDiverged if the optimisation produced non-finite
+// coordinates. Cancelling ctx stops the run, in any phase, with ctx's error.
 func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) {
 	flat, n, d, err := flatten(x, 0)
 	if err != nil {
@@ -275,15 +289,27 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 		return nil, fmt.Errorf("tsne: negative iterations %d", iters)
 	}
 	workers := opt.workers()
-	e := &Embedding{Method: method, Perplexity: perp, n: n, d: d, x: flat}
-	if e.tree, err = newVPTree(ctx, flat, n, d, opt.Seed); err != nil {
+	e := &Embedding{Method: method, Perplexity: perp, n: n, d: d}
+	// Wide inputs are replaced by their scores on at most maxComponents
+	// principal axes (randomized SVD, O(n·d) memory); flat and wd are the
+	// points and dimension the affinities are computed from.
+	wd := d
+	if d > reduceAboveDims {
+		red, scores, err := reduceInput(ctx, flat, n, d, opt.Seed)
+		if err != nil {
+			return nil, err
+		}
+		e.red, flat, wd = red, scores, red.c
+	}
+	e.x = flat
+	if e.tree, err = newVPTree(ctx, flat, n, wd, opt.Seed); err != nil {
 		return nil, err
 	}
 
 	var g gradienter
 	switch method {
 	case Exact:
-		P, err := exactP(ctx, flat, n, d, perp, workers)
+		P, err := exactP(ctx, flat, n, wd, perp, workers)
 		if err != nil {
 			return nil, err
 		}
@@ -314,7 +340,7 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 			y[2*i], y[2*i+1] = row[0], row[1]
 		}
 	} else {
-		if err := pcaInit(ctx, flat, n, d, y, opt.Seed); err != nil {
+		if err := pcaInit(ctx, flat, n, wd, y, opt.Seed); err != nil {
 			return nil, err
 		}
 	}
