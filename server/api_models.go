@@ -229,6 +229,10 @@ func checkVariant(v string) (string, error) {
 	return v, nil
 }
 
+// MaxPrimeK is the largest number of primed terms per list that the API (and
+// the taglens prime command) accepts.
+const MaxPrimeK = 1000
+
 func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
 	var err error
 	if req.Variant, err = checkVariant(req.Variant); err != nil {
@@ -237,8 +241,8 @@ func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
 	if req.K == 0 {
 		req.K = 10
 	}
-	if req.K < 1 || req.K > 1000 {
-		return nil, httpErr(http.StatusBadRequest, "k must be in 1..1000")
+	if req.K < 1 || req.K > MaxPrimeK {
+		return nil, httpErr(http.StatusBadRequest, "k must be in 1..%d", MaxPrimeK)
 	}
 	tags := cleanTags(req.Tags)
 	if len(tags) == 0 {

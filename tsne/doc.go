@@ -28,6 +28,21 @@
 // Auto picks Exact below ExactMaxAuto points, BarnesHut below FFTMinAuto and FFT
 // above. Memory of the sparse methods is O(n·k); no n×n array is made.
 //
+// # Wide inputs
+//
+// Inputs of more than 256 dimensions are first replaced by their scores on at
+// most 50 principal axes, computed by randomized SVD (Halko, Martinsson &
+// Tropp 2011; pca.go) in O(n·d) memory; no d×d matrix is formed. Below 51
+// points this keeps every distance; above, the least-variance directions are
+// dropped. Transform projects new points on the same axes.
+//
+// # Errors and cancellation
+//
+// Non-finite input, and values so large that squared distances could
+// overflow, are InputErrors naming the row and column. An embedding with a
+// non-finite coordinate is never returned (ErrDiverged). Every long loop
+// (tree build, affinities, SVD, gradient iterations) checks the context.
+//
 // # Optimisation
 //
 // As in scikit-learn and openTSNE: PCA initialisation scaled to standard deviation

@@ -40,6 +40,10 @@ func (e *Embedding) Transform(ctx context.Context, xNew [][]float64, opt Options
 	if err != nil {
 		return nil, fmt.Errorf("tsne: transform: %w", err)
 	}
+	qd := e.d // dimension of the query points
+	if e.red != nil {
+		flat, qd = e.red.project(flat, m), e.red.c
+	}
 	n := e.n
 	perp := opt.Perplexity
 	if perp == 0 {
@@ -69,7 +73,7 @@ func (e *Embedding) Transform(ctx context.Context, xNew [][]float64, opt Options
 			if ctx.Err() != nil {
 				return
 			}
-			s.search(flat[i*e.d:(i+1)*e.d], -1, nb, dist)
+			s.search(flat[i*qd:(i+1)*qd], -1, nb, dist)
 			copy(tg.nbr[i*k:(i+1)*k], nb[:k])
 			d2 := dist[:k]
 			for j := range d2 {
@@ -111,6 +115,9 @@ func (e *Embedding) Transform(ctx context.Context, xNew [][]float64, opt Options
 		klEvery: opt.klEvery(), progress: opt.Progress}
 	if _, err := optimize(ctx, tg, y, sched); err != nil {
 		return nil, err
+	}
+	if err := checkFinite(y); err != nil {
+		return nil, fmt.Errorf("tsne: transform: %w", err)
 	}
 	out := make([][]float64, m)
 	for i := range out {

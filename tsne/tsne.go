@@ -32,6 +32,14 @@ const (
 	FFTMinAuto   = 2000 // Auto uses FFT from this many points on
 )
 
+// reduceAboveDims is the widest input embedded as given. Wider inputs are
+// first reduced to their scores on at most 50 principal axes, computed by
+// randomized SVD (see reduceInput): without it, the neighbour search and the
+// affinities cost O(d) per distance, and forming a d×d covariance for the PCA
+// initialisation would need O(d²) memory (3.2 GB for d = 20000). It equals
+// exactPCAMaxDims, so the exact covariance path is only used for d ≤ 256.
+const reduceAboveDims = exactPCAMaxDims
+
 // exactMaxN bounds the Exact method: it stores dense n×n affinities.
 const exactMaxN = 5000
 
@@ -98,9 +106,10 @@ type Embedding struct {
 	Perplexity float64
 
 	n, d int
-	x    []float64 // flat n×d copy of the input, for Transform
-	y    []float64 // flat n×2 backing of Y
-	tree *vpTree   // kNN index over x, for Transform
+	red  *reduction // projection of wide inputs, nil if d ≤ reduceAboveDims
+	x    []float64  // flat copy of the input (n×d, or its n×red.c scores), for Transform
+	y    []float64  // flat n×2 backing of Y
+	tree *vpTree    // kNN index over x, for Transform
 }
 
 var (
@@ -124,8 +133,33 @@ func (e *InputError) Error() string {
 	return fmt.Sprintf("tsne: row %d column %d: %s", e.Row, e.Col, e.Msg)
 }
 
-// flatten validates x (rectangular, finite, non-empty rows) and returns it as a
-// flat row-major copy with its dimensions.
+// ErrDiverged is returned when the optimisation produced non-finite
+// coordinates; no embedding is returned then.
+var ErrDiverged = errors.New("tsne: the embedding diverged: non-finite coordinates")
+
+// checkFinite returns ErrDiverged, naming the first point, if y (flat n×2)
+// holds a NaN or an infinity.
+func checkFinite(y []float64) error {
+	for i, v := range y {
+		if math.IsNaN(v) || math.IsInf(v, 0) {
+			return fmt.Errorf("%w (point %d)", ErrDiverged, i/2)
+		}
+	}
+	return nil
+}
+
+// maxAbsInput returns the largest input magnitude accepted for n points in d
+// dimensions: with |x_ij| ≤ a, a squared distance is at most 4·d·a² and a
+// covariance entry at most 4·n·a²/(n−1), so a = sqrt(MaxFloat64 / (4·(n+d)))
+// keeps every squared distance, covariance and sum of them finite
+// (about 1e153 for n + d = 10⁴).
+func maxAbsInput(n, d int) float64 {
+	return math.Sqrt(math.MaxFloat64 / (4 * float64(n+d)))
+}
+
+// flatten validates x (rectangular, finite, non-empty rows, magnitudes at
+// most maxAbsInput) and returns it as a flat row-major copy with its
+// dimensions.
 func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
 	n = len(x)
 	if n == 0 {
@@ -139,6 +173,7 @@ func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
 		return nil, 0, 0, &InputError{Row: 0, Col: -1, Msg: "empty row"}
 	}
 	flat = make([]float64, n*d)
+	limit := maxAbsInput(n, d)
 	for i, row := range x {
 		if len(row) != d {
 			return nil, 0, 0, &InputError{Row: i, Col: -1, Msg: fmt.Sprintf("has %d values, want %d", len(row), d)}
@@ -146,6 +181,9 @@ func flatten(x [][]float64, wantD int) (flat []float64, n, d int, err error) {
 		for j, v := range row {
 			if math.IsNaN(v) || math.IsInf(v, 0) {
 				return nil, 0, 0, &InputError{Row: i, Col: j, Msg: fmt.Sprintf("value %v is not finite", v)}
+			}
+			if math.Abs(v) > limit {
+				return nil, 0, 0, &InputError{Row: i, Col: j, Msg: fmt.Sprintf("value %v is too large: squared distances would overflow (|value| must be at most %.3g for %d points of %d values)", v, limit, n, d)}
 			}
 		}
 		copy(flat[i*d:], row)
@@ -211,8 +249,13 @@ func chooseMethod(m Method, n int) (Method, error) {
 // deviation 1e-4, early exaggeration, momentum 0.5 then 0.8 and per-coordinate
 // gains (+0.2 / ×0.8, floor 0.01), as in scikit-learn and openTSNE.
 //
-// Data errors (ragged or non-finite rows, too few points, perplexity too
-// large) are returned. Cancelling ctx stops the run with ctx's error.
+// Inputs wider than 256 dimensions are reduced to at most 50 principal
+// components by randomized SVD first (see reduceAboveDims).
+//
+// Data errors (ragged or non-finite rows, values too large for the squared
+// distances to stay finite, too few points, perplexity too large) are
+// returned, as is ErrDiverged if the optimisation produced non-finite
+// coordinates. Cancelling ctx stops the run, in any phase, with ctx's error.
 func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) {
 	flat, n, d, err := flatten(x, 0)
 	if err != nil {
@@ -246,13 +289,27 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 		return nil, fmt.Errorf("tsne: negative iterations %d", iters)
 	}
 	workers := opt.workers()
-	e := &Embedding{Method: method, Perplexity: perp, n: n, d: d, x: flat}
-	e.tree = newVPTree(flat, n, d, opt.Seed)
+	e := &Embedding{Method: method, Perplexity: perp, n: n, d: d}
+	// Wide inputs are replaced by their scores on at most maxComponents
+	// principal axes (randomized SVD, O(n·d) memory); flat and wd are the
+	// points and dimension the affinities are computed from.
+	wd := d
+	if d > reduceAboveDims {
+		red, scores, err := reduceInput(ctx, flat, n, d, opt.Seed)
+		if err != nil {
+			return nil, err
+		}
+		e.red, flat, wd = red, scores, red.c
+	}
+	e.x = flat
+	if e.tree, err = newVPTree(ctx, flat, n, wd, opt.Seed); err != nil {
+		return nil, err
+	}
 
 	var g gradienter
 	switch method {
 	case Exact:
-		P, err := exactP(ctx, flat, n, d, perp, workers)
+		P, err := exactP(ctx, flat, n, wd, perp, workers)
 		if err != nil {
 			return nil, err
 		}
@@ -275,10 +332,17 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 			if len(row) != 2 {
 				return nil, fmt.Errorf("tsne: Init row %d has %d values, want 2", i, len(row))
 			}
+			for j, v := range row {
+				if math.IsNaN(v) || math.IsInf(v, 0) {
+					return nil, fmt.Errorf("tsne: Init row %d column %d: value %v is not finite", i, j, v)
+				}
+			}
 			y[2*i], y[2*i+1] = row[0], row[1]
 		}
 	} else {
-		pcaInit(flat, n, d, y, opt.Seed)
+		if err := pcaInit(ctx, flat, n, wd, y, opt.Seed); err != nil {
+			return nil, err
+		}
 	}
 
 	lr := opt.LearningRate
@@ -299,6 +363,9 @@ func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) 
 	}
 	done, err := optimize(ctx, g, y, sched)
 	if err != nil {
+		return nil, err
+	}
+	if err := checkFinite(y); err != nil {
 		return nil, err
 	}
 	e.Iterations = done

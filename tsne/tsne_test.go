@@ -182,7 +182,10 @@ func TestVPTree(t *testing.T) {
 	x[10] = slices.Clone(x[3])
 	x[11] = slices.Clone(x[3])
 	flat, n, d, _ := flatten(x, 0)
-	tree := newVPTree(flat, n, d, 1)
+	tree, err := newVPTree(context.Background(), flat, n, d, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
 	const k = 15
 	s := tree.newSearcher(k)
 	got := make([]int32, k)

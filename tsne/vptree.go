@@ -1,6 +1,7 @@
 package tsne
 
 import (
+	"context"
 	"math"
 	"math/rand/v2"
 	"slices"
@@ -26,22 +27,27 @@ type vpNode struct {
 
 const vpLeafSize = 32
 
-func newVPTree(data []float64, n, d int, seed uint64) *vpTree {
+// newVPTree builds the tree over the n×d points of data. It returns ctx's
+// error if ctx is cancelled during the build (checked at every inner node).
+func newVPTree(ctx context.Context, data []float64, n, d int, seed uint64) (*vpTree, error) {
 	t := &vpTree{data: data, d: d, idx: make([]int32, n)}
 	for i := range t.idx {
 		t.idx[i] = int32(i)
 	}
 	rng := rand.New(rand.NewPCG(seed, 0x7670747265653031))
 	dist := make([]float64, n)
-	t.build(0, n, rng, dist)
-	return t
+	t.build(ctx, 0, n, rng, dist)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return t, nil
 }
 
 func (t *vpTree) point(i int) []float64 { return t.data[i*t.d : (i+1)*t.d] }
 
 // build makes the subtree over idx[lo:hi] and returns its node index.
-func (t *vpTree) build(lo, hi int, rng *rand.Rand, dist []float64) int32 {
-	if lo >= hi {
+func (t *vpTree) build(ctx context.Context, lo, hi int, rng *rand.Rand, dist []float64) int32 {
+	if lo >= hi || ctx.Err() != nil {
 		return -1
 	}
 	id := int32(len(t.nodes))
@@ -79,8 +85,8 @@ func (t *vpTree) build(lo, hi int, rng *rand.Rand, dist []float64) int32 {
 	radius := items[mid].d
 	t.nodes = append(t.nodes, vpNode{vp: vp, radius: radius})
 	// in: items[:mid] (distance ≤ radius), out: items[mid:] (distance ≥ radius).
-	in := t.build(lo+1, lo+1+mid, rng, dist)
-	out := t.build(lo+1+mid, hi, rng, dist)
+	in := t.build(ctx, lo+1, lo+1+mid, rng, dist)
+	out := t.build(ctx, lo+1+mid, hi, rng, dist)
 	t.nodes[id].in, t.nodes[id].out = in, out
 	return id
 }

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server"
 )
 
 func init() {
@@ -17,11 +18,14 @@ func runPrime(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("prime", `--model MODEL --tags "a,b,c" [--k N] [--variant siamese-ce|ce] [--json]`, stderr)
 	modelPath := fs.String("model", "", "model file written by taglens train")
 	tags := fs.String("tags", "", "comma-separated tag set (the document / context)")
-	k := fs.Int("k", 10, "number of primed terms per list")
+	k := fs.Int("k", 10, fmt.Sprintf("number of primed terms per list (1..%d)", server.MaxPrimeK))
 	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	if err := parseFlags(fs, args); err != nil {
 		return err
+	}
+	if *k < 1 || *k > server.MaxPrimeK {
+		return &usageError{msg: fmt.Sprintf("--k %d: must be in 1..%d", *k, server.MaxPrimeK)}
 	}
 	if err := requireFlags(fs, "model", "tags"); err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -25,7 +26,7 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	fs := newFlagSet("tsne", "--in VECTORS.tsv --out POINTS.tsv [flags]", stderr)
 	in := fs.String("in", "", "input vectors, one tab-separated vector per line")
 	out := fs.String("out", "", "output points, x<TAB>y per line in input order")
-	perp := fs.Float64("perplexity", 30, "perplexity (3·perplexity must be below the number of vectors)")
+	perp := fs.Float64("perplexity", 30, "perplexity, > 0 (3·perplexity must be below the number of vectors)")
 	iters := fs.Int("iters", 1000, "gradient-descent iterations (early exaggeration included)")
 	seed := fs.Uint64("seed", 1, "random seed")
 	method := fs.String("method", "auto", "gradient method: auto, exact, bh or fft")
@@ -42,7 +43,10 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return &usageError{msg: fmt.Sprintf("-method %q: want auto, exact, bh or fft", *method)}
 	}
 	if *iters <= 0 {
-		return &usageError{msg: fmt.Sprintf("-iters %d: must be positive", *iters)}
+		return &usageError{msg: fmt.Sprintf("--iters %d: must be a positive integer (1 or more)", *iters)}
+	}
+	if !(*perp > 0) || math.IsInf(*perp, 0) {
+		return &usageError{msg: fmt.Sprintf("--perplexity %v: must be a finite number > 0", *perp)}
 	}
 	f, err := os.Open(*in)
 	if err != nil {
@@ -57,7 +61,7 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return fmt.Errorf("tsne: %s: need at least 4 vectors, got %d", *in, len(x))
 	}
 	if 3**perp >= float64(len(x)) {
-		return fmt.Errorf("tsne: perplexity %v too large for %d vectors (3·perplexity must be < n)", *perp, len(x))
+		return &usageError{msg: fmt.Sprintf("--perplexity %v: must be below %.4g (a third of the %d vectors: 3·perplexity < number of vectors)", *perp, float64(len(x))/3, len(x))}
 	}
 
 	start := time.Now()
@@ -74,6 +78,11 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	e, err := tsne.Embed(ctx, x, opt)
 	if err != nil {
+		var ie *tsne.InputError
+		if errors.As(err, &ie) && ie.Col >= 0 {
+			// Rows are the non-empty lines, in order; report them 1-based.
+			return fmt.Errorf("tsne: %s: vector %d field %d: %s", *in, ie.Row+1, ie.Col+1, ie.Msg)
+		}
 		return err
 	}
 	secs := time.Since(start).Seconds()

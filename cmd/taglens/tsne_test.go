@@ -120,7 +120,7 @@ func TestTSNECommandErrors(t *testing.T) {
 		{"nan", []string{"--in", write("n.tsv", "1\t2\n3\tNaN\n5\t1\n6\t7\n"), "--perplexity", "1"}, 1, "line 2"},
 		{"text", []string{"--in", write("t.tsv", "1\t2\n3\tx\n5\t1\n6\t7\n"), "--perplexity", "1"}, 1, "line 2 field 2"},
 		{"few", []string{"--in", write("f.tsv", "1\t2\n3\t4\n5\t1\n"), "--perplexity", "0.5"}, 1, "at least 4"},
-		{"perplexity", []string{"--in", good}, 1, "perplexity 30 too large for 20"},
+		{"perplexity", []string{"--in", good}, 2, "--perplexity 30: must be below 6.667"},
 		{"method", []string{"--in", good, "--method", "pca"}, 2, ""},
 		{"missing in", []string{}, 2, ""},
 		{"no file", []string{"--in", filepath.Join(dir, "nope.tsv")}, 1, "no such file"},
@@ -137,5 +137,93 @@ func TestTSNECommandErrors(t *testing.T) {
 				t.Errorf("error got %q, want it to contain %q", err, tt.wantErr)
 			}
 		})
+	}
+}
+
+// TestFlagRanges checks that out-of-range flag values of tsne and prime exit
+// 2 with a message naming the flag and its allowed range, before any work.
+func TestFlagRanges(t *testing.T) {
+	in := writeBlobs(t, 30)
+	out := filepath.Join(t.TempDir(), "points.tsv")
+	tsneArgs := func(extra ...string) []string {
+		return append([]string{"tsne", "--in", in, "--out", out}, extra...)
+	}
+	primeArgs := func(k string) []string {
+		return []string{"prime", "--model", filepath.Join(t.TempDir(), "absent.model"), "--tags", "a,b", "--k", k}
+	}
+	tests := []struct {
+		name string
+		args []string
+		want []string // substrings of the message
+	}{
+		{"perplexity zero", tsneArgs("--perplexity", "0"), []string{"--perplexity 0", "> 0"}},
+		{"perplexity negative", tsneArgs("--perplexity", "-2"), []string{"--perplexity -2", "> 0"}},
+		{"perplexity NaN", tsneArgs("--perplexity", "NaN"), []string{"--perplexity NaN", "finite"}},
+		{"perplexity Inf", tsneArgs("--perplexity", "+Inf"), []string{"--perplexity +Inf", "finite"}},
+		{"perplexity too large", tsneArgs("--perplexity", "10"), []string{"--perplexity 10", "below 10", "30 vectors"}},
+		{"perplexity default too large", tsneArgs(), []string{"--perplexity 30", "below 10"}},
+		{"iters zero", tsneArgs("--perplexity", "5", "--iters", "0"), []string{"--iters 0", "positive"}},
+		{"iters negative", tsneArgs("--perplexity", "5", "--iters", "-5"), []string{"--iters -5", "positive"}},
+		{"k negative", primeArgs("-1"), []string{"--k -1", "1..1000"}},
+		{"k zero", primeArgs("0"), []string{"--k 0", "1..1000"}},
+		{"k too large", primeArgs("1001"), []string{"--k 1001", "1..1000"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			err := run(context.Background(), tt.args, &stdout, &stderr)
+			var msg bytes.Buffer
+			if code := exitCode(err, &msg); code != 2 {
+				t.Fatalf("exit code %d (err %v), want 2", code, err)
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(msg.String(), w) {
+					t.Errorf("message %q does not contain %q", msg.String(), w)
+				}
+			}
+			if _, err := os.Stat(out); err == nil {
+				t.Errorf("output file written")
+			}
+		})
+	}
+}
+
+// TestTSNEBadValues checks that overflowing input is an error (exit 1) naming
+// the 1-based vector and field, with no output written.
+func TestTSNEBadValues(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := 0; i < 20; i++ {
+		v := float64(i)
+		if i == 4 {
+			v = 1e308
+		}
+		fmt.Fprintf(&b, "%d\t%g\t%d\n", i%3, v, i%5)
+	}
+	in := filepath.Join(dir, "big.tsv")
+	if err := os.WriteFile(in, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	nan := filepath.Join(dir, "nan.tsv")
+	if err := os.WriteFile(nan, []byte("1\t2\n3\tNaN\n4\t5\n6\t7\n8\t9\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		in   string
+		want string
+	}{{in, "vector 5 field 2"}, {nan, "line 2 field 2"}} {
+		out := filepath.Join(dir, "points.tsv")
+		var stdout, stderr bytes.Buffer
+		err := run(context.Background(), []string{"tsne", "--in", tc.in, "--out", out, "--perplexity", "1", "--iters", "50"}, &stdout, &stderr)
+		var msg bytes.Buffer
+		if code := exitCode(err, &msg); code != 1 {
+			t.Fatalf("%s: exit code %d (err %v), want 1", tc.in, code, err)
+		}
+		if !strings.Contains(msg.String(), tc.want) {
+			t.Errorf("%s: message %q does not name %q", tc.in, msg.String(), tc.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s: output file written", tc.in)
+		}
 	}
 }
