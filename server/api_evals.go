@@ -86,25 +86,16 @@ func (r *EvalRequest) normalize() error {
 	}
 	var bs []string
 	for _, b := range r.Baselines {
-		if !contains(baselines.Names, b) {
+		if !slices.Contains(baselines.Names, b) {
 			return fmt.Errorf("unknown baseline %q (want %s or all)", b, strings.Join(baselines.Names, ", "))
 		}
-		if !contains(bs, b) {
+		if !slices.Contains(bs, b) {
 			bs = append(bs, b)
 		}
 	}
 	slices.SortFunc(bs, func(a, b string) int { return slices.Index(baselines.Names, a) - slices.Index(baselines.Names, b) })
 	r.Baselines = bs
 	return nil
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 // create: POST /api/evaluations → 202 {"evaluation_id","job_id"}.

@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
@@ -103,7 +104,7 @@ func TestMarkupTagsEscaped(t *testing.T) {
 	}
 	var got []string
 	testid(doc, "tag").Each(func(_ int, s *goquery.Selection) { got = append(got, s.Text()) })
-	if !contains(got, evil) || !contains(got, evil2) {
+	if !slices.Contains(got, evil) || !slices.Contains(got, evil2) {
 		t.Errorf("top tags: got %q, want the markup tags as text", got)
 	}
 	// The chart option blocks hold the tags as JSON escapes, so they cannot close

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -212,11 +213,13 @@ func infoSummary(in *ce.Info) map[string]any {
 	}
 }
 
-// modelCache keeps recently used models in memory.
+// modelCache keeps the most recently used models in memory: a hit moves a
+// model to the back of order, and a miss beyond max evicts the front, the
+// least recently used.
 type modelCache struct {
 	mu    sync.Mutex
 	max   int
-	order []string
+	order []string // least recently used first
 	m     map[string]*ce.Model
 }
 
@@ -225,7 +228,39 @@ func newModelCache(max int) *modelCache { return &modelCache{max: max, m: map[st
 func (c *modelCache) drop(id string) {
 	c.mu.Lock()
 	delete(c.m, id)
+	if i := slices.Index(c.order, id); i >= 0 {
+		c.order = slices.Delete(c.order, i, i+1)
+	}
 	c.mu.Unlock()
+}
+
+// get returns the cached model id and marks it most recently used.
+func (c *modelCache) get(id string) (*ce.Model, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	m, ok := c.m[id]
+	if ok {
+		if i := slices.Index(c.order, id); i >= 0 {
+			c.order = append(slices.Delete(c.order, i, i+1), id)
+		}
+	}
+	return m, ok
+}
+
+// put caches m as id, most recently used, evicting the least recently used
+// models beyond max.
+func (c *modelCache) put(id string, m *ce.Model) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.m[id]; ok {
+		return
+	}
+	c.m[id] = m
+	c.order = append(c.order, id)
+	for len(c.order) > c.max {
+		delete(c.m, c.order[0])
+		c.order = c.order[1:]
+	}
 }
 
 // model returns the loaded model of a ready model row.
@@ -237,27 +272,14 @@ func (s *Server) model(ctx context.Context, id string) (*ModelRow, *ce.Model, er
 	if row.State != ModelReady {
 		return row, nil, errModelNotReady
 	}
-	c := s.models
-	c.mu.Lock()
-	m, ok := c.m[id]
-	c.mu.Unlock()
-	if ok {
+	if m, ok := s.models.get(id); ok {
 		return row, m, nil
 	}
-	m, err = ce.ReadFile(filepath.Join(s.store.Dir(), row.Path))
+	m, err := ce.ReadFile(filepath.Join(s.store.Dir(), row.Path))
 	if err != nil {
 		return row, nil, fmt.Errorf("model %s: %w", id, err)
 	}
-	c.mu.Lock()
-	if _, ok := c.m[id]; !ok {
-		c.m[id] = m
-		c.order = append(c.order, id)
-		for len(c.order) > c.max {
-			delete(c.m, c.order[0])
-			c.order = c.order[1:]
-		}
-	}
-	c.mu.Unlock()
+	s.models.put(id, m)
 	return row, m, nil
 }
 
