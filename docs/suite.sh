@@ -27,33 +27,9 @@
 # TAGLENS_WORK (models, logs, binary; default ${TMPDIR:-/tmp}/taglens-suite/CODE_ID).
 set -euo pipefail
 
-force=0
-only=""
-jobs=1
-render_only=0
-while (($#)); do
-	case $1 in
-	--force) force=1 ;;
-	--only)
-		only=${2:?--only needs a list}
-		shift
-		;;
-	--jobs)
-		jobs=${2:?--jobs needs a number}
-		shift
-		;;
-	--render-only) render_only=1 ;;
-	-h | --help)
-		sed -n '2,27p' "${BASH_SOURCE[0]}" | sed 's/^# \{0,1\}//'
-		exit 0
-		;;
-	*)
-		echo "suite.sh: unknown argument $1 (see --help)" >&2
-		exit 2
-		;;
-	esac
-	shift
-done
+# shellcheck source=docs/script-args.sh
+source "$(dirname "${BASH_SOURCE[0]}")/script-args.sh"
+parse_args suite.sh 2,27 "$@"
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

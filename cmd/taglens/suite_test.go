@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -22,28 +21,17 @@ func suiteModel(name string, maps, aucs []float64) eval.ModelReport {
 	return m
 }
 
-func writeJSON(t *testing.T, path string, v any) {
-	t.Helper()
-	b, err := json.Marshal(v)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(path, b, 0o644); err != nil {
-		t.Fatal(err)
-	}
-}
-
 // TestSuiteTable renders two corpora, one where ours leads in MAP and trails in
 // AUC, and checks ranks, margins and the summary line.
 func TestSuiteTable(t *testing.T) {
 	dir := t.TempDir()
-	writeJSON(t, filepath.Join(dir, "alpha.extended.json"), eval.Report{Corpus: "alpha", Trials: 3, Models: []eval.ModelReport{
+	writeJSONFile(t, filepath.Join(dir, "alpha.extended.json"), eval.Report{Corpus: "alpha", Trials: 3, Models: []eval.ModelReport{
 		suiteModel("random", []float64{0.1, 0.1, 0.1}, []float64{0.1, 0.1, 0.1}),
 		suiteModel("lsa", []float64{0.40, 0.41, 0.39}, []float64{0.60, 0.61, 0.59}),
 		suiteModel("ce", []float64{0.30, 0.31, 0.29}, []float64{0.40, 0.40, 0.40}),
 		suiteModel("siamese-ce", []float64{0.50, 0.52, 0.48}, []float64{0.50, 0.50, 0.50}),
 	}})
-	writeJSON(t, filepath.Join(dir, "beta.extended.json"), eval.Report{Corpus: "beta", Trials: 3, Models: []eval.ModelReport{
+	writeJSONFile(t, filepath.Join(dir, "beta.extended.json"), eval.Report{Corpus: "beta", Trials: 3, Models: []eval.ModelReport{
 		suiteModel("infotheo", []float64{0.2, 0.2, 0.2}, []float64{0.3, 0.3, 0.3}),
 		suiteModel("glove", []float64{0.3, 0.3, 0.3}, []float64{0.35, 0.35, 0.35}),
 		suiteModel("ce", []float64{0.25, 0.25, 0.25}, []float64{0.4, 0.4, 0.4}),
