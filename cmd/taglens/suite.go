@@ -180,6 +180,12 @@ func writeSuite(w *strings.Builder, rows []suiteRow, dir string) {
 	fmt.Fprintf(w, "(trial i: the model of seed i, baselines with seed i). \"Ours\" is the better of CE and Siamese-CE\n")
 	fmt.Fprintf(w, "on that metric, \"best other\" the best of the other models; margin = ours / best other − 1; p is\n")
 	fmt.Fprintf(w, "Student's two-sample t-test over the 3 trials; rank is ours among ours and every other model.\n")
+	id, err1 := os.ReadFile(filepath.Join(dir, "CODE_ID"))
+	commit, err2 := os.ReadFile(filepath.Join(dir, "COMMIT"))
+	if err1 == nil && err2 == nil {
+		c := strings.TrimSpace(string(commit))
+		fmt.Fprintf(w, "\nThe results belong to commit %s (code id %s: a hash of ml/, cmd/taglens, go.mod and go.sum).\n", c[:min(len(c), 12)], strings.TrimSpace(string(id)))
+	}
 	if b, err := os.ReadFile(filepath.Join(dir, "run.tsv")); err == nil {
 		fmt.Fprintf(w, "\nRun:")
 		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {

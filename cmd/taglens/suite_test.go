@@ -41,6 +41,11 @@ func TestSuiteTable(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	for name, text := range map[string]string{"CODE_ID": "0123456789ab\n", "COMMIT": "fedcba9876543210fedcba9876543210fedcba98\n"} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	// A training still running has an empty time file: not counted yet.
 	if err := os.WriteFile(filepath.Join(dir, "train-beta-s1.time"), nil, 0o644); err != nil {
 		t.Fatal(err)
@@ -60,6 +65,7 @@ func TestSuiteTable(t *testing.T) {
 		"Ours first in MAP on 1 of 2 corpora, in MAP and AUC on 0 of 2.",
 		"| alpha | 100, 120, 90 | 100 | 160 | 2 |",
 		"Not run yet: alpha (priming evaluation); beta (priming evaluation).",
+		"The results belong to commit fedcba987654 (code id 0123456789ab",
 	} {
 		if !strings.Contains(got, want) {
 			t.Errorf("table lacks %q\n%s", want, got)
