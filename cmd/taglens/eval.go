@@ -425,6 +425,7 @@ func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *tria
 	label := fmt.Sprintf("trial %d/%d %s", t+1, cfg.trials, name)
 	opt := &eval.Options{Seed: seed, Workers: cfg.workers, Missing: cfg.missing, Progress: progressPrinter(r.progress, label)}
 	start := time.Now()
+	cpu0, _ := processCPU()
 	var (
 		res *eval.Result
 		tun map[string]any
@@ -454,16 +455,28 @@ func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *tria
 		if err != nil {
 			return nil, nil, fmt.Errorf("eval: %s: %w", name, err)
 		}
-		fmt.Fprintf(r.progress, "%s: trained in %s\n", label, time.Since(start).Round(time.Millisecond))
+		fmt.Fprintf(r.progress, "%s: trained in %s%s\n", label, time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
 		start = time.Now()
+		cpu0, _ = processCPU()
 		res, err = eval.Evaluate(ctx, bm, cfg.protocol, d.docs, opt)
 	}
 	if err != nil {
 		return nil, nil, err
 	}
-	fmt.Fprintf(r.progress, "%s: %d queries, MAP %.4f, AUC %.4f (%s)\n", label, res.Queries, res.MAP, res.AUC,
-		time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(r.progress, "%s: %d queries, MAP %.4f, AUC %.4f (%s%s)\n", label, res.Queries, res.MAP, res.AUC,
+		time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
 	return res, tun, nil
+}
+
+// cpuSince returns ", N s CPU": the process's CPU time since cpu0 (every
+// goroutine's, so on a shared machine a fairer measure than the wall time), or
+// "" when it is unknown.
+func cpuSince(cpu0 time.Duration) string {
+	cpu, ok := processCPU()
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf(", %s CPU", (cpu - cpu0).Round(time.Millisecond))
 }
 
 // modelTuning records which model file a variant came from and how it was trained.

@@ -8,6 +8,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -224,8 +225,12 @@ func TestEvalCPUProfile(t *testing.T) {
 	}
 	f := makeEvalFixture(t)
 	prof := filepath.Join(f.dir, "cpu.pprof")
-	runEvalArgs(t, "--model", f.model, "--corpus", f.corpus, "--split", f.split, "--subset", "test",
+	_, _, progress := runEvalArgs(t, "--model", f.model, "--corpus", f.corpus, "--split", f.split, "--subset", "test",
 		"--baselines", "random", "--variants", "none", "--trials", "1", "--cpuprofile", prof)
+	// The progress lines give each model's CPU time where it is known.
+	if _, known := processCPU(); known && !regexp.MustCompile(`random: trained in \S+, \S+ CPU\n`).MatchString(progress) {
+		t.Errorf("no CPU time in the progress lines:\n%s", progress)
+	}
 	b, err := os.ReadFile(prof)
 	if err != nil {
 		t.Fatal(err)
