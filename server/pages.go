@@ -219,7 +219,7 @@ var trainParamsHelp = []views.Param{
 	{Name: "early_stop", Label: "Early stopping on", Value: ce.DefaultEarlyStop, Options: []string{ce.EarlyStopMAP, ce.EarlyStopP2},
 		Help: "Validation criterion that picks the kept weights, the pilots' α, λ and κ, and stops each stage: extended-priming MAP (the default, chosen on the development suite's validation subsets) or priming P@2."},
 	{Name: "patience", Label: "Patience", Value: strconv.Itoa(ce.DefaultPatience), Type: "number", Help: "Validation checks without a new best before a stage stops."},
-	{Name: "kappa", Label: "Class weights of Eq. 5", Value: ce.DefaultKappa, Options: []string{ce.KappaBalancedStage2, ce.KappaPrinted, ce.KappaBalanced},
+	{Name: "kappa", Label: "Class weights of Eq. 5", Value: ce.DefaultKappa, Options: ce.Kappas,
 		Help: "balanced-stage2 (the default): Eq. 5 as printed (present entries κ, absent 1−κ) in stage 1, balanced (present 1−κ, absent κ) in stage 2; printed: as printed in both stages; balanced: balanced in both."},
 	{Name: "epoch_examples", Label: "Examples per epoch", Value: "120000", Type: "number", Help: "Examples (stage 1) or pairs (stage 2) per epoch, the period between validation checks: a random part of one pass on a large corpus, several passes on a small one."},
 	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen by pilot runs on the validation criterion."},

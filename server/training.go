@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,8 +67,8 @@ func (p TrainParams) validate() error {
 		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")
 	case p.EarlyStop != "" && p.EarlyStop != ce.EarlyStopP2 && p.EarlyStop != ce.EarlyStopMAP:
 		return fmt.Errorf("early_stop %q: must be %s or %s", p.EarlyStop, ce.EarlyStopMAP, ce.EarlyStopP2)
-	case p.Kappa != "" && p.Kappa != ce.KappaPrinted && p.Kappa != ce.KappaBalanced && p.Kappa != ce.KappaBalancedStage2:
-		return fmt.Errorf("kappa %q: must be %s, %s or %s", p.Kappa, ce.KappaBalancedStage2, ce.KappaPrinted, ce.KappaBalanced)
+	case p.Kappa != "" && !slices.Contains(ce.Kappas, p.Kappa):
+		return fmt.Errorf("kappa %q: must be one of %s", p.Kappa, strings.Join(ce.Kappas, ", "))
 	}
 	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"runtime/pprof"
+	"slices"
 	"strings"
 	"time"
 
@@ -112,8 +113,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case *termSmooth != *termSmooth || math.IsInf(*termSmooth, 0):
 		return &usageError{msg: "--term-smooth must be a finite number (0 = default, negative = none)"}
 	}
-	if *kappa != ce.KappaPrinted && *kappa != ce.KappaBalanced && *kappa != ce.KappaBalancedStage2 {
-		return &usageError{msg: fmt.Sprintf("--kappa must be %s, %s or %s", ce.KappaPrinted, ce.KappaBalanced, ce.KappaBalancedStage2)}
+	if !slices.Contains(ce.Kappas, *kappa) {
+		return &usageError{msg: "--kappa must be one of " + strings.Join(ce.Kappas, ", ")}
 	}
 	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
 		return &usageError{msg: fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
