@@ -100,26 +100,15 @@ func (s *Server) demoVerdict(ctx context.Context, id string) (*views.Verdict, er
 			line := views.LeadLine{First: l.First()}
 			m := strings.ToUpper(metric)
 			if l.First() {
-				line.Headline = fmt.Sprintf("%s: our %s ranks first", m, modelLabel(l.Ours))
+				line.Headline = fmt.Sprintf("%s: our %s ranks first", m, ce.VariantLabel(l.Ours))
 				line.Detail = fmt.Sprintf(", %.3f against %.3f for the best baseline, %s (%+.1f %%).", l.OursMean, l.OtherMean, l.Other, 100*l.Margin())
 			} else {
 				line.Headline = fmt.Sprintf("%s: the %s baseline beats our method on this corpus", m, l.Other)
-				line.Detail = fmt.Sprintf(", %.3f against %.3f for our best variant, %s (ours ranks %d of %d).", l.OtherMean, l.OursMean, modelLabel(l.Ours), l.Rank, l.Models)
+				line.Detail = fmt.Sprintf(", %.3f against %.3f for our best variant, %s (ours ranks %d of %d).", l.OtherMean, l.OursMean, ce.VariantLabel(l.Ours), l.Rank, l.Models)
 			}
 			v.Leads = append(v.Leads, line)
 		}
 		return v, nil
 	}
 	return nil, nil
-}
-
-// modelLabel is a model's name as the pages print it.
-func modelLabel(name string) string {
-	switch name {
-	case ce.VariantCE:
-		return "CE"
-	case ce.VariantSiamese:
-		return "Siamese-CE"
-	}
-	return name
 }

@@ -17,6 +17,18 @@ const (
 	VariantSiamese = "siamese-ce" // the subnetwork after stage 2 (distance learning)
 )
 
+// VariantLabel is a model name as pages and reports print it: "CE" and
+// "Siamese-CE" for the two variants, any other name (a baseline's) as it is.
+func VariantLabel(name string) string {
+	switch name {
+	case VariantCE:
+		return "CE"
+	case VariantSiamese:
+		return "Siamese-CE"
+	}
+	return name
+}
+
 // A LogEntry is one validation evaluation during training.
 type LogEntry struct {
 	Stage   string  // "stage1", "stage2" or "pilot α=…,λ=…"
