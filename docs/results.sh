@@ -221,8 +221,8 @@ if ((render_only == 0)); then
 	fi
 
 	# Cross-corpora (§6.4): magnatagatune-top50 ↔ msd-lastfm-top50, models trained
-	# on a seeded 2:1 split of one (taglens train's default split, seed = trial
-	# seed) and evaluated on the other's documents whose tags are all in the
+	# on the random 2:1 split of one (taglens train's default split, the same
+	# for every seed) and evaluated on the other's documents whose tags are all in the
 	# vocabulary; plus the real OOV setting (the other's documents with tags
 	# outside the vocabulary).
 	if want cross; then

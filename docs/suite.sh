@@ -17,7 +17,8 @@
 # `taglens eval --subset test --baselines all --trials 3` under the extended and
 # the priming protocols (trial i uses the model of seed i and baseline seed i);
 # then `taglens suite` renders the table. Corpora with a split.tsv use it; the
-# others use the seeded split `taglens train` draws (a different one per seed).
+# others use the random split `taglens train` draws (--split-seed, by default
+# the same for every training seed, so the three models share a vocabulary).
 #
 # Caching: a step whose output exists is skipped; results are valid for one
 # state of the code (ml/, cmd/taglens, go.mod, go.sum), whose id is kept in

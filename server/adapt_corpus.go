@@ -16,7 +16,7 @@ func parseCorpus(r io.Reader, name, format string) (*corpus.Corpus, error) {
 }
 
 // defaultSplit is the split stored with an uploaded corpus: none yet (empty), which
-// means training draws a seeded 2:1 train/test split (see trainSplit).
+// means training draws a random 2:1 split with corpus.DefaultSplitSeed (see trainSplit).
 func defaultSplit(c *corpus.Corpus, seed uint64) (corpus.Split, error) {
 	return corpus.Split{}, nil
 }

@@ -196,7 +196,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err != nil {
 		return err
 	}
-	split := trainSplit(trow, tc, first.Seed)
+	split := trainSplit(trow, tc, firstM.Info().SplitSeed)
 	vocab := firstM.Vocabulary()
 	report := &eval.Report{Corpus: trow.Name, Subset: req.Subset, Protocol: string(proto), Trials: req.Trials,
 		Setting: setting, Interpolation: eval.Interpolation, Missing: band.String()}

@@ -82,8 +82,10 @@ func (p TrainParams) config(seed uint64) ce.Config {
 	}
 }
 
-// trainSplit is the corpus's own split when it has one, else the seeded random
-// split of corpus.RandomSplit (paper §5.2: 2/3 train, a validation set, the rest test).
+// trainSplit is the corpus's own split when it has one, else the random split of
+// corpus.RandomSplit with the given seed (paper §5.2: 2/3 train, a validation
+// set, the rest test). Training uses corpus.DefaultSplitSeed, so every model of
+// a corpus shares one split; an evaluation uses the seed its model recorded.
 func trainSplit(row *CorpusRow, c *corpus.Corpus, seed uint64) corpus.Split {
 	if len(row.Split.Train) > 0 {
 		return row.Split
@@ -130,14 +132,19 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	if err != nil {
 		return err
 	}
-	split := trainSplit(row, c, seed)
+	split := trainSplit(row, c, corpus.DefaultSplitSeed)
+	cfg := p.config(seed)
+	cfg.SplitFromFile = len(row.Split.Train) > 0
+	if !cfg.SplitFromFile {
+		cfg.SplitSeed = corpus.DefaultSplitSeed
+	}
 	if err := st.ResetModelLog(bg, modelID); err != nil {
 		return err
 	}
 	var mu sync.Mutex
 	lastKey := ""
 	epochs := 0
-	m, err := ce.Train(ctx, c, split, p.config(seed), func(pr ce.Progress) {
+	m, err := ce.Train(ctx, c, split, cfg, func(pr ce.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		msg := pr.Message

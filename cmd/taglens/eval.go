@@ -104,7 +104,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 	var (
 		model    = fs.String("model", "", "model file(s) from taglens train: one, or one per trial, comma-separated")
 		corpusP  = fs.String("corpus", "", "the training corpus of the model")
-		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov) the model was trained with; default: the seeded split of taglens train (model's seed, --oov tags)")
+		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov) the model was trained with; default: the random split taglens train drew (the split seed recorded in the model, --oov tags)")
 		oovP     = fs.String("oov", "", "reserved OOV tags, one per line, as given to taglens train (for the default split)")
 		subset   = fs.String("subset", "", "documents to evaluate: train, valid, test, oov or all")
 		protocol = fs.String("protocol", "extended", "priming (Eq. 8, contextual models only) or extended (Eq. 9)")
@@ -363,9 +363,9 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 }
 
 // trialDocs selects the documents of trial t, whose model is m. The split is
-// --split, or else the seeded split `taglens train` made with the model's seed
-// (corpus.RandomSplit with the model's seed and the --oov tags), so each model
-// file is paired with its own training documents. The OOV setting without a split file takes every document of the
+// --split, or else the random split `taglens train` drew (corpus.RandomSplit with
+// the split seed recorded in the model and the --oov tags), so each model file is
+// paired with its own training documents. The OOV setting without a split file takes every document of the
 // corpus that holds a term outside the vocabulary.
 func (r *evalRun) trialDocs(c, cross *corpus.Corpus, m *ce.Model, t int) (*trialData, error) {
 	cfg := r.cfg
@@ -381,7 +381,10 @@ func (r *evalRun) trialDocs(c, cross *corpus.Corpus, m *ce.Model, t int) (*trial
 			return nil, fmt.Errorf("eval: %s: %w", cfg.splitPath, err)
 		}
 	} else {
-		split = corpus.RandomSplit(c, cfg.oovTags, 0, m.Info().Seed)
+		if m.Info().SplitFromFile {
+			return nil, fmt.Errorf("eval: the model was trained on the split of a file: pass it with --split")
+		}
+		split = corpus.RandomSplit(c, cfg.oovTags, 0, m.Info().SplitSeed)
 	}
 	d := &trialData{train: r.vocab.EncodeAll(c.Select(split.Train))}
 	if n := m.Info().TrainDocs; n > 0 && n != len(split.Train) && t == 0 {

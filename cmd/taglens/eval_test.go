@@ -246,3 +246,69 @@ func TestEvalCPUProfile(t *testing.T) {
 		t.Error("a profile in a missing directory did not fail")
 	}
 }
+
+// TestEvalSeedsShareSplit trains two models of a corpus without a split file,
+// with seeds 1 and 2: they share the random split (--split-seed, not --seed), so
+// `taglens eval` compares them as two trials. A third model drawn with another
+// split seed is paired with its own split, and a model trained on a split file
+// asks for that file.
+func TestEvalSeedsShareSplit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains three small models")
+	}
+	f := makeEvalFixture(t)
+	train := func(name string, extra ...string) string {
+		t.Helper()
+		out := filepath.Join(f.dir, name)
+		args := append([]string{"train", "--corpus", f.corpus, "--out", out, "--topics", "3", "--hidden", "8,4",
+			"--max-epochs1", "2", "--max-epochs2", "1", "--epoch-examples", "1000", "--alpha", "0.1", "--lambda", "1"}, extra...)
+		var stdout, stderr bytes.Buffer
+		if err := run(context.Background(), args, &stdout, &stderr); err != nil {
+			t.Fatalf("train %v: %v\n%s", extra, err, stderr.String())
+		}
+		return out
+	}
+	m1 := train("s1.tlm", "--seed", "1")
+	m2 := train("s2.tlm", "--seed", "2")
+	for i, path := range []string{m1, m2} {
+		m, err := ce.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in := m.Info(); in.SplitSeed != corpus.DefaultSplitSeed || in.SplitFromFile || in.Seed != uint64(i+1) {
+			t.Errorf("model %d: split seed %d, from file %v, seed %d; want %d, false, %d", i+1, in.SplitSeed, in.SplitFromFile, in.Seed, corpus.DefaultSplitSeed, i+1)
+		}
+	}
+	rep, _, _ := runEvalArgs(t, "--model", m1+","+m2, "--corpus", f.corpus, "--subset", "test", "--baselines", "random", "--trials", "2")
+	if len(rep.Models) != 3 || len(rep.Models[1].PerTrial) != 2 {
+		t.Fatalf("report: %d models, want random, ce, siamese-ce with 2 trials each", len(rep.Models))
+	}
+
+	// Another split seed: the model records it and eval draws that split again,
+	// so the test documents are those the model never saw.
+	m3 := train("s3.tlm", "--seed", "1", "--split-seed", "7")
+	m, err := ce.ReadFile(m3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := corpus.ReadFile(f.corpus, corpus.ParseOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp := corpus.RandomSplit(c, nil, 0, 7)
+	if in := m.Info(); in.SplitSeed != 7 || in.TrainDocs != len(sp.Train) {
+		t.Errorf("split seed 7: recorded %d, %d training documents, want 7, %d", in.SplitSeed, in.TrainDocs, len(sp.Train))
+	}
+	rep, _, _ = runEvalArgs(t, "--model", m3, "--corpus", f.corpus, "--subset", "test", "--baselines", "random", "--trials", "1")
+	if got, want := rep.Models[1].Queries, len(sp.Test); got != want {
+		t.Errorf("split seed 7: %d test queries, want the %d test documents of that split", got, want)
+	}
+
+	// A model trained on a split file: eval without --split names the problem.
+	m4 := train("s4.tlm", "--seed", "1", "--split", f.split)
+	var stdout, stderr bytes.Buffer
+	err = run(context.Background(), []string{"eval", "--model", m4, "--corpus", f.corpus, "--subset", "test", "--baselines", "random"}, &stdout, &stderr)
+	if err == nil || !strings.Contains(err.Error(), "--split") {
+		t.Errorf("model trained on a split file, eval without --split: got %v, want an error naming --split", err)
+	}
+}

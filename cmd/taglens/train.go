@@ -46,7 +46,8 @@ type trainSummary struct {
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", trainSynopsis, stderr)
 	corpusPath := fs.String("corpus", "", "corpus file (any accepted format)")
-	splitPath := fs.String("split", "", "split.tsv (doc_id<TAB>train|valid|test|oov); default: seeded 2:1 split")
+	splitPath := fs.String("split", "", "split.tsv (doc_id<TAB>train|valid|test|oov); default: a random 2:1 split drawn with --split-seed")
+	splitSeed := fs.Uint64("split-seed", corpus.DefaultSplitSeed, "seed of the random split when there is no --split (kept apart from --seed so that models of several seeds share one split)")
 	oovPath := fs.String("oov", "", "file of reserved OOV tags, one per line: documents holding one are left out of training")
 	out := fs.String("out", "", "model file to write")
 	seed := fs.Uint64("seed", 1, "random seed")
@@ -94,7 +95,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg := ce.Config{Seed: *seed, Topics: *topics, MaxTime: *maxTime, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2,
 		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, TermSmooth: *termSmooth, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
-		LearningRate: *lr, Kappa: *kappa}
+		LearningRate: *lr, Kappa: *kappa, SplitSeed: *splitSeed, SplitFromFile: *splitPath != ""}
+	if *splitPath != "" {
+		cfg.SplitSeed = 0
+	}
 	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
 		return &usageError{msg: "--term-norm must be unit or none"}
 	}
@@ -151,7 +155,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		split.Train = withoutTags(c, split.Train, reserved)
 		split.Valid = withoutTags(c, split.Valid, reserved)
 	} else {
-		split = corpus.RandomSplit(c, reserved, 0, *seed)
+		split = corpus.RandomSplit(c, reserved, 0, *splitSeed)
 	}
 	fmt.Fprintf(stderr, "corpus %s: %d documents; %d train, %d valid\n", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
 	last := ""

@@ -34,8 +34,9 @@ const (
 	// Version 5 appends Info.Average (older files: 0, the last SGD iterate).
 	// Version 6 appends Info.TermSmooth and, when it is positive, the
 	// strongest associate of every term (older files: no smoothing).
-	// Version 7 appends Info.Kappa (older files: "printed").
-	FormatVersion = 7
+	// Version 7 appends Info.Kappa (older files: "printed"). Version 8 appends
+	// Info.SplitSeed and Info.SplitFromFile (older files: the training seed, false).
+	FormatVersion = 8
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

@@ -16,6 +16,13 @@ type Config struct {
 	// The same seed, corpus and split give a byte-identical model file.
 	Seed uint64
 
+	// SplitSeed and SplitFromFile describe the split the caller passes to Train:
+	// the seed of corpus.RandomSplit that drew it, or SplitFromFile when it is the
+	// corpus's own split. Train does not use them; it records them in the model's
+	// Info so that an evaluation can find the model's test documents again.
+	SplitSeed     uint64
+	SplitFromFile bool
+
 	// Topics is the number of LDA topics |Φ| of the local context (§3.2). Zero
 	// chooses it automatically (ml/topic's held-out perplexity search).
 	Topics int

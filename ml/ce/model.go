@@ -47,8 +47,10 @@ type Info struct {
 	Docs                   int // documents in the corpus
 	TrainDocs, ValidDocs   int // documents used for training and for early stopping
 	Seed                   uint64
-	Topics                 int // |Φ|
-	TermDim, ContextDim    int // widths of the scaled input parts
+	SplitSeed              uint64 // seed of the random split (Config.SplitSeed), 0 with SplitFromFile
+	SplitFromFile          bool   // the split was the corpus's own (Config.SplitFromFile)
+	Topics                 int    // |Φ|
+	TermDim, ContextDim    int    // widths of the scaled input parts
 	Hidden                 []int
 	BatchSize              int
 	LearningRate           float64
@@ -304,6 +306,8 @@ func encodeInfo(e *encoder, in *Info) {
 	e.f64(in.Average)    // since version 5
 	e.f64(in.TermSmooth) // since version 6
 	e.str(in.Kappa)      // since version 7
+	e.u64(in.SplitSeed)  // since version 8
+	e.bool(in.SplitFromFile)
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -359,6 +363,13 @@ func decodeInfo(d *decoder, version uint32) Info {
 	in.Kappa = KappaPrinted // the only choice before version 7
 	if version >= 7 {
 		in.Kappa = d.str()
+	}
+	// Before version 8 the random split of `taglens train` was drawn with the
+	// training seed; whether a split file was used was not recorded.
+	in.SplitSeed = in.Seed
+	if version >= 8 {
+		in.SplitSeed = d.u64()
+		in.SplitFromFile = d.bool()
 	}
 	return in
 }

@@ -228,7 +228,8 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
 		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
-		Average: max(cfg.Average, 0), Kappa: cfg.Kappa}
+		Average: max(cfg.Average, 0), Kappa: cfg.Kappa,
+		SplitSeed: cfg.SplitSeed, SplitFromFile: cfg.SplitFromFile}
 	info.ValidP2Random = randomP2(t.valid, V)
 
 	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).

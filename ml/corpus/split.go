@@ -126,6 +126,12 @@ func DefaultValidSize(n int) int {
 	return v
 }
 
+// DefaultSplitSeed is the seed of the random split of a corpus that has no split
+// of its own. It is fixed, not the training seed, so that the models of one corpus
+// trained with different seeds share their training documents and vocabulary and
+// can be compared trial by trial.
+const DefaultSplitSeed uint64 = 1
+
 // RandomSplit splits c as the paper's §5.2 does. Documents holding any of the
 // reserved tags oovTags go to OOV. The others, in corpus order, are shuffled with a
 // PCG generator seeded by seed; the first round(2/3·N) are Train, the next validN
