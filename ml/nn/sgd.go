@@ -50,32 +50,43 @@ func (s *SGD) Step(params, grad []float64) {
 		}
 		s.eta = s.LearningRate
 	}
+	avg := s.Average > 0 && len(s.avg) == len(params) // average in the same pass
 	if s.Momentum != 0 {
 		if len(s.velocity) != len(params) {
 			s.velocity = make([]float64, len(params))
 		}
-		mu, eta := s.Momentum, s.eta
-		for i, g := range grad {
-			v := mu*s.velocity[i] - eta*g
-			s.velocity[i] = v
-			params[i] += v
-		}
+		mu, eta, g := s.Momentum, s.eta, s.Average
+		// One pass over the parameters, in two halves run concurrently for
+		// large vectors: each element gets the same operations in the same
+		// order as a plain loop would give it.
+		splitRun(len(params), func(lo, hi int) {
+			vel, p := s.velocity[lo:hi], params[lo:hi]
+			for i, gr := range grad[lo:hi] {
+				v := mu*vel[i] - eta*gr
+				vel[i] = v
+				p[i] += v
+			}
+			if avg {
+				a := s.avg[lo:hi]
+				for i, v := range p {
+					a[i] = g*a[i] + (1-g)*v
+				}
+			}
+		})
 	} else {
-		eta := s.eta
-		splitRun(len(params), func(lo, hi int) { axpyUnitary(-eta, grad[lo:hi], params[lo:hi]) })
-	}
-	if s.Average > 0 {
-		if len(s.avg) != len(params) {
-			s.avg = append(s.avg[:0], params...)
-		} else {
-			g := s.Average
-			splitRun(len(params), func(lo, hi int) {
+		eta, g := s.eta, s.Average
+		splitRun(len(params), func(lo, hi int) {
+			axpyUnitary(-eta, grad[lo:hi], params[lo:hi])
+			if avg {
 				a, p := s.avg[lo:hi], params[lo:hi]
 				for i, v := range p {
 					a[i] = g*a[i] + (1-g)*v
 				}
-			})
-		}
+			}
+		})
+	}
+	if s.Average > 0 && !avg {
+		s.avg = append(s.avg[:0], params...)
 	}
 	s.t++
 	every := s.DecayEvery
