@@ -47,6 +47,7 @@ func ParseFormat(s string) (Format, error) {
 const (
 	DefaultMaxLineBytes  = 4 << 20    // bytes in one physical line
 	DefaultMaxTagsPerDoc = 10_000     // distinct tags in one document
+	DefaultMaxTagBytes   = 256        // bytes of one tag (after trimming)
 	DefaultMaxDocs       = 10_000_000 // documents in one corpus
 	// MaxWarnings caps Corpus.Warnings; Corpus.Dropped still counts every dropped document.
 	MaxWarnings = 100
@@ -67,6 +68,10 @@ type ParseOptions struct {
 	MaxTagsPerDoc int
 	// MaxDocs bounds the number of documents (default DefaultMaxDocs).
 	MaxDocs int
+	// MaxTagBytes bounds the length of one tag in bytes (default DefaultMaxTagBytes):
+	// a tag is a label, and one huge "tag" would be copied into every statistic,
+	// page and model that lists the vocabulary.
+	MaxTagBytes int
 	// TagSep separates tags inside the tags field of FormatCSV. "" picks, per field,
 	// the first of ";", "|" and "," that occurs in it.
 	TagSep string
@@ -86,6 +91,9 @@ func (o *ParseOptions) defaults() {
 	if o.MaxDocs <= 0 {
 		o.MaxDocs = DefaultMaxDocs
 	}
+	if o.MaxTagBytes <= 0 {
+		o.MaxTagBytes = DefaultMaxTagBytes
+	}
 }
 
 // A ParseError reports malformed input. Line is the 1-based physical line of the
@@ -104,7 +112,35 @@ func (e *ParseError) Error() string {
 	return e.Reason
 }
 
+// ExcerptBytes is the most of an offending input an error message quotes.
+const ExcerptBytes = 80
+
+// Excerpt quotes s for an error message: at most ExcerptBytes bytes, cut at a
+// character boundary, with "…" and the full length when it was cut.
+func Excerpt(s string) string {
+	if len(s) <= ExcerptBytes {
+		return strconv.Quote(s)
+	}
+	cut := ExcerptBytes
+	for cut > 0 && !utf8.RuneStart(s[cut]) {
+		cut--
+	}
+	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
+}
+
+// lineErr formats a ParseError of a line. String arguments are pieces of the
+// input: each is cut to ExcerptBytes bytes (with "…"), so that a message about a
+// 3 MB line stays one line long.
 func lineErr(line int, format string, args ...any) *ParseError {
+	for i, a := range args {
+		if s, ok := a.(string); ok && len(s) > ExcerptBytes {
+			cut := ExcerptBytes
+			for cut > 0 && !utf8.RuneStart(s[cut]) {
+				cut--
+			}
+			args[i] = s[:cut] + "…"
+		}
+	}
 	return &ParseError{Line: line, Offset: -1, Reason: fmt.Sprintf(format, args...)}
 }
 
@@ -435,6 +471,10 @@ func (b *builder) add(s string) {
 			return
 		}
 		b.seen[s] = struct{}{}
+	}
+	if len(s) > b.opt.MaxTagBytes {
+		b.err = lineErr(b.line, "tag of %d bytes (limit %d): %s", len(s), b.opt.MaxTagBytes, Excerpt(s))
+		return
 	}
 	if len(b.cur) >= b.opt.MaxTagsPerDoc {
 		b.err = lineErr(b.line, "document has more than %d tags", b.opt.MaxTagsPerDoc)

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/taglens/taglens/ml/shareddata"
 )
@@ -436,5 +437,32 @@ func TestMulanDenseARFF(t *testing.T) {
 	}
 	if err := sameDocs(FormatARFF, c.Docs, got.Docs); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestTagLengthLimit checks the tag length bound and that error messages quote at
+// most ExcerptBytes of the offending input.
+func TestTagLengthLimit(t *testing.T) {
+	long := strings.Repeat("é", 200) // 400 bytes
+	_, err := Parse(strings.NewReader("d1\trock\tpop\nd2\tjazz\t"+long+"\n"), ParseOptions{Format: FormatTSV})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 2 || !strings.Contains(pe.Reason, "tag of 400 bytes (limit 256)") {
+		t.Fatalf("400-byte tag: got %v, want a line-2 error naming the size and the limit", err)
+	}
+	if len(pe.Error()) > 200 || !strings.Contains(pe.Error(), "…") || !utf8.ValidString(pe.Error()) {
+		t.Errorf("message quotes too much or cuts a character: %d bytes: %s", len(pe.Error()), pe.Error())
+	}
+	ok := strings.Repeat("x", DefaultMaxTagBytes)
+	if c, err := Parse(strings.NewReader("d1\t"+ok+"\nd2\trock\n"), ParseOptions{Format: FormatTSV}); err != nil || c.Docs[0].Tags[0] != ok {
+		t.Errorf("256-byte tag: got %v, want it kept", err)
+	}
+	if _, err := Parse(strings.NewReader("d1\t"+ok+"\nd2\trock\n"), ParseOptions{Format: FormatTSV, MaxTagBytes: 10}); err == nil {
+		t.Error("MaxTagBytes 10: a 256-byte tag was accepted")
+	}
+	// A duplicate id of 3,000 bytes is quoted with at most ExcerptBytes of it.
+	id := strings.Repeat("a", 3000)
+	_, err = Parse(strings.NewReader(id+"\trock\n"+id+"\tpop\n"), ParseOptions{Format: FormatTSV})
+	if err == nil || len(err.Error()) > 250 {
+		t.Errorf("duplicate 3,000-byte id: got a %d-byte message, want at most ~%d bytes of input quoted", len(fmt.Sprint(err)), ExcerptBytes)
 	}
 }
