@@ -157,6 +157,11 @@ func (h *modelsAPI) file(c echo.Context) error {
 	if m.State != ModelReady || m.Path == "" {
 		return httpErr(http.StatusConflict, "model %q has no file yet (state %s)", id, m.State)
 	}
+	// Load it once (checking its length and checksum) so that a damaged file is
+	// never served; the loaded model stays in the cache.
+	if _, _, err := h.s.readyModel(c); err != nil {
+		return err
+	}
 	return c.Attachment(filepath.Join(h.s.store.Dir(), m.Path), "taglens-"+id+".tlm")
 }
 
@@ -187,6 +192,9 @@ func (s *Server) readyModel(c echo.Context) (*ModelRow, *ce.Model, error) {
 	row, m, err := s.model(c.Request().Context(), id)
 	if errors.Is(err, errModelNotReady) {
 		return nil, nil, httpErr(http.StatusConflict, "model %q is %s, not ready", id, row.State)
+	}
+	if errors.Is(err, errModelBroken) {
+		return nil, nil, httpErr(http.StatusConflict, "model %q is failed: %s", id, row.Error)
 	}
 	if err != nil {
 		return nil, nil, notFound(err, "model", id)

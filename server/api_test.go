@@ -5,8 +5,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"github.com/taglens/taglens/ml/baselines"
+	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -15,6 +16,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/ml/baselines"
 )
 
 func TestUploadCorpus(t *testing.T) {
@@ -243,15 +248,28 @@ func TestInterruptedAfterRestart(t *testing.T) {
 	if err := st.InsertJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
-	j.State = JobRunning
-	st.UpdateJob(ctx, j)
+	j.State, j.Stage, j.Progress, j.Message = JobRunning, "stage1", 0.42, "epoch 3/30"
+	if err := st.UpdateJob(ctx, j); err != nil {
+		t.Fatal(err)
+	}
 	st.SetModelJob(ctx, m.ID, j.ID)
 	st.Close()
+	// A model file being written when the process died.
+	leftover := filepath.Join(dir, "models", ".tmp-123456")
+	if err := os.WriteFile(leftover, []byte("half a model"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 
 	ts := openTestServer(t, dir, Config{})
 	got := decode[jobJSON](t, ts.doJSON(http.MethodGet, "/api/jobs/"+j.ID, ""))
 	if got.State != JobInterrupted {
 		t.Errorf("job after restart: got %s, want interrupted", got.State)
+	}
+	if want := "the server stopped while this job was running, at stage stage1 (42 %); last progress: epoch 3/30"; got.Message != want {
+		t.Errorf("interrupted job's message: got %q, want %q", got.Message, want)
+	}
+	if _, err := os.Stat(leftover); !errors.Is(err, os.ErrNotExist) || ts.store.RemovedTemp != 1 {
+		t.Errorf("leftover temporary file: stat %v, %d removed; want it removed at start-up", err, ts.store.RemovedTemp)
 	}
 	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+m.ID, ""))
 	if mj.State != ModelInterrupted {
@@ -667,4 +685,74 @@ func TestEvaluationSettings(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"setting":"oov","protocol":"extended"}`), 400, "priming protocol only")
 	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"missing":"10-30"}`), 400, "incomplete-context")
 	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", m+`"setting":"incomplete-context"}`), 400, "band")
+}
+
+// TestDamagedModelFile truncates a trained model's file: prime, the map and the
+// download answer 409 with the reason, the model is marked failed with that
+// reason (shown on its page), and the damaged bytes are never served.
+func TestDamagedModelFile(t *testing.T) {
+	src, _, modelID := trainedServer(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.store.db.Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
+		t.Fatal(err)
+	}
+	row, err := src.store.Model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(src.dir, row.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, row.Path), b[:len(b)/2], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := openTestServer(t, dir, Config{})
+	rec := ts.doJSON(http.MethodPost, "/api/models/"+modelID+"/prime", `{"tags":["guitar"]}`)
+	wantError(t, rec, http.StatusConflict, "cannot be read")
+	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+modelID, ""))
+	if mj.State != ModelFailed {
+		t.Errorf("state after a damaged file: got %s, want failed", mj.State)
+	}
+	rec = ts.do(http.MethodGet, "/api/models/"+modelID+"/file", nil, "")
+	if rec.Code != http.StatusConflict || rec.Body.Len() >= len(b)/2 {
+		t.Errorf("download of a damaged model: got %d with %d bytes, want 409 and no model bytes", rec.Code, rec.Body.Len())
+	}
+	page := ts.do(http.MethodGet, "/models/"+modelID, nil, "").Body.String()
+	if !strings.Contains(page, `data-testid="model-error"`) || !strings.Contains(page, "cannot be read") {
+		t.Error("the model page does not say why the model failed")
+	}
+}
+
+// TestDisconnectLoggedAtDebug: a request whose client went away is logged at
+// debug level, not as a server error.
+func TestDisconnectLoggedAtDebug(t *testing.T) {
+	var buf bytes.Buffer
+	st, err := OpenStore(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	s, err := New(Config{TrainSlots: 1}, Deps{Store: st}, slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelInfo})))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Shutdown(context.Background())
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	req := newRequest(http.MethodGet, "/api/corpora", nil).WithContext(ctx)
+	rec := httptest.NewRecorder()
+	e := s.Handler().(*echo.Echo)
+	s.errorHandler(fmt.Errorf("reading: %w", context.Canceled), e.NewContext(req, rec))
+	if strings.Contains(buf.String(), "level=ERROR") {
+		t.Errorf("client disconnect logged as an error:\n%s", buf.String())
+	}
+	// A real failure is still logged at ERROR.
+	s.errorHandler(errors.New("disk full"), e.NewContext(newRequest(http.MethodGet, "/api/corpora", nil), httptest.NewRecorder()))
+	if !strings.Contains(buf.String(), "level=ERROR") {
+		t.Error("a server failure was not logged at ERROR")
+	}
 }

@@ -44,6 +44,11 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		code, msg = http.StatusServiceUnavailable, "the server is shutting down"
 	case errors.Is(err, ErrNotFound):
 		code, msg = http.StatusNotFound, "not found"
+	case c.Request().Context().Err() != nil && errors.Is(err, context.Canceled):
+		// The client went away (closed the tab, cancelled a fetch): nothing to
+		// answer and nothing wrong with the server.
+		s.log.Debug("client disconnected", "path", c.Request().URL.Path)
+		return
 	default:
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
 	}

@@ -80,7 +80,7 @@ func (p *pages) modelVMs(c echo.Context) ([]views.Model, error) {
 
 func (p *pages) modelVM(c echo.Context, r *ModelRow, names map[string]string) views.Model {
 	vm := views.Model{ID: r.ID, Name: r.Name, CorpusID: r.CorpusID, CorpusName: names[r.CorpusID], State: r.State,
-		Created: fmtTime(r.CreatedAt), Size: fmtSize(r.Size), JobID: r.JobID}
+		Created: fmtTime(r.CreatedAt), Size: fmtSize(r.Size), JobID: r.JobID, Error: r.Error}
 	if vm.CorpusName == "" {
 		vm.CorpusName = "(deleted)"
 	}

@@ -103,6 +103,9 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	if n > 0 {
 		log.Warn("jobs interrupted by the previous shutdown", "count", n)
 	}
+	if n := s.store.RemovedTemp; n > 0 {
+		log.Warn("removed temporary files left by the previous process", "count", n)
+	}
 	if err := s.store.InterruptOrphanModels(root); err != nil {
 		stop()
 		return nil, fmt.Errorf("server: %w", err)

@@ -26,6 +26,10 @@ var ErrNotFound = errors.New("not found")
 type Store struct {
 	db  *sql.DB
 	dir string
+
+	// RemovedTemp is the number of temporary files a previous process left
+	// in the data directory, removed by OpenStore.
+	RemovedTemp int
 }
 
 // migrations are applied in order; schema_version holds how many have run.
@@ -91,6 +95,8 @@ var migrations = []string{
 		created_at INTEGER NOT NULL,
 		PRIMARY KEY (model_id, key)
 	);`,
+	// 2: the reason a model cannot be used (a damaged file), shown on its page.
+	`ALTER TABLE models ADD COLUMN error TEXT NOT NULL DEFAULT ''`,
 }
 
 // OpenStore opens (creating if needed) the database in dir and migrates it.
@@ -109,7 +115,31 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 		db.Close()
 		return nil, err
 	}
+	if s.RemovedTemp, err = removeTemp(dir); err != nil {
+		db.Close()
+		return nil, err
+	}
 	return s, nil
+}
+
+// removeTemp deletes the temporary files WriteFileAtomic leaves behind when the
+// process dies between creating and renaming them, and returns how many there were.
+// No other process writes to the data directory while the store is open.
+func removeTemp(dir string) (int, error) {
+	n := 0
+	for _, d := range []string{dir, filepath.Join(dir, "models")} {
+		names, err := filepath.Glob(filepath.Join(d, ".tmp-*"))
+		if err != nil {
+			return n, fmt.Errorf("store: %w", err)
+		}
+		for _, name := range names {
+			if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+				return n, fmt.Errorf("store: removing a leftover temporary file: %w", err)
+			}
+			n++
+		}
+	}
+	return n, nil
 }
 
 // Close closes the database.
@@ -262,20 +292,24 @@ func (s *Store) Corpus(ctx context.Context, id string) (*CorpusRow, error) {
 	return r, err
 }
 
-// Corpora lists all corpora, newest first.
+// Corpora lists all corpora, newest first. The rows carry no Stats and no
+// Split (use Corpus for one corpus's): the lists of the home and corpora pages
+// are read on every visit and must not decode every corpus's tag counts.
 func (s *Store) Corpora(ctx context.Context) ([]*CorpusRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT `+corpusCols+` FROM corpora ORDER BY created_at DESC, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, format, docs, tags, builtin, created_at FROM corpora ORDER BY created_at DESC, id`)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
 	var out []*CorpusRow
 	for rows.Next() {
-		r, err := scanCorpus(rows)
-		if err != nil {
+		var r CorpusRow
+		var created int64
+		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Docs, &r.Tags, &r.Builtin, &created); err != nil {
 			return nil, err
 		}
-		out = append(out, r)
+		r.CreatedAt = time.UnixMilli(created)
+		out = append(out, &r)
 	}
 	return out, rows.Err()
 }
@@ -342,6 +376,7 @@ type ModelRow struct {
 	JobID     string
 	Log       []TrainPoint
 	Info      json.RawMessage // what training recorded (stopping epoch, pairing, …)
+	Error     string          // why a failed model cannot be used, when known
 	CreatedAt time.Time
 }
 
@@ -353,14 +388,14 @@ type TrainPoint struct {
 	ValidP2 *float64 `json:"valid_p2,omitempty"`
 }
 
-const modelCols = `id, corpus_id, name, seed, params_json, state, path, size, job_id, log_json, info_json, created_at`
+const modelCols = `id, corpus_id, name, seed, params_json, state, path, size, job_id, log_json, info_json, error, created_at`
 
 func scanModel(sc interface{ Scan(...any) error }) (*ModelRow, error) {
 	var r ModelRow
 	var params, lg, info string
 	var seed int64
 	var created int64
-	if err := sc.Scan(&r.ID, &r.CorpusID, &r.Name, &seed, &params, &r.State, &r.Path, &r.Size, &r.JobID, &lg, &info, &created); err != nil {
+	if err := sc.Scan(&r.ID, &r.CorpusID, &r.Name, &seed, &params, &r.State, &r.Path, &r.Size, &r.JobID, &lg, &info, &r.Error, &created); err != nil {
 		return nil, err
 	}
 	r.Seed = uint64(seed)
@@ -445,6 +480,13 @@ func (s *Store) FinishModel(ctx context.Context, id, path string, size int64, in
 		info = json.RawMessage("{}")
 	}
 	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, path = ?, size = ?, info_json = ? WHERE id = ?`, ModelReady, path, size, string(info), id)
+	return err
+}
+
+// SetModelBroken marks a model failed with the reason it cannot be used (its
+// file is missing or damaged), so that it is never served again.
+func (s *Store) SetModelBroken(ctx context.Context, id, reason string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, error = ? WHERE id = ?`, ModelFailed, reason, id)
 	return err
 }
 
@@ -629,8 +671,11 @@ func (s *Store) UpdateJob(ctx context.Context, j *JobRow) error {
 // MarkInterrupted marks every job left queued or running by a previous process as
 // interrupted and returns how many there were.
 func (s *Store) MarkInterrupted(ctx context.Context) (int64, error) {
-	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET state = ?, message = CASE WHEN message = '' THEN 'the server stopped while this job was '||state ELSE message END, finished_at = ?
-		WHERE state IN (?, ?)`, JobInterrupted, now(), JobQueued, JobRunning)
+	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET state = ?, finished_at = ?,
+		message = 'the server stopped while this job was ' || state
+			|| CASE WHEN state = ? AND stage <> '' THEN ', at stage ' || stage || ' (' || CAST(CAST(ROUND(100 * progress) AS INTEGER) AS TEXT) || ' %)' ELSE '' END
+			|| CASE WHEN message <> '' THEN '; last progress: ' || message ELSE '' END
+		WHERE state IN (?, ?)`, JobInterrupted, now(), JobRunning, JobQueued, JobRunning)
 	if err != nil {
 		return 0, err
 	}

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -285,10 +286,21 @@ func (s *Server) model(ctx context.Context, id string) (*ModelRow, *ce.Model, er
 	}
 	m, err := ce.ReadFile(filepath.Join(s.store.Dir(), row.Path))
 	if err != nil {
-		return row, nil, fmt.Errorf("model %s: %w", id, err)
+		// ReadFile checks the file's length and SHA-256: a damaged or missing
+		// file marks the model failed with the reason, and it is never served.
+		reason := "the model file cannot be read: " + err.Error()
+		if serr := s.store.SetModelBroken(ctx, id, reason); serr != nil {
+			s.log.Error("marking a damaged model failed", "model", id, "err", serr)
+		}
+		s.log.Error("damaged model file", "model", id, "path", row.Path, "err", err)
+		row.State, row.Error = ModelFailed, reason
+		return row, nil, fmt.Errorf("model %q: %s: %w", id, reason, errModelBroken)
 	}
 	s.models.put(id, m)
 	return row, m, nil
 }
 
-var errModelNotReady = fmt.Errorf("the model is not trained yet")
+var (
+	errModelNotReady = errors.New("the model is not trained yet")
+	errModelBroken   = errors.New("the model is marked failed")
+)

@@ -58,6 +58,7 @@ func (j Job) Running() bool { return j.State == "queued" || j.State == "running"
 type Model struct {
 	ID, Name, CorpusID, CorpusName, State, Created, Size string
 	JobID, JobState                                      string
+	Error                                                string // why a failed model cannot be used
 }
 
 // Param is a hyper-parameter with its default and explanation.
