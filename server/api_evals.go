@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/taglens/taglens/ml/baselines"
 	"net/http"
 	"slices"
 	"strings"
@@ -12,7 +11,9 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/compare"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
 )
@@ -241,21 +242,16 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		return fmt.Errorf("no document to evaluate")
 	}
 
-	// The models of the report: baselines in report order, then each model's variants.
-	type entry struct {
-		name     string
-		baseline string // baseline name, trained per trial
-		m        eval.Model
-		oov      eval.OOVModel
-	}
-	var entries []entry
+	// The entries of the report: baselines in report order, then each model's variants.
+	plan := &compare.Plan{Protocol: proto, Missing: band, VocabSize: vocab.Len(), Trials: req.Trials,
+		Baseline: baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}}
 	scope := baselines.Scope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
 	for _, b := range req.Baselines {
 		if why := baselines.Skip(b, scope); why != "" {
 			report.Notes = append(report.Notes, why)
 			continue
 		}
-		entries = append(entries, entry{name: b, baseline: b})
+		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
 	}
 	multi := len(req.ModelIDs) > 1
 	for _, id := range req.ModelIDs {
@@ -269,75 +265,44 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		}
 		if setting == eval.OOVSetting {
 			for _, n := range OOVVariants {
-				om, err := m.OOVEvalModel(n, oovDocs)
-				if err != nil {
-					return err
-				}
-				entries = append(entries, entry{name: n + suffix, oov: om})
+				plan.Entries = append(plan.Entries, compare.Entry{Name: n + suffix,
+					OOV: func(int, []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
+						om, err := m.OOVEvalModel(n, oovDocs)
+						return om, nil, err
+					}})
 			}
 			continue
 		}
 		if !slices.Equal(m.Vocabulary().Terms(), vocab.Terms()) {
 			return fmt.Errorf("model %q was trained on another vocabulary than %q; compare models of one corpus", row.Name, first.Name)
 		}
-		entries = append(entries, entry{name: ce.VariantCE + suffix, m: m.EvalModel(ce.VariantCE)},
-			entry{name: ce.VariantSiamese + suffix, m: m.EvalModel(ce.VariantSiamese)})
+		for _, v := range []string{ce.VariantCE, ce.VariantSiamese} {
+			plan.Entries = append(plan.Entries, compare.Entry{Name: v + suffix,
+				Model: func(int) (eval.Model, map[string]any, error) { return m.EvalModel(v), nil, nil }})
+		}
 	}
-	if len(entries) == 0 {
+	if len(plan.Entries) == 0 {
 		return fmt.Errorf("no model left to evaluate: %s", strings.Join(report.Notes, "; "))
 	}
 
 	train := vocab.EncodeAll(tc.Select(split.Train))
-	seeds := make([]uint64, req.Trials)
-	for t := range seeds {
-		seeds[t] = uint64(t + 1)
+	plan.Trial = func(t int) (*compare.Trial, error) {
+		return &compare.Trial{Seed: uint64(t + 1), Train: train, Docs: enc, OOVDocs: oovDocs}, nil
 	}
-	report.Seeds = seeds
-	results := make([][]*eval.Result, len(entries))
-	tuning := make([][]map[string]any, len(entries))
-	total := len(entries) * req.Trials
-	done := 0
-	for t, seed := range seeds {
-		for i, e := range entries {
-			frac := 0.02 + 0.97*float64(done)/float64(total)
-			label := fmt.Sprintf("%s, trial %d/%d", e.name, t+1, req.Trials)
-			opt := &eval.Options{Seed: seed, Missing: band}
-			var r *eval.Result
-			var err error
-			switch {
-			case e.oov != nil:
-				rep.Progress(frac, "evaluating", label)
-				r, err = eval.EvaluateOOV(ctx, e.oov, oovDocs, opt)
-			case e.baseline != "":
-				rep.Progress(frac, "training baseline", fmt.Sprintf("%s on %d documents", label, len(train)))
-				bm, tun, terr := baselines.Train(ctx, e.baseline, train, vocab.Len(), baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}, seed, func(msg string) {
-					rep.Progress(frac, "training baseline", msg)
-				})
-				if terr != nil {
-					return fmt.Errorf("baseline %s: %w", e.baseline, terr)
-				}
-				tuning[i] = append(tuning[i], tun)
-				rep.Progress(frac, "evaluating", label)
-				r, err = eval.Evaluate(ctx, bm, proto, enc, opt)
-			default:
-				rep.Progress(frac, "evaluating", label)
-				r, err = eval.Evaluate(ctx, e.m, proto, enc, opt)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", e.name, err)
-			}
-			results[i] = append(results[i], r)
-			done++
+	plan.Progress = func(e compare.Event) {
+		label := fmt.Sprintf("%s, trial %d/%d", e.Entry, e.Trial+1, e.Trials)
+		frac := 0.02 + 0.97*e.Fraction()
+		switch e.Stage {
+		case "training baseline":
+			rep.Progress(frac, e.Stage, label+": "+e.Message)
+		case "evaluating":
+			rep.Progress(frac, e.Stage, label)
 		}
 	}
-	for i, e := range entries {
-		mr := eval.Summarize(e.name, results[i], seeds)
-		if tuning[i] != nil {
-			mr.Tuning = map[string]any{"per_trial": tuning[i]}
-		}
-		report.Models = append(report.Models, mr)
+	if err := compare.Run(ctx, plan, report); err != nil {
+		return err
 	}
-	report.ComputePValues()
+	entries := plan.Entries
 	b, err := json.Marshal(report)
 	if err != nil {
 		return err

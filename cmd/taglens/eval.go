@@ -16,6 +16,7 @@ import (
 
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/compare"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
 )
@@ -310,8 +311,10 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 		rep.EvalCorpus = cross.Name
 	}
 
-	// The models of the report, in report order: baselines, then the variants.
-	var names []string
+	// The entries of the report, in report order: baselines, then the variants.
+	plan := &compare.Plan{Protocol: cfg.protocol, Missing: cfg.missing, Workers: cfg.workers,
+		VocabSize: r.vocab.Len(), Trials: cfg.trials,
+		Baseline: baselines.Settings{Topics: r.models[0].Topics().NumTopics(), Hidden: r.models[0].CEDim()}}
 	for _, b := range cfg.baselines {
 		scope := baselines.Scope{Protocol: cfg.protocol, Subset: cfg.subset, Cross: cross != nil,
 			OOV: cfg.subset == "oov", Missing: cfg.missing}
@@ -319,46 +322,49 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 			r.note(why)
 			continue
 		}
-		names = append(names, b)
+		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
 	}
-	names = append(names, cfg.variants...)
-	if len(names) == 0 {
+	for _, name := range cfg.variants {
+		trialModel := func(t int) (*ce.Model, map[string]any) {
+			i := min(t, len(r.models)-1)
+			return r.models[i], modelTuning(cfg.modelPaths[i], r.models[i])
+		}
+		e := compare.Entry{Name: name}
+		if cfg.subset == "oov" {
+			e.OOV = func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
+				m, tun := trialModel(t)
+				om, err := m.OOVEvalModel(name, docs)
+				return om, tun, err
+			}
+		} else {
+			e.Model = func(t int) (eval.Model, map[string]any, error) {
+				m, tun := trialModel(t)
+				return m.EvalModel(name), tun, nil
+			}
+		}
+		plan.Entries = append(plan.Entries, e)
+	}
+	if len(plan.Entries) == 0 {
 		return nil, errors.New("eval: no model left to evaluate")
 	}
-	results := make([][]*eval.Result, len(names))
-	tuning := make([][]map[string]any, len(names))
-	seeds := make([]uint64, cfg.trials)
 	var data *trialData
-	for t := range seeds {
-		seeds[t] = cfg.seed + uint64(t)
+	plan.Trial = func(t int) (*compare.Trial, error) {
 		mi := min(t, len(r.models)-1)
 		if data == nil || (cfg.splitPath == "" && mi > 0) {
+			var err error
 			if data, err = r.trialDocs(c, cross, r.models[mi], t); err != nil {
 				return nil, err
 			}
 		}
-		for i, name := range names {
-			if err := ctx.Err(); err != nil {
-				return nil, err
-			}
-			res, tun, err := r.evalOne(ctx, name, r.models[mi], data, t, seeds[t])
-			if err != nil {
-				return nil, err
-			}
-			results[i] = append(results[i], res)
-			tuning[i] = append(tuning[i], tun)
-		}
+		return &compare.Trial{Seed: cfg.seed + uint64(t), Train: data.train, Docs: data.docs, OOVDocs: data.oovDocs}, nil
 	}
-	for i, name := range names {
-		mr := eval.Summarize(name, results[i], seeds)
-		if slices.ContainsFunc(tuning[i], func(x map[string]any) bool { return x != nil }) {
-			mr.Tuning = map[string]any{"per_trial": tuning[i]}
-		}
-		rep.Models = append(rep.Models, mr)
+	plan.Progress = r.printProgress()
+	if err := compare.Run(ctx, plan, rep); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
 	}
-	rep.Seeds = seeds
-	rep.Notes = r.notes
-	rep.ComputePValues()
+	// The notes of the run (skipped baselines, documents) come before those of
+	// the p-values that Run added.
+	rep.Notes = append(slices.Clone(r.notes), rep.Notes...)
 	return rep, nil
 }
 
@@ -422,53 +428,48 @@ func (r *evalRun) note(s string) {
 	fmt.Fprintf(r.progress, "note: %s\n", s)
 }
 
-// evalOne builds (or trains) model name for trial t and evaluates it.
-func (r *evalRun) evalOne(ctx context.Context, name string, m *ce.Model, d *trialData, t int, seed uint64) (*eval.Result, map[string]any, error) {
-	cfg := r.cfg
-	label := fmt.Sprintf("trial %d/%d %s", t+1, cfg.trials, name)
-	opt := &eval.Options{Seed: seed, Workers: cfg.workers, Missing: cfg.missing, Progress: progressPrinter(r.progress, label)}
-	start := time.Now()
-	cpu0, _ := processCPU()
+// printProgress returns the progress printer of a comparison: a line when a
+// baseline starts training, its tuning steps, when it is trained, every 25 % of
+// the documents of an evaluation of 1,000 documents or more, and each result with
+// its wall and CPU time.
+func (r *evalRun) printProgress() func(compare.Event) {
 	var (
-		res *eval.Result
-		tun map[string]any
-		err error
+		start time.Time
+		cpu0  time.Duration
+		next  int // next quarter of the documents to report
 	)
-	switch {
-	case cfg.subset == "oov":
-		om, err := m.OOVEvalModel(name, d.oovDocs)
-		if err != nil {
-			return nil, nil, fmt.Errorf("eval: %w", err)
+	return func(e compare.Event) {
+		label := fmt.Sprintf("trial %d/%d %s", e.Trial+1, e.Trials, e.Entry)
+		w := r.progress
+		switch e.Stage {
+		case "training baseline":
+			if start.IsZero() {
+				start, next = time.Now(), 1
+				cpu0, _ = processCPU()
+				fmt.Fprintf(w, "%s: training %s\n", label, e.Message)
+				return
+			}
+			fmt.Fprintf(w, "%s: %s\n", label, e.Message)
+		case "evaluating":
+			if !start.IsZero() {
+				fmt.Fprintf(w, "%s: trained in %s%s\n", label, time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
+			}
+			start, next = time.Now(), 1
+			cpu0, _ = processCPU()
+		case "documents":
+			if e.DocsTotal < 1000 || e.DocsDone*4 < next*e.DocsTotal {
+				return
+			}
+			fmt.Fprintf(w, "%s: %d%% of %d documents\n", label, 25*next, e.DocsTotal)
+			for e.DocsDone*4 >= next*e.DocsTotal {
+				next++
+			}
+		case "done":
+			fmt.Fprintf(w, "%s: %d queries, MAP %.4f, AUC %.4f (%s%s)\n", label, e.Result.Queries, e.Result.MAP, e.Result.AUC,
+				time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
+			start = time.Time{}
 		}
-		tun = modelTuning(cfg.modelPaths[min(t, len(cfg.modelPaths)-1)], m)
-		res, err = eval.EvaluateOOV(ctx, om, d.oovDocs, opt)
-		if err != nil {
-			return nil, nil, err
-		}
-	case ce.ValidVariant(name):
-		tun = modelTuning(cfg.modelPaths[min(t, len(cfg.modelPaths)-1)], m)
-		res, err = eval.Evaluate(ctx, m.EvalModel(name), cfg.protocol, d.docs, opt)
-	default:
-		fmt.Fprintf(r.progress, "%s: training on %d documents\n", label, len(d.train))
-		var bm eval.Model
-		set := baselines.Settings{Topics: m.Topics().NumTopics(), Hidden: m.CEDim()}
-		bm, tun, err = baselines.Train(ctx, name, d.train, r.vocab.Len(), set, seed, func(msg string) {
-			fmt.Fprintf(r.progress, "%s: %s\n", label, msg)
-		})
-		if err != nil {
-			return nil, nil, fmt.Errorf("eval: %s: %w", name, err)
-		}
-		fmt.Fprintf(r.progress, "%s: trained in %s%s\n", label, time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
-		start = time.Now()
-		cpu0, _ = processCPU()
-		res, err = eval.Evaluate(ctx, bm, cfg.protocol, d.docs, opt)
 	}
-	if err != nil {
-		return nil, nil, err
-	}
-	fmt.Fprintf(r.progress, "%s: %d queries, MAP %.4f, AUC %.4f (%s%s)\n", label, res.Queries, res.MAP, res.AUC,
-		time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
-	return res, tun, nil
 }
 
 // cpuSince returns ", N s CPU": the process's CPU time since cpu0 (every
@@ -489,21 +490,6 @@ func modelTuning(path string, m *ce.Model) map[string]any {
 		"model_file": path, "train_seed": in.Seed, "topics": in.Topics, "ce_dim": m.CEDim(),
 		"best_epoch_ce": in.BestEpoch1, "best_epoch_siamese": in.BestEpoch2,
 		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese,
-	}
-}
-
-// progressPrinter returns an eval progress callback that prints label and the
-// percentage of documents done at every 25 % (only for 1,000 documents or more).
-func progressPrinter(w io.Writer, label string) func(done, total int) {
-	next := 1
-	return func(done, total int) {
-		if total < 1000 || done*4 < next*total {
-			return
-		}
-		fmt.Fprintf(w, "%s: %d%% of %d documents\n", label, 25*next, total)
-		for done*4 >= next*total {
-			next++
-		}
 	}
 }
 

@@ -411,9 +411,9 @@ func perTrial(m *eval.ModelReport, metric string) []float64 {
 	return x
 }
 
-// compare finds the best of the models named in ours and the best of the
+// compareOurs finds the best of the models named in ours and the best of the
 // others on metric; ties go to the earlier model.
-func compare(r *loadedReport, ours []string, metric string) (comparison, bool) {
+func compareOurs(r *loadedReport, ours []string, metric string) (comparison, bool) {
 	c := comparison{}
 	vals := make([]float64, len(r.Models))
 	bestOurs := -1
@@ -664,7 +664,7 @@ func (s *reportSet) renderGoal(w *bytes.Buffer) {
 	for _, r := range sel {
 		fmt.Fprintf(w, "| %s | %s | %s |", r.Corpus, r.Protocol, r.Subset)
 		for _, metric := range []string{"map", "auc"} {
-			c, ok := compare(r, []string{"ce", "siamese-ce"}, metric)
+			c, ok := compareOurs(r, []string{"ce", "siamese-ce"}, metric)
 			if !ok {
 				w.WriteString(" – | – | – | – | – |")
 				continue
@@ -730,7 +730,7 @@ func (s *reportSet) renderClaims(w *bytes.Buffer) {
 			w.WriteString(" not measured | – | – | – | – | – |\n")
 			continue
 		}
-		cmp, ok := compare(r, c.ours, c.metric)
+		cmp, ok := compareOurs(r, c.ours, c.metric)
 		if !ok {
 			fmt.Fprintf(w, " none of %s in the report | – | – | – | – | – |\n", strings.Join(c.ours, ", "))
 			continue

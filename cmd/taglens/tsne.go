@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/tsne"
 )
 
@@ -126,10 +127,10 @@ func readVectors(r io.Reader) ([][]float64, error) {
 		for j, s := range fields {
 			f, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
 			if err != nil {
-				return nil, fmt.Errorf("line %d field %d: %q is not a number", line, j+1, s)
+				return nil, fmt.Errorf("line %d field %d: %s is not a number", line, j+1, corpus.Excerpt(s))
 			}
 			if math.IsNaN(f) || math.IsInf(f, 0) {
-				return nil, fmt.Errorf("line %d field %d: %q is not finite", line, j+1, s)
+				return nil, fmt.Errorf("line %d field %d: %s is not finite", line, j+1, corpus.Excerpt(s))
 			}
 			v[j] = f
 		}

@@ -115,7 +115,9 @@ func (d *decoder) f64() float64 { return math.Float64frombits(d.u64()) }
 func (d *decoder) bool() bool   { p := d.take(1); return p != nil && p[0] == 1 }
 func (d *decoder) length(elem int) int {
 	n := d.int()
-	if d.err == nil && (n < 0 || n*elem > len(d.b)) {
+	// n > len/elem, not n*elem > len: a corrupt n near 2^63 would overflow the
+	// product (found by FuzzDecode).
+	if d.err == nil && (n < 0 || n > len(d.b)/elem) {
 		d.fail("length %d exceeds remaining %d bytes", n, len(d.b))
 		return 0
 	}

@@ -1,0 +1,211 @@
+// Package compare runs a comparison of models: every entry (a baseline retrained
+// in each trial, or a trained CE/Siamese-CE variant) evaluated on the documents
+// of each trial, summarised into one eval.Report with its p-values. It is the one
+// evaluation runner of taglens: `taglens eval` and the web app's evaluations both
+// describe what to compare in a Plan and call Run, so a change of protocol is
+// made once.
+//
+// The order of work is fixed: trials in order, and within a trial the entries
+// in report order. Trial t has its own seed, which seeds the evaluation's own
+// randomness (eval.Options.Seed) and the baselines trained in that trial, so a
+// Plan gives the same report on any machine.
+package compare
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// Trial is the data of one trial: its seed and its documents as term indices of
+// the compared models' vocabulary.
+type Trial struct {
+	Seed    uint64
+	Train   [][]int       // training documents, on which baselines are trained
+	Docs    [][]int       // evaluated documents (every setting but OOV)
+	OOVDocs []eval.OOVDoc // evaluated documents of the OOV setting
+}
+
+// An Entry is one row of the report. Exactly one of Baseline, Model and OOV is set.
+type Entry struct {
+	Name string
+
+	// Baseline names a baseline (baselines.Names) trained on each trial's Train.
+	Baseline string
+
+	// Model returns the model of trial t (a trained variant) and what to record
+	// of it in the report's tuning column (nil for nothing).
+	Model func(t int) (eval.Model, map[string]any, error)
+
+	// OOV returns the OOV variant of trial t for the trial's OOV documents.
+	OOV func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error)
+}
+
+// Plan is a comparison.
+type Plan struct {
+	Protocol  eval.Protocol
+	Missing   eval.Band // incomplete-context band; zero for complete documents
+	Workers   int       // goroutines evaluating documents (eval.Options.Workers)
+	VocabSize int       // |Γ| of the compared models, the baselines' vocabulary
+	Baseline  baselines.Settings
+	Entries   []Entry
+	Trials    int
+
+	// Trial returns the data of trial t (0-based); it is called once per trial,
+	// in order, before the trial's entries run.
+	Trial func(t int) (*Trial, error)
+
+	// Progress, if not nil, receives the steps of the run.
+	Progress func(Event)
+}
+
+// Event is a step of a run, for progress displays.
+type Event struct {
+	Trial, Trials int    // 0-based trial and the number of trials
+	Entry         string // the entry's name
+	Done, Total   int    // entries × trials finished, and in all
+	Stage         string // "training baseline", "evaluating", "documents" or "done"
+	Message       string // a sentence about the step (a baseline's tuning grid, …)
+
+	// DocsDone and DocsTotal count the documents of an evaluation ("documents").
+	DocsDone, DocsTotal int
+
+	// Result and Elapsed are set when an entry's trial is finished ("done");
+	// Elapsed is the wall time of the step (training and evaluation).
+	Result  *eval.Result
+	Elapsed time.Duration
+}
+
+// Fraction returns the share of the run done at this event, in [0, 1].
+func (e Event) Fraction() float64 {
+	if e.Total == 0 {
+		return 0
+	}
+	f := float64(e.Done)
+	if e.DocsTotal > 0 && e.Stage == "documents" {
+		f += float64(e.DocsDone) / float64(e.DocsTotal)
+	}
+	return min(f/float64(e.Total), 1)
+}
+
+// Run evaluates every entry in every trial and fills rep's models (in entry
+// order), seeds and p-values. rep's other fields (corpus, setting, notes, …) are
+// the caller's. It stops with ctx.Err() when ctx is cancelled.
+func Run(ctx context.Context, p *Plan, rep *eval.Report) error {
+	if p.Trials < 1 {
+		return errors.New("compare: at least one trial")
+	}
+	if len(p.Entries) == 0 {
+		return errors.New("compare: nothing to compare")
+	}
+	for _, e := range p.Entries {
+		n := 0
+		for _, set := range []bool{e.Baseline != "", e.Model != nil, e.OOV != nil} {
+			if set {
+				n++
+			}
+		}
+		if n != 1 {
+			return fmt.Errorf("compare: entry %q must set exactly one of Baseline, Model and OOV", e.Name)
+		}
+		if e.Baseline != "" && !slices.Contains(baselines.Names, e.Baseline) {
+			return fmt.Errorf("compare: unknown baseline %q", e.Baseline)
+		}
+	}
+	say := func(ev Event) {
+		if p.Progress != nil {
+			p.Progress(ev)
+		}
+	}
+	results := make([][]*eval.Result, len(p.Entries))
+	tuning := make([][]map[string]any, len(p.Entries))
+	seeds := make([]uint64, p.Trials)
+	total := len(p.Entries) * p.Trials
+	done := 0
+	for t := range p.Trials {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := p.Trial(t)
+		if err != nil {
+			return err
+		}
+		seeds[t] = data.Seed
+		for i, e := range p.Entries {
+			base := Event{Trial: t, Trials: p.Trials, Entry: e.Name, Done: done, Total: total}
+			start := time.Now()
+			opt := &eval.Options{Seed: data.Seed, Workers: p.Workers, Missing: p.Missing,
+				Progress: func(d, n int) {
+					ev := base
+					ev.Stage, ev.DocsDone, ev.DocsTotal = "documents", d, n
+					say(ev)
+				}}
+			var (
+				res *eval.Result
+				tun map[string]any
+			)
+			switch {
+			case e.Baseline != "":
+				ev := base
+				ev.Stage, ev.Message = "training baseline", fmt.Sprintf("on %d documents", len(data.Train))
+				say(ev)
+				var bm eval.Model
+				bm, tun, err = baselines.Train(ctx, e.Baseline, data.Train, p.VocabSize, p.Baseline, data.Seed, func(msg string) {
+					ev := base
+					ev.Stage, ev.Message = "training baseline", msg
+					say(ev)
+				})
+				if err != nil {
+					return fmt.Errorf("%s: %w", e.Name, err)
+				}
+				ev.Stage, ev.Message = "evaluating", ""
+				say(ev)
+				res, err = eval.Evaluate(ctx, bm, p.Protocol, data.Docs, opt)
+			case e.OOV != nil:
+				var om eval.OOVModel
+				if om, tun, err = e.OOV(t, data.OOVDocs); err != nil {
+					return fmt.Errorf("%s: %w", e.Name, err)
+				}
+				ev := base
+				ev.Stage = "evaluating"
+				say(ev)
+				res, err = eval.EvaluateOOV(ctx, om, data.OOVDocs, opt)
+			default:
+				var m eval.Model
+				if m, tun, err = e.Model(t); err != nil {
+					return fmt.Errorf("%s: %w", e.Name, err)
+				}
+				ev := base
+				ev.Stage = "evaluating"
+				say(ev)
+				res, err = eval.Evaluate(ctx, m, p.Protocol, data.Docs, opt)
+			}
+			if err != nil {
+				return fmt.Errorf("%s: %w", e.Name, err)
+			}
+			results[i] = append(results[i], res)
+			tuning[i] = append(tuning[i], tun)
+			done++
+			ev := base
+			ev.Done, ev.Stage, ev.Result, ev.Elapsed = done, "done", res, time.Since(start)
+			say(ev)
+		}
+	}
+	rep.Models = rep.Models[:0]
+	for i, e := range p.Entries {
+		mr := eval.Summarize(e.Name, results[i], seeds)
+		if slices.ContainsFunc(tuning[i], func(x map[string]any) bool { return x != nil }) {
+			mr.Tuning = map[string]any{"per_trial": tuning[i]}
+		}
+		rep.Models = append(rep.Models, mr)
+	}
+	rep.Seeds = seeds
+	rep.Trials = p.Trials
+	rep.ComputePValues()
+	return nil
+}
