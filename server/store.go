@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,7 @@ import (
 
 	_ "modernc.org/sqlite" // pure-Go SQLite driver, registered as "sqlite"
 
+	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/ml/corpus"
 )
 
@@ -128,15 +130,10 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 func removeTemp(dir string) (int, error) {
 	n := 0
 	for _, d := range []string{dir, filepath.Join(dir, "models")} {
-		names, err := filepath.Glob(filepath.Join(d, ".tmp-*"))
+		k, err := atomicfile.RemoveLeftovers(d)
+		n += k
 		if err != nil {
-			return n, fmt.Errorf("store: %w", err)
-		}
-		for _, name := range names {
-			if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
-				return n, fmt.Errorf("store: removing a leftover temporary file: %w", err)
-			}
-			n++
+			return n, fmt.Errorf("store: removing a leftover temporary file: %w", err)
 		}
 	}
 	return n, nil
@@ -519,37 +516,11 @@ func (s *Store) DeleteModel(ctx context.Context, id string) error {
 // ModelPath returns the relative path of a model's weights file.
 func ModelPath(id string) string { return filepath.Join("models", id+".tlm") }
 
-// WriteFileAtomic writes data produced by write to dir/rel through a temporary file
-// in the same folder, fsyncs it and renames it into place, so a crash leaves either
-// the old file or the new one, never a torn one. It returns the file size.
-func (s *Store) WriteFileAtomic(rel string, write func(f *os.File) error) (int64, error) {
-	dst := filepath.Join(s.dir, rel)
-	f, err := os.CreateTemp(filepath.Dir(dst), ".tmp-*")
-	if err != nil {
-		return 0, err
-	}
-	tmp := f.Name()
-	defer os.Remove(tmp) // no-op after a successful rename
-	if err := write(f); err != nil {
-		f.Close()
-		return 0, err
-	}
-	if err := f.Sync(); err != nil {
-		f.Close()
-		return 0, err
-	}
-	fi, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return 0, err
-	}
-	if err := f.Close(); err != nil {
-		return 0, err
-	}
-	if err := os.Rename(tmp, dst); err != nil {
-		return 0, err
-	}
-	return fi.Size(), nil
+// WriteFileAtomic writes what write produces to dir/rel atomically
+// (internal/atomicfile): a crash leaves either the old file or the new one,
+// never a torn one. It returns the file size.
+func (s *Store) WriteFileAtomic(rel string, write func(w io.Writer) error) (int64, error) {
+	return atomicfile.Write(filepath.Join(s.dir, rel), 0o644, write)
 }
 
 // Job states.

@@ -178,7 +178,7 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	}
 	rep.Progress(0.99, "saving", "writing the model file")
 	rel := ModelPath(modelID)
-	size, err := st.WriteFileAtomic(rel, func(f *os.File) error { return m.Write(f) })
+	size, err := st.WriteFileAtomic(rel, m.Write)
 	if err != nil {
 		return fmt.Errorf("writing model file: %w", err)
 	}
@@ -206,20 +206,12 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	return nil
 }
 
-// infoSummary is the training record shown on the model page (the log is stored apart).
-func infoSummary(in *ce.Info) map[string]any {
-	return map[string]any{
-		"corpus": in.Corpus, "docs": in.Docs, "train_docs": in.TrainDocs, "valid_docs": in.ValidDocs,
-		"seed": in.Seed, "topics": in.Topics, "term_dim": in.TermDim, "context_dim": in.ContextDim,
-		"hidden": in.Hidden, "batch_size": in.BatchSize, "learning_rate": in.LearningRate, "momentum": in.Momentum,
-		"alpha": in.Alpha, "lambda": in.Lambda, "rho": in.Rho, "beta": in.Beta,
-		"within_doc": in.WithinDoc, "within_doc_i3": in.WithinDocI3, "pretrained": in.Pretrained,
-		"epochs1": in.Epochs1, "epochs2": in.Epochs2, "best_epoch1": in.BestEpoch1, "best_epoch2": in.BestEpoch2,
-		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese, "valid_p2_random": in.ValidP2Random,
-		"stop_reason1": in.StopReason1, "stop_reason2": in.StopReason2,
-		"early_stop": in.EarlyStop, "valid_map_ce": in.ValidMAPCE, "valid_map_siamese": in.ValidMAPSiamese,
-		"output_sample": in.OutputSample, "term_norm": in.TermNorm, "term_smooth": in.TermSmooth, "input_scaling": in.InputScaling, "weight_average": in.Average, "kappa": in.Kappa,
-	}
+// infoSummary is the training record shown on the model page: ce.Info as JSON
+// without its log (stored apart, as the training curve).
+func infoSummary(in *ce.Info) ce.Info {
+	sum := *in
+	sum.Log = nil
+	return sum
 }
 
 // modelCache keeps the most recently used models in memory: a hit moves a

@@ -18,6 +18,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/internal/atomicfile"
 )
 
 // crashChildEnv makes the test binary run `taglens serve` with the arguments in
@@ -164,8 +166,11 @@ func (c *crashChild) kill(t *testing.T) {
 func checkAfterRestart(t *testing.T, base, dir string, round int) {
 	t.Helper()
 	for _, d := range []string{dir, filepath.Join(dir, "models")} {
-		if left, _ := filepath.Glob(filepath.Join(d, ".tmp-*")); len(left) > 0 {
-			t.Errorf("round %d: temporary files left after the restart: %v", round, left)
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if atomicfile.IsTemp(e.Name()) {
+				t.Errorf("round %d: temporary file left after the restart: %s", round, e.Name())
+			}
 		}
 	}
 	var jobs []map[string]any

@@ -8,12 +8,12 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/compare"
@@ -510,30 +510,11 @@ func startCPUProfile(path string) (stop func(), err error) {
 	}, nil
 }
 
-// writeReportFile writes b to path through a temporary file and a rename, so a
+// writeReportFile writes b to path atomically (internal/atomicfile), so a
 // reader never sees a partial report.
 func writeReportFile(path string, b []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".eval-*.json")
-	if err != nil {
-		return fmt.Errorf("eval: %w", err)
-	}
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		os.Remove(tmp.Name())
-		return fmt.Errorf("eval: %w", err)
-	}
-	if err := tmp.Close(); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("eval: %w", err)
-	}
-	// CreateTemp makes the file 0600; a report is meant to be read by others.
-	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("eval: %w", err)
-	}
-	if err := os.Rename(tmp.Name(), path); err != nil {
-		os.Remove(tmp.Name())
-		return fmt.Errorf("eval: %w", err)
+	if err := atomicfile.WriteBytes(path, 0o644, b); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
 	}
 	return nil
 }

@@ -9,7 +9,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 )
 
 // Model file layout (all integers little-endian):
@@ -207,44 +206,6 @@ func readAllLimited(r io.Reader) ([]byte, error) {
 		return nil, err
 	}
 	return b, nil
-}
-
-// writeFileAtomic writes data to path so that path holds either its old content or
-// all of data, never a mix: it writes a temporary file in the same directory,
-// fsyncs it, renames it over path and fsyncs the directory.
-func writeFileAtomic(path string, data []byte) (err error) {
-	dir := filepath.Dir(path)
-	f, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(tmp)
-		}
-	}()
-	if _, err = f.Write(data); err != nil {
-		return err
-	}
-	if err = f.Sync(); err != nil {
-		return err
-	}
-	if err = f.Close(); err != nil {
-		return err
-	}
-	if err = os.Chmod(tmp, 0o644); err != nil {
-		return err
-	}
-	if err = os.Rename(tmp, path); err != nil {
-		return err
-	}
-	if d, derr := os.Open(dir); derr == nil {
-		d.Sync() // best effort: not every file system supports syncing a directory
-		d.Close()
-	}
-	return nil
 }
 
 func openFile(path string) (*os.File, error) { return os.Open(path) }

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 
+	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/features"
 	"github.com/taglens/taglens/ml/topic"
@@ -31,53 +32,60 @@ func VariantLabel(name string) string {
 
 // A LogEntry is one validation evaluation during training.
 type LogEntry struct {
-	Stage   string  // "stage1", "stage2" or "pilot α=…,λ=…"
-	Epoch   int     // epochs done in the stage
-	Loss    float64 // mean training loss of the last epoch (Eq. 5 or Eq. 7)
-	ValidP2 float64 // P@2 of the priming protocol on the validation documents
+	Stage   string  `json:"stage"`    // "stage1", "stage2" or "pilot α=…,λ=…"
+	Epoch   int     `json:"epoch"`    // epochs done in the stage
+	Loss    float64 `json:"loss"`     // mean training loss of the last epoch (Eq. 5 or Eq. 7)
+	ValidP2 float64 `json:"valid_p2"` // P@2 of the priming protocol on the validation documents
 	// ValidMAP is the MAP of the extended priming protocol (Eq. 9, 11) on the
 	// validation documents (zero in files of format version < 3).
-	ValidMAP float64
+	ValidMAP float64 `json:"valid_map"`
 }
 
 // Info records how a model was trained: the resolved hyper-parameters, the data
 // and the training log. It is stored in the model file.
 type Info struct {
-	Corpus                 string
-	Docs                   int // documents in the corpus
-	TrainDocs, ValidDocs   int // documents used for training and for early stopping
-	Seed                   uint64
-	SplitSeed              uint64 // seed of the random split (Config.SplitSeed), 0 with SplitFromFile
-	SplitFromFile          bool   // the split was the corpus's own (Config.SplitFromFile)
-	Topics                 int    // |Φ|
-	TermDim, ContextDim    int    // widths of the scaled input parts
-	Hidden                 []int
-	BatchSize              int
-	LearningRate           float64
-	Momentum               float64
-	Decay                  float64
-	DecayEvery             int
-	Alpha, Lambda          float64 // Eq. 7 trade-off and Eq. 6 sensitivity used
-	Rho, Beta              float64
-	WithinDoc, WithinDocI3 float64
-	OutputSample           int     // M of the sampled Eq. 5, 0 for the exact loss
-	Pretrained             bool    // stage 0 ran
-	Epochs1, Epochs2       int     // epochs run in stage 1 and stage 2
-	BestEpoch1, BestEpoch2 int     // epochs whose weights were kept
-	ValidP2CE              float64 // validation P@2 (priming) of the kept stage-1 weights
-	ValidP2Siamese         float64 // validation P@2 (priming) of the kept stage-2 weights
-	EarlyStop              string  // criterion of early stopping and model selection (Config.EarlyStop)
-	ValidMAPCE             float64 // validation extended-priming MAP of the kept stage-1 weights
-	ValidMAPSiamese        float64 // validation extended-priming MAP of the kept stage-2 weights
-	ValidP2Random          float64 // expected P@2 of random ranking on the validation documents
-	InputScaling           string  // scaling of the input parts (Config.InputScaling)
-	TermNorm               string  // normalization of t(τ) before the PCA (Config.TermNorm)
-	TermSmooth             float64 // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
-	Average                float64 // γ of the weight moving average (Config.Average), 0 for none
-	Kappa                  string  // class weights of Eq. 5 (Config.Kappa)
-	StopReason1            string
-	StopReason2            string
-	Log                    []LogEntry
+	Corpus          string     `json:"corpus"`
+	Docs            int        `json:"docs"`       // documents in the corpus
+	TrainDocs       int        `json:"train_docs"` // documents used for training
+	ValidDocs       int        `json:"valid_docs"` // documents used for early stopping
+	Seed            uint64     `json:"seed"`
+	SplitSeed       uint64     `json:"split_seed"`      // seed of the random split (Config.SplitSeed), 0 with SplitFromFile
+	SplitFromFile   bool       `json:"split_from_file"` // the split was the corpus's own (Config.SplitFromFile)
+	Topics          int        `json:"topics"`          // |Φ|
+	TermDim         int        `json:"term_dim"`        // width of the scaled term part
+	ContextDim      int        `json:"context_dim"`     // width of the scaled context part
+	Hidden          []int      `json:"hidden"`
+	BatchSize       int        `json:"batch_size"`
+	LearningRate    float64    `json:"learning_rate"`
+	Momentum        float64    `json:"momentum"`
+	Decay           float64    `json:"decay"`
+	DecayEvery      int        `json:"decay_every"`
+	Alpha           float64    `json:"alpha"`  // Eq. 7 trade-off used
+	Lambda          float64    `json:"lambda"` // Eq. 6 sensitivity used
+	Rho             float64    `json:"rho"`
+	Beta            float64    `json:"beta"`
+	WithinDoc       float64    `json:"within_doc"`
+	WithinDocI3     float64    `json:"within_doc_i3"`
+	OutputSample    int        `json:"output_sample"`     // M of the sampled Eq. 5, 0 for the exact loss
+	Pretrained      bool       `json:"pretrained"`        // stage 0 ran
+	Epochs1         int        `json:"epochs1"`           // epochs run in stage 1
+	Epochs2         int        `json:"epochs2"`           // epochs run in stage 2
+	BestEpoch1      int        `json:"best_epoch1"`       // stage-1 epoch whose weights were kept
+	BestEpoch2      int        `json:"best_epoch2"`       // stage-2 epoch whose weights were kept
+	ValidP2CE       float64    `json:"valid_p2_ce"`       // validation P@2 (priming) of the kept stage-1 weights
+	ValidP2Siamese  float64    `json:"valid_p2_siamese"`  // validation P@2 (priming) of the kept stage-2 weights
+	EarlyStop       string     `json:"early_stop"`        // criterion of early stopping and model selection (Config.EarlyStop)
+	ValidMAPCE      float64    `json:"valid_map_ce"`      // validation extended-priming MAP of the kept stage-1 weights
+	ValidMAPSiamese float64    `json:"valid_map_siamese"` // validation extended-priming MAP of the kept stage-2 weights
+	ValidP2Random   float64    `json:"valid_p2_random"`   // expected P@2 of random ranking on the validation documents
+	InputScaling    string     `json:"input_scaling"`     // scaling of the input parts (Config.InputScaling)
+	TermNorm        string     `json:"term_norm"`         // normalization of t(τ) before the PCA (Config.TermNorm)
+	TermSmooth      float64    `json:"term_smooth"`       // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
+	Average         float64    `json:"weight_average"`    // γ of the weight moving average (Config.Average), 0 for none
+	Kappa           string     `json:"kappa"`             // class weights of Eq. 5 (Config.Kappa)
+	StopReason1     string     `json:"stop_reason1"`
+	StopReason2     string     `json:"stop_reason2"`
+	Log             []LogEntry `json:"log,omitempty"`
 }
 
 // Model is a trained taglens model: everything needed to compute CE(τ|δ) for any
@@ -157,7 +165,7 @@ func (m *Model) Write(w io.Writer) error {
 // WriteFile writes m to path atomically: a temporary file in the same directory
 // is written, synced and renamed over path.
 func (m *Model) WriteFile(path string) error {
-	if err := writeFileAtomic(path, frame(m.encode())); err != nil {
+	if err := atomicfile.WriteBytes(path, 0o644, frame(m.encode())); err != nil {
 		return fmt.Errorf("ce: write model %s: %w", path, err)
 	}
 	return nil

@@ -98,7 +98,9 @@ func TestRun(t *testing.T) {
 }
 
 func TestRunErrors(t *testing.T) {
-	trial := func(int) (*Trial, error) { return &Trial{Seed: 1, Train: blockDocs(20, 1), Docs: blockDocs(20, 2)}, nil }
+	trial := func(int) (*Trial, error) {
+		return &Trial{Seed: 1, Train: blockDocs(20, 1), Docs: blockDocs(20, 2)}, nil
+	}
 	model := func(int) (eval.Model, map[string]any, error) { return block{10}, nil, nil }
 	cases := []struct {
 		name string

@@ -473,7 +473,7 @@ func (b *builder) add(s string) {
 		b.seen[s] = struct{}{}
 	}
 	if len(s) > b.opt.MaxTagBytes {
-		b.err = lineErr(b.line, "tag of %d bytes (limit %d): %s", len(s), b.opt.MaxTagBytes, Excerpt(s))
+		b.err = lineErr(b.line, "tag of %d bytes (limit %d): %q", len(s), b.opt.MaxTagBytes, s)
 		return
 	}
 	if len(b.cur) >= b.opt.MaxTagsPerDoc {
