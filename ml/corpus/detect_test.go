@@ -214,3 +214,13 @@ func TestByteSize(t *testing.T) {
 		}
 	}
 }
+
+// TestCSVUnclosedQuoteLine: an unclosed quote is reported on the line that
+// opened it, not on the last line of the file it swallowed.
+func TestCSVUnclosedQuoteLine(t *testing.T) {
+	_, err := Parse(strings.NewReader("id,tags\n1,rock\n2,\"jazz;pop\n3,folk\n4,blues\n"), ParseOptions{})
+	var pe *ParseError
+	if !errors.As(err, &pe) || pe.Line != 3 || !strings.Contains(pe.Reason, "still open on line 5") {
+		t.Errorf("got %v, want line 3 naming line 5", err)
+	}
+}

@@ -94,6 +94,10 @@ func csvError(err error) error {
 	}
 	var ce *csv.ParseError
 	if errors.As(err, &ce) {
+		if ce.StartLine > 0 && ce.StartLine < ce.Line {
+			// An unclosed quote: the line that opened it is the one to fix.
+			return lineErr(ce.StartLine, "%v (the record starting on this line is still open on line %d)", ce.Err, ce.Line)
+		}
 		return lineErr(ce.Line, "%v", ce.Err)
 	}
 	return err
