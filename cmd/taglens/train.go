@@ -22,7 +22,7 @@ func init() {
 	register(command{name: "train", summary: "train the CE and Siamese-CE models on a corpus", run: runTrain})
 }
 
-const trainSynopsis = "--corpus PATH [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
+const trainSynopsis = "--corpus PATH [--format F] [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
 	"[--hidden 100,100,10] [--max-time DURATION] [--alpha A] [--lambda L] [--output-sample M] [--max-epochs1 N] [--max-epochs2 N] [--json OUT]"
 
 // trainSummary is the --json output of taglens train.
@@ -47,6 +47,7 @@ type trainSummary struct {
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", trainSynopsis, stderr)
 	corpusPath := fs.String("corpus", "", "corpus file (any accepted format, gzip-compressed or not)")
+	format := fs.String("format", "", "corpus format (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
 	splitPath := fs.String("split", "", "split.tsv (doc_id<TAB>train|valid|test|oov); default: a random 2:1 split drawn with --split-seed")
 	splitSeed := fs.Uint64("split-seed", corpus.DefaultSplitSeed, "seed of the random split when there is no --split (kept apart from --seed so that models of several seeds share one split)")
 	oovPath := fs.String("oov", "", "file of reserved OOV tags, one per line: documents holding one are left out of training")
@@ -154,8 +155,12 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return &usageError{msg: fmt.Sprintf("bad --hidden %q: at most %d layers", *hidden, server.MaxHiddenLayers)}
 		}
 	}
+	f, err := corpus.ParseFormat(*format)
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
 	start := time.Now()
-	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{})
+	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{Format: f})
 	if err != nil {
 		return err
 	}
