@@ -20,6 +20,7 @@ type corpusJSON struct {
 	Docs      int    `json:"docs"`
 	Tags      int    `json:"tags"`
 	Format    string `json:"format"`
+	Detected  string `json:"detected,omitempty"` // why the format was chosen; absent when the upload named it
 	Builtin   bool   `json:"builtin"`
 	CreatedAt string `json:"created_at"`
 }
@@ -40,7 +41,7 @@ type splitJSON struct {
 }
 
 func toCorpusJSON(r *CorpusRow) corpusJSON {
-	return corpusJSON{ID: r.ID, Name: r.Name, Docs: r.Docs, Tags: r.Tags, Format: r.Format, Builtin: r.Builtin,
+	return corpusJSON{ID: r.ID, Name: r.Name, Docs: r.Docs, Tags: r.Tags, Format: r.Format, Detected: r.Detected, Builtin: r.Builtin,
 		CreatedAt: r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
 }
 

@@ -232,7 +232,7 @@ func TestInterruptedAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "")
+	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

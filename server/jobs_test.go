@@ -148,7 +148,7 @@ func TestStoreMigrationsAndReopen(t *testing.T) {
 	if v, _ := st.SchemaVersion(ctx); v != len(migrations) {
 		t.Errorf("schema version: got %d, want %d", v, len(migrations))
 	}
-	c, err := parseCorpus(bytesReader(smallTSV()), "songs", "")
+	c, err := parseCorpus(bytesReader(smallTSV()), "songs", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -45,7 +45,7 @@ func corpusVM(r *CorpusRow) views.Corpus {
 	if format == "" {
 		format = "built-in"
 	}
-	return views.Corpus{ID: r.ID, Name: r.Name, Format: format, Created: fmtTime(r.CreatedAt), Docs: r.Docs, Tags: r.Tags, Builtin: r.Builtin}
+	return views.Corpus{ID: r.ID, Name: r.Name, Format: format, Detected: r.Detected, Created: fmtTime(r.CreatedAt), Docs: r.Docs, Tags: r.Tags, Builtin: r.Builtin}
 }
 
 func (p *pages) corpusVMs(c echo.Context) ([]views.Corpus, map[string]string, error) {

@@ -287,7 +287,7 @@ func TestMetricRange(t *testing.T) {
 func TestHomeVerdict(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	ctx := context.Background()
-	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "")
+	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

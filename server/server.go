@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/ml/corpus"
 )
 
 // Config is the server's configuration; cmd fills it from flags.
@@ -21,6 +23,10 @@ type Config struct {
 	Addr string
 	// MaxUpload is the corpus upload limit in bytes. Default 64 MiB.
 	MaxUpload int64
+	// MaxCorpus bounds the size of an uploaded corpus after gzip decompression
+	// (corpus.ParseOptions.MaxBytes). Default 16 × MaxUpload, at most
+	// corpus.DefaultMaxBytes (1 GiB), never below MaxUpload.
+	MaxCorpus int64
 	// TrainSlots is how many heavy jobs (training, evaluation, maps) run at once.
 	// Default runtime.NumCPU().
 	TrainSlots int
@@ -41,6 +47,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.MaxUpload <= 0 {
 		c.MaxUpload = 64 << 20
+	}
+	if c.MaxCorpus <= 0 {
+		c.MaxCorpus = max(c.MaxUpload, min(16*c.MaxUpload, corpus.DefaultMaxBytes))
 	}
 	if c.TrainSlots <= 0 {
 		c.TrainSlots = runtime.NumCPU()

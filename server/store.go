@@ -99,6 +99,8 @@ var migrations = []string{
 	);`,
 	// 2: the reason a model cannot be used (a damaged file), shown on its page.
 	`ALTER TABLE models ADD COLUMN error TEXT NOT NULL DEFAULT ''`,
+	// 3: why the corpus parser chose the format of an uploaded corpus (corpus.Corpus.Detected).
+	`ALTER TABLE corpora ADD COLUMN detected TEXT NOT NULL DEFAULT ''`,
 }
 
 // OpenStore opens (creating if needed) the database in dir and migrates it.
@@ -205,6 +207,7 @@ type CorpusRow struct {
 	ID        string
 	Name      string
 	Format    string
+	Detected  string // why the parser chose Format; "" when it was given
 	Docs      int
 	Tags      int
 	Stats     CorpusStats
@@ -231,7 +234,7 @@ type TagCount struct {
 
 // InsertCorpus stores c with its stats and split in one transaction and returns its row.
 func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool) (*CorpusRow, error) {
-	row := &CorpusRow{ID: newID(), Name: c.Name, Format: string(c.Format), Docs: len(c.Docs),
+	row := &CorpusRow{ID: newID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
 		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
 	stJSON, _ := json.Marshal(st)
 	spJSON, _ := json.Marshal(split)
@@ -240,8 +243,8 @@ func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusSta
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, docs, tags, stats_json, split_json, builtin, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli()); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO documents (corpus_id, idx, doc_id, tags_json) VALUES (?, ?, ?, ?)`)
@@ -261,13 +264,13 @@ func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusSta
 	return row, nil
 }
 
-const corpusCols = `id, name, format, docs, tags, stats_json, split_json, builtin, created_at`
+const corpusCols = `id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at`
 
 func scanCorpus(sc interface{ Scan(...any) error }) (*CorpusRow, error) {
 	var r CorpusRow
 	var st, sp string
 	var created int64
-	if err := sc.Scan(&r.ID, &r.Name, &r.Format, &r.Docs, &r.Tags, &st, &sp, &r.Builtin, &created); err != nil {
+	if err := sc.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &st, &sp, &r.Builtin, &created); err != nil {
 		return nil, err
 	}
 	r.CreatedAt = time.UnixMilli(created)
@@ -293,7 +296,7 @@ func (s *Store) Corpus(ctx context.Context, id string) (*CorpusRow, error) {
 // Split (use Corpus for one corpus's): the lists of the home and corpora pages
 // are read on every visit and must not decode every corpus's tag counts.
 func (s *Store) Corpora(ctx context.Context) ([]*CorpusRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, format, docs, tags, builtin, created_at FROM corpora ORDER BY created_at DESC, id`)
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, format, detected, docs, tags, builtin, created_at FROM corpora ORDER BY created_at DESC, id`)
 	if err != nil {
 		return nil, err
 	}
@@ -302,7 +305,7 @@ func (s *Store) Corpora(ctx context.Context) ([]*CorpusRow, error) {
 	for rows.Next() {
 		var r CorpusRow
 		var created int64
-		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Docs, &r.Tags, &r.Builtin, &created); err != nil {
+		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &r.Builtin, &created); err != nil {
 			return nil, err
 		}
 		r.CreatedAt = time.UnixMilli(created)

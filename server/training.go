@@ -43,26 +43,36 @@ type TrainParams struct {
 	Kappa string `json:"kappa,omitempty"`
 }
 
+// Caps of the training parameters, shared with taglens train's flags.
+const (
+	MaxTopics       = 1000
+	MaxHiddenWidth  = 4096
+	MaxHiddenLayers = 6
+	MaxLearningRate = 10
+	MaxEpochs       = 100000
+	MaxTrainTime    = 7 * 24 * time.Hour
+)
+
 // validate reports the first out-of-range parameter.
 func (p TrainParams) validate() error {
 	for _, h := range p.Hidden {
-		if h < 1 || h > 4096 {
-			return fmt.Errorf("hidden layer width %d out of range 1..4096", h)
+		if h < 1 || h > MaxHiddenWidth {
+			return fmt.Errorf("hidden layer width %d out of range 1..%d", h, MaxHiddenWidth)
 		}
 	}
-	if len(p.Hidden) > 6 {
-		return fmt.Errorf("at most 6 hidden layers")
+	if len(p.Hidden) > MaxHiddenLayers {
+		return fmt.Errorf("at most %d hidden layers", MaxHiddenLayers)
 	}
 	switch {
-	case p.Topics < 0 || p.Topics > 1000:
-		return fmt.Errorf("topics %d out of range 0..1000", p.Topics)
+	case p.Topics < 0 || p.Topics > MaxTopics:
+		return fmt.Errorf("topics %d out of range 0..%d", p.Topics, MaxTopics)
 	case p.BatchSize < 0 || p.BatchSize > 100000:
 		return fmt.Errorf("batch_size %d out of range", p.BatchSize)
-	case p.LearningRate < 0 || p.LearningRate > 10:
+	case p.LearningRate < 0 || p.LearningRate > MaxLearningRate:
 		return fmt.Errorf("learning_rate %g out of range", p.LearningRate)
-	case p.MaxEpochs1 < 0 || p.MaxEpochs2 < 0 || p.MaxEpochs1 > 100000 || p.MaxEpochs2 > 100000:
+	case p.MaxEpochs1 < 0 || p.MaxEpochs2 < 0 || p.MaxEpochs1 > MaxEpochs || p.MaxEpochs2 > MaxEpochs:
 		return fmt.Errorf("max_epochs out of range")
-	case p.Patience < 0 || p.EpochExamples < 0 || p.MaxTimeSeconds < 0 || p.MaxTimeSeconds > 7*24*3600:
+	case p.Patience < 0 || p.EpochExamples < 0 || p.MaxTimeSeconds < 0 || p.MaxTimeSeconds > MaxTrainTime.Seconds():
 		return fmt.Errorf("patience, epoch_examples and max_time_seconds must be non-negative (max_time_seconds at most a week)")
 	case p.Alpha < 0 || p.Lambda < 0 || p.WithinDoc < -1 || p.WithinDoc > 1:
 		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")

@@ -22,7 +22,8 @@ const maxFieldBytes = 1024
 // (nothing is written to disk, the client's file name is used only as a default
 // display name), validates the result and stores it. Fields "name" and "format"
 // may come before the file part or as query parameters. On a parse error nothing
-// is stored and the error names the line.
+// is stored and the error names the line. A gzip-compressed file is
+// decompressed on the fly, up to Config.MaxCorpus bytes (413 beyond).
 func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 	req := c.Request()
 	ct, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
@@ -86,11 +87,14 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 			if name == "" || name == "." || name == "/" {
 				name = "uploaded corpus"
 			}
-			cp, err := parseCorpus(part, name, format)
+			cp, err := parseCorpus(part, name, format, s.cfg.MaxCorpus)
 			if err != nil {
 				var mb *http.MaxBytesError
 				if errors.As(err, &mb) {
 					return nil, err
+				}
+				if errors.Is(err, corpus.ErrTooLarge) {
+					return nil, httpErr(http.StatusRequestEntityTooLarge, "%v", err)
 				}
 				return nil, httpErr(http.StatusBadRequest, "%v", err)
 			}
@@ -105,7 +109,7 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 			if err != nil {
 				return nil, err
 			}
-			s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags, "format", row.Format)
+			s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags, "format", row.Format, "detected", row.Detected)
 			return row, nil
 		default:
 			// Unknown fields are drained and ignored.

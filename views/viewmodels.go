@@ -13,6 +13,7 @@ type Chart struct {
 // Corpus is one corpus in lists.
 type Corpus struct {
 	ID, Name, Format, Created string
+	Detected                  string // why the parser chose Format; "" when the upload named it
 	Docs, Tags                int
 	Builtin                   bool
 }

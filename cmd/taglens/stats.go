@@ -35,7 +35,7 @@ func (f *statsJSONFlag) Set(s string) error {
 
 func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("stats", "--corpus PATH [--format F] [--tag-sep S] [--labels A,B] [--top N] [--json[=FILE]]", stderr)
-	path := fs.String("corpus", "", "corpus file (formats: tsv, lines, csv, jsonl, matrix, arff)")
+	path := fs.String("corpus", "", "corpus file (formats: tsv, lines, csv, jsonl, matrix, arff; gzip-compressed or not)")
 	format := fs.String("format", "", "corpus format; empty detects it")
 	top := fs.Int("top", 20, "number of most used tags to list")
 	tagSep := fs.String("tag-sep", "", `csv format: separator of the tags inside the tags field (default: the first of ";", "|", "," in the field)`)
@@ -100,6 +100,9 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func printStats(w io.Writer, c *corpus.Corpus, s *corpus.Stats, top int) error {
 	var b strings.Builder
 	fmt.Fprintf(&b, "corpus      %s (%s)\n", s.Name, s.Format)
+	if s.Detected != "" {
+		fmt.Fprintf(&b, "detected    %s\n", s.Detected)
+	}
 	fmt.Fprintf(&b, "documents   %s", thousands(s.Docs))
 	if s.Dropped > 0 {
 		fmt.Fprintf(&b, " (%s without tags dropped)", thousands(s.Dropped))

@@ -15,13 +15,14 @@ import (
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/server"
 )
 
 func init() {
 	register(command{name: "train", summary: "train the CE and Siamese-CE models on a corpus", run: runTrain})
 }
 
-const trainSynopsis = "--corpus PATH [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
+const trainSynopsis = "--corpus PATH [--format F] [--split PATH] [--oov PATH] --out MODEL [--seed N] [--topics K] " +
 	"[--hidden 100,100,10] [--max-time DURATION] [--alpha A] [--lambda L] [--output-sample M] [--max-epochs1 N] [--max-epochs2 N] [--json OUT]"
 
 // trainSummary is the --json output of taglens train.
@@ -45,7 +46,8 @@ type trainSummary struct {
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", trainSynopsis, stderr)
-	corpusPath := fs.String("corpus", "", "corpus file (any accepted format)")
+	corpusPath := fs.String("corpus", "", "corpus file (any accepted format, gzip-compressed or not)")
+	format := fs.String("format", "", "corpus format (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
 	splitPath := fs.String("split", "", "split.tsv (doc_id<TAB>train|valid|test|oov); default: a random 2:1 split drawn with --split-seed")
 	splitSeed := fs.Uint64("split-seed", corpus.DefaultSplitSeed, "seed of the random split when there is no --split (kept apart from --seed so that models of several seeds share one split)")
 	oovPath := fs.String("oov", "", "file of reserved OOV tags, one per line: documents holding one are left out of training")
@@ -126,17 +128,39 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 || *patience < 0 || *maxTime < 0 {
 		return &usageError{msg: "--max-epochs1, --max-epochs2, --epoch-examples, --patience and --max-time must not be negative"}
 	}
+	// The same caps as the web app's training parameters (server.TrainParams).
+	switch {
+	case *topics < 0 || *topics > server.MaxTopics:
+		return &usageError{msg: fmt.Sprintf("--topics %d: must be in 0..%d (0 = automatic)", *topics, server.MaxTopics)}
+	case *alpha < 0 || math.IsNaN(*alpha) || math.IsInf(*alpha, 0):
+		return &usageError{msg: fmt.Sprintf("--alpha %v: must be a finite number ≥ 0 (0 = choose on validation)", *alpha)}
+	case *lambda < 0 || math.IsNaN(*lambda) || math.IsInf(*lambda, 0):
+		return &usageError{msg: fmt.Sprintf("--lambda %v: must be a finite number ≥ 0 (0 = choose on validation)", *lambda)}
+	case *lr > server.MaxLearningRate:
+		return &usageError{msg: fmt.Sprintf("--learning-rate %v: must be at most %d", *lr, server.MaxLearningRate)}
+	case *maxEp1 > server.MaxEpochs || *maxEp2 > server.MaxEpochs:
+		return &usageError{msg: fmt.Sprintf("--max-epochs1 and --max-epochs2 must be at most %d", server.MaxEpochs)}
+	case *maxTime > server.MaxTrainTime:
+		return &usageError{msg: fmt.Sprintf("--max-time %v: must be at most %v (a week)", *maxTime, server.MaxTrainTime)}
+	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {
 			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n <= 0 {
-				return &usageError{msg: fmt.Sprintf("bad --hidden %q", *hidden)}
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n <= 0 || n > server.MaxHiddenWidth {
+				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated widths in 1..%d", *hidden, server.MaxHiddenWidth)}
 			}
 			cfg.Hidden = append(cfg.Hidden, n)
 		}
+		if len(cfg.Hidden) > server.MaxHiddenLayers {
+			return &usageError{msg: fmt.Sprintf("bad --hidden %q: at most %d layers", *hidden, server.MaxHiddenLayers)}
+		}
+	}
+	f, err := corpus.ParseFormat(*format)
+	if err != nil {
+		return &usageError{msg: err.Error()}
 	}
 	start := time.Now()
-	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{})
+	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{Format: f})
 	if err != nil {
 		return err
 	}

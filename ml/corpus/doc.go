@@ -8,7 +8,13 @@
 //
 // Parse reads six formats, detected from the first 64 KiB (Detect) or named in
 // ParseOptions.Format. All are UTF-8 (a leading byte order mark is skipped), "\n"
-// or "\r\n" line ends; blank lines are skipped.
+// or "\r\n" line ends; blank lines are skipped. Any of them may be
+// gzip-compressed: input starting with the gzip magic bytes is decompressed on
+// the fly, up to ParseOptions.MaxBytes of decompressed input (1 GiB by default).
+// A detected format is explained in Corpus.Detected ("tsv: a tab in line 1").
+// Detection never guesses past an obvious mistake: a sample that looks like a
+// 0/1 label matrix but has a ragged row or a cell that is not 0/1 is an error
+// naming the line and cell, not a corpus of "lines" whose tags are "0" and "1".
 //
 //   - tsv: "id<TAB>tag<TAB>tag…", one document per line (the format of
 //     ../shared/data/*/docs.tsv). A line with an id and no tag is an empty document.

@@ -3,6 +3,8 @@ package corpus
 import (
 	"bufio"
 	"bytes"
+	"compress/flate"
+	"compress/gzip"
 	"errors"
 	"fmt"
 	"io"
@@ -49,6 +51,7 @@ const (
 	DefaultMaxTagsPerDoc = 10_000     // distinct tags in one document
 	DefaultMaxTagBytes   = 256        // bytes of one tag (after trimming)
 	DefaultMaxDocs       = 10_000_000 // documents in one corpus
+	DefaultMaxBytes      = 1 << 30    // bytes of input, after decompression
 	// MaxWarnings caps Corpus.Warnings; Corpus.Dropped still counts every dropped document.
 	MaxWarnings = 100
 	// detectBytes is how much of the input Parse looks at to detect its format.
@@ -68,6 +71,9 @@ type ParseOptions struct {
 	MaxTagsPerDoc int
 	// MaxDocs bounds the number of documents (default DefaultMaxDocs).
 	MaxDocs int
+	// MaxBytes bounds the size of the input in bytes, after decompression
+	// (default DefaultMaxBytes): a few kilobytes of gzip can expand to gigabytes.
+	MaxBytes int64
 	// MaxTagBytes bounds the length of one tag in bytes (default DefaultMaxTagBytes):
 	// a tag is a label, and one huge "tag" would be copied into every statistic,
 	// page and model that lists the vocabulary.
@@ -94,16 +100,27 @@ func (o *ParseOptions) defaults() {
 	if o.MaxTagBytes <= 0 {
 		o.MaxTagBytes = DefaultMaxTagBytes
 	}
+	if o.MaxBytes <= 0 {
+		o.MaxBytes = DefaultMaxBytes
+	}
 }
 
 // A ParseError reports malformed input. Line is the 1-based physical line of the
 // input where the problem is (0 when it concerns the whole input); Offset is the
-// 0-based byte offset when known, else -1.
+// 0-based byte offset when known, else -1. Err, when set, is a sentinel the error
+// wraps (ErrTooLarge).
 type ParseError struct {
 	Line   int
 	Offset int64
 	Reason string
+	Err    error
 }
+
+// Unwrap returns e.Err.
+func (e *ParseError) Unwrap() error { return e.Err }
+
+// ErrTooLarge is wrapped by the *ParseError of an input over ParseOptions.MaxBytes.
+var ErrTooLarge = errors.New("corpus too large")
 
 func (e *ParseError) Error() string {
 	if e.Line > 0 {
@@ -148,9 +165,10 @@ func lineErr(line int, format string, args ...any) *ParseError {
 // requested format without loss (e.g. a tag containing a tab in FormatTSV).
 var ErrNotRepresentable = errors.New("not representable in this format")
 
-// ReadFile parses the corpus in the named file. When opt.Name is empty the corpus is
-// named after the file without its extension, or after its folder when the file is
-// called docs.* (the layout of ../shared/data).
+// ReadFile parses the corpus in the named file, which may be gzip-compressed
+// (see Parse). When opt.Name is empty the corpus is named after the file without
+// its extension (and without ".gz"), or after its folder when the file is called
+// docs.* (the layout of ../shared/data).
 func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -159,6 +177,9 @@ func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 	defer f.Close()
 	if opt.Name == "" {
 		base := filepath.Base(path)
+		if strings.HasSuffix(strings.ToLower(base), ".gz") {
+			base = base[:len(base)-3]
+		}
 		opt.Name = strings.TrimSuffix(base, filepath.Ext(base))
 		if opt.Name == "docs" {
 			if d := filepath.Base(filepath.Dir(path)); d != "." && d != string(filepath.Separator) {
@@ -174,7 +195,14 @@ func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 }
 
 // Parse reads a corpus from r in opt.Format, or in the detected format when it is
-// empty. It streams: memory grows with the corpus, not with the input's size.
+// empty; Corpus.Detected then says which rule chose it. It streams: memory grows
+// with the corpus, not with the input's size.
+//
+// Input that starts with the gzip magic bytes (1f 8b) is decompressed first,
+// whatever the format; a damaged gzip stream is a *ParseError starting "gzip:".
+// Other compressions (zip, bzip2, xz, zstd) are recognised and refused by name.
+// More than opt.MaxBytes bytes of (decompressed) input is a *ParseError wrapping
+// ErrTooLarge.
 //
 // Validation: input that is not UTF-8 or holds a NUL byte, over-long lines, a
 // document with too many tags, a duplicate document id, an empty id, or a syntax
@@ -189,11 +217,17 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	g := &guard{r: r, maxLine: opt.MaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
+	in, gz, err := decompress(r)
+	if err != nil {
+		return nil, err
+	}
+	in = &sizeLimit{r: in, max: opt.MaxBytes, gz: gz}
+	g := &guard{r: in, maxLine: opt.MaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
 	br := bufio.NewReaderSize(g, detectBytes+1024)
 	if p, _ := br.Peek(3); bytes.Equal(p, bom) {
 		br.Discard(3)
 	}
+	detected := ""
 	if f == "" {
 		prefix, err := br.Peek(detectBytes)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -202,12 +236,16 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 		if len(prefix) == 0 {
 			return nil, lineErr(0, "empty corpus: no documents")
 		}
-		f, err = detect(prefix, err == io.EOF)
+		f, detected, err = detect(prefix, err == io.EOF)
 		if err != nil {
 			return nil, err
 		}
+		if gz {
+			detected += " (gzip-compressed)"
+		}
 	}
 	b := newBuilder(opt, f)
+	b.c.Detected = detected
 	switch f {
 	case FormatTSV:
 		err = parseTSV(br, b)
@@ -226,6 +264,134 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 		return nil, err
 	}
 	return b.finish()
+}
+
+// Magic numbers of compressed files.
+var (
+	gzipMagic  = []byte{0x1f, 0x8b}
+	otherMagic = []struct {
+		name  string
+		magic []byte
+	}{
+		{"zip", []byte("PK\x03\x04")},
+		{"bzip2", []byte("BZh")},
+		{"xz", []byte("\xfd7zXZ\x00")},
+		{"zstd", []byte{0x28, 0xb5, 0x2f, 0xfd}},
+	}
+)
+
+// decompress returns the reader of r's content: r itself, or its gzip
+// decompression (gz true) when r starts with the gzip magic bytes.
+func decompress(r io.Reader) (io.Reader, bool, error) {
+	br := bufio.NewReader(r)
+	head, err := br.Peek(6)
+	if err != nil && err != io.EOF && len(head) == 0 {
+		return nil, false, err
+	}
+	if bytes.HasPrefix(head, gzipMagic) {
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			return nil, false, gzipErr(err, 0)
+		}
+		return &gunzip{zr: zr}, true, nil
+	}
+	for _, m := range otherMagic {
+		if bytes.HasPrefix(head, m.magic) {
+			return nil, false, lineErr(0, "the input is %s-compressed; only gzip is read: decompress it first or recompress it with gzip", m.name)
+		}
+	}
+	return br, false, nil
+}
+
+// gunzip reads a gzip stream (of one or more members), turning its errors into
+// *ParseError values that say what is wrong with the stream.
+type gunzip struct {
+	zr  *gzip.Reader
+	out int64 // decompressed bytes returned so far
+}
+
+func (g *gunzip) Read(p []byte) (int, error) {
+	n, err := g.zr.Read(p)
+	g.out += int64(n)
+	if err != nil && err != io.EOF {
+		err = gzipErr(err, g.out)
+	}
+	return n, err
+}
+
+// gzipErr describes an error of compress/gzip; out is the number of bytes
+// decompressed before it.
+func gzipErr(err error, out int64) *ParseError {
+	var why string
+	var corrupt flate.CorruptInputError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF):
+		why = "the stream is truncated (the file ends before the gzip trailer)"
+	case errors.Is(err, gzip.ErrChecksum):
+		why = "checksum mismatch: the compressed data is damaged"
+	case errors.Is(err, gzip.ErrHeader) && out > 0:
+		why = "data after the end of the compressed stream is not gzip"
+	case errors.Is(err, gzip.ErrHeader):
+		why = "invalid header"
+	case errors.As(err, &corrupt):
+		why = fmt.Sprintf("corrupt compressed data at compressed byte %d", int64(corrupt))
+	default:
+		why = err.Error()
+	}
+	if out > 0 {
+		why += fmt.Sprintf(" (after %d decompressed bytes)", out)
+	}
+	return &ParseError{Offset: -1, Reason: "gzip: " + why, Err: err}
+}
+
+// sizeLimit fails with ErrTooLarge when r yields more than max bytes.
+type sizeLimit struct {
+	r   io.Reader
+	max int64
+	n   int64
+	gz  bool
+}
+
+func (l *sizeLimit) Read(p []byte) (int, error) {
+	if l.n > l.max {
+		return 0, l.tooLarge()
+	}
+	if rest := l.max - l.n + 1; int64(len(p)) > rest {
+		p = p[:rest]
+	}
+	n, err := l.r.Read(p)
+	l.n += int64(n)
+	if l.n > l.max {
+		// The bytes up to the limit are good; the caller gets them first and
+		// the error on its next read.
+		n -= int(l.n - l.max)
+		l.n = l.max + 1
+		return n, nil
+	}
+	return n, err
+}
+
+func (l *sizeLimit) tooLarge() *ParseError {
+	what := "the corpus is"
+	if l.gz {
+		what = "gzip: the decompressed corpus is"
+	}
+	return &ParseError{Offset: -1, Err: ErrTooLarge,
+		Reason: fmt.Sprintf("%s larger than the limit of %s (%d bytes)", what, byteSize(l.max), l.max)}
+}
+
+// byteSize formats n bytes as "1 GiB", "64 KiB", "1.5 MiB" or "300 bytes".
+func byteSize(n int64) string {
+	units := []string{"bytes", "KiB", "MiB", "GiB", "TiB"}
+	f, u := float64(n), 0
+	for f >= 1024 && u < len(units)-1 {
+		f /= 1024
+		u++
+	}
+	if u == 0 {
+		return fmt.Sprintf("%d bytes", n)
+	}
+	return fmt.Sprintf("%.4g %s", f, units[u])
 }
 
 var bom = []byte("\ufeff")

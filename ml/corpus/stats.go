@@ -17,8 +17,10 @@ type TagCount struct {
 type Stats struct {
 	Name   string `json:"name"`
 	Format Format `json:"format"`
-	Docs   int    `json:"docs"`
-	Tags   int    `json:"tags"` // vocabulary size
+	// Detected is Corpus.Detected: why Parse chose Format, "" when it was given.
+	Detected string `json:"detected,omitempty"`
+	Docs     int    `json:"docs"`
+	Tags     int    `json:"tags"` // vocabulary size
 	// Uses is the number of (document, tag) pairs: the sum of all cardinalities.
 	Uses int `json:"uses"`
 	// MeanTagsPerDoc = Uses / Docs; MedianTagsPerDoc is the middle cardinality (the
@@ -41,7 +43,7 @@ type Stats struct {
 
 // ComputeStats returns the statistics of c. It runs in O(uses + tags·log tags).
 func ComputeStats(c *Corpus) Stats {
-	s := Stats{Name: c.Name, Format: c.Format, Docs: len(c.Docs), Dropped: c.Dropped}
+	s := Stats{Name: c.Name, Format: c.Format, Detected: c.Detected, Docs: len(c.Docs), Dropped: c.Dropped}
 	count := make(map[string]int)
 	card := make([]int, len(c.Docs))
 	for i, d := range c.Docs {
