@@ -35,6 +35,7 @@ var baselineOrder = baselines.Names
 // evalConfig is the parsed command line of taglens eval.
 type evalConfig struct {
 	modelPaths []string
+	format     corpus.Format // of --corpus and --cross; "" detects it
 	corpusPath string
 	splitPath  string
 	subset     string
@@ -105,6 +106,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 	var (
 		model    = fs.String("model", "", "model file(s) from taglens train: one, or one per trial, comma-separated")
 		corpusP  = fs.String("corpus", "", "the training corpus of the model")
+		format   = fs.String("format", "", "format of --corpus and --cross (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
 		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov) the model was trained with; default: the random split taglens train drew (the split seed recorded in the model, --oov tags)")
 		oovP     = fs.String("oov", "", "reserved OOV tags, one per line, as given to taglens train (for the default split)")
 		subset   = fs.String("subset", "", "documents to evaluate: train, valid, test, oov or all")
@@ -144,6 +146,9 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		cpuProfile: *cpuProf,
 	}
 	var err error
+	if cfg.format, err = corpus.ParseFormat(*format); err != nil {
+		return usage("%v", err)
+	}
 	if *oovP != "" {
 		f, err := os.Open(*oovP)
 		if err != nil {
@@ -285,13 +290,13 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	if len(r.models) == 1 && cfg.trials > 1 && len(cfg.variants) > 0 {
 		r.note("one model file for all trials: the trials of its variants differ only by the evaluation's own randomness")
 	}
-	c, err := corpus.ReadFile(cfg.corpusPath, corpus.ParseOptions{})
+	c, err := corpus.ReadFile(cfg.corpusPath, corpus.ParseOptions{Format: cfg.format})
 	if err != nil {
 		return nil, fmt.Errorf("eval: %w", err)
 	}
 	var cross *corpus.Corpus
 	if cfg.crossPath != "" {
-		if cross, err = corpus.ReadFile(cfg.crossPath, corpus.ParseOptions{}); err != nil {
+		if cross, err = corpus.ReadFile(cfg.crossPath, corpus.ParseOptions{Format: cfg.format}); err != nil {
 			return nil, fmt.Errorf("eval: %w", err)
 		}
 	}

@@ -22,6 +22,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs := newFlagSet("export", "--model MODEL --corpus PATH --out DIR [--variant siamese-ce|ce]", stderr)
 	modelPath := fs.String("model", "", "model file written by taglens train")
 	corpusPath := fs.String("corpus", "", "corpus whose documents are embedded")
+	format := fs.String("format", "", "corpus format (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
 	outDir := fs.String("out", "", "output directory for tensors.tsv and metadata.tsv")
 	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
 	if err := parseFlags(fs, args); err != nil {
@@ -37,7 +38,11 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{})
+	f, err := corpus.ParseFormat(*format)
+	if err != nil {
+		return &usageError{msg: err.Error()}
+	}
+	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{Format: f})
 	if err != nil {
 		return err
 	}
