@@ -100,7 +100,9 @@ func (s *Server) createModel(c echo.Context, req createModelReq) (*ModelRow, *Jo
 	}
 	job, err := s.startTraining(m)
 	if err != nil {
-		s.store.SetModelState(ctx, m.ID, ModelFailed)
+		if serr := s.store.SetModelState(ctx, m.ID, ModelFailed); serr != nil {
+			s.log.Error("recording a model's state", "model", m.ID, "err", serr)
+		}
 		return nil, nil, err
 	}
 	return m, job, nil

@@ -52,22 +52,29 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	default:
 		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
 	}
+	var werr error
+	defer func() {
+		if werr != nil {
+			// The answer could not be written: the client is usually gone.
+			s.log.Debug("writing an error answer", "path", c.Request().URL.Path, "err", werr)
+		}
+	}()
 	if c.Request().Method == http.MethodHead {
-		c.NoContent(code)
+		werr = c.NoContent(code)
 		return
 	}
 	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		c.JSON(code, apiError{msg})
+		werr = c.JSON(code, apiError{msg})
 		return
 	}
 	if c.Request().Header.Get("HX-Request") == "true" {
 		// htmx swaps only 2xx by default; send the message as a fragment with 200
 		// and the real status in a header so the user sees it.
 		c.Response().Header().Set("X-Status", fmt.Sprint(code))
-		render(c, http.StatusOK, views.ErrorBox(msg))
+		werr = render(c, http.StatusOK, views.ErrorBox(msg))
 		return
 	}
-	render(c, code, views.ErrorPage(http.StatusText(code), msg))
+	werr = render(c, code, views.ErrorPage(http.StatusText(code), msg))
 }
 
 // httpErr is a shorthand for an *echo.HTTPError with a message.

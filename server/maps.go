@@ -288,7 +288,7 @@ func serveMap(c echo.Context, e *mapEntry) error {
 		return nil
 	}
 	body := e.json
-	if acceptsGzip(r.Header.Get("Accept-Encoding")) {
+	if e.gz != nil && acceptsGzip(r.Header.Get("Accept-Encoding")) {
 		body = e.gz
 		h["Content-Encoding"] = hdrGzip
 		h[hdrKeyLength] = e.gzLen
@@ -336,10 +336,12 @@ func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
 	var buf bytes.Buffer
 	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
 	zw.Write(b)
-	zw.Close()
+	var gz []byte // nil: served uncompressed
+	if err := zw.Close(); err == nil {
+		gz = buf.Bytes()
+	}
 	sum := sha256.Sum256(b)
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
-	gz := buf.Bytes()
 	return &mapEntry{json: b, gz: gz, etag: etag, data: data, emb: emb,
 		etagHdr: []string{etag}, jsonLen: []string{strconv.Itoa(len(b))}, gzLen: []string{strconv.Itoa(len(gz))}}
 }

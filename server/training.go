@@ -131,7 +131,9 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 			if ctx.Err() != nil {
 				state = ModelInterrupted
 			}
-			st.SetModelState(bg, modelID, state)
+			if serr := st.SetModelState(bg, modelID, state); serr != nil {
+				s.log.Error("recording a model's state", "model", modelID, "state", state, "err", serr)
+			}
 		}
 	}()
 	rep.Progress(0, "loading", "reading the corpus")
@@ -177,7 +179,9 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 			if v > 0 {
 				pt.ValidP2 = &v
 			}
-			st.AppendModelLog(bg, modelID, pt)
+			if err := st.AppendModelLog(bg, modelID, pt); err != nil {
+				s.log.Warn("recording a training point", "model", modelID, "err", err)
+			}
 			rep.Point(pr.Fraction, pr.Stage, msg, pt)
 			return
 		}
@@ -203,8 +207,12 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 		log = append(log, TrainPoint{Stage: e.Stage, Epoch: e.Epoch, Loss: e.Loss, ValidP2: &v})
 	}
 	if len(log) > 0 {
-		st.ResetModelLog(bg, modelID)
-		st.AppendModelLog(bg, modelID, log...)
+		if err := st.ResetModelLog(bg, modelID); err != nil {
+			return fmt.Errorf("recording the training curve: %w", err)
+		}
+		if err := st.AppendModelLog(bg, modelID, log...); err != nil {
+			return fmt.Errorf("recording the training curve: %w", err)
+		}
 	}
 	ij, _ := json.Marshal(infoSummary(info))
 	if err := st.FinishModel(bg, modelID, rel, size, ij); err != nil {

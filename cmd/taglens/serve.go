@@ -177,7 +177,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	defer store.Close()
+	defer func() {
+		if err := store.Close(); err != nil {
+			log.Error("closing the database", "err", err)
+		}
+	}()
 	srv, err := server.New(server.Config{Addr: cfg.addr, MaxUpload: cfg.maxUpload, Demo: !cfg.noDemo,
 		AllowHosts: cfg.allowHosts, Token: cfg.token}, server.Deps{Store: store}, log)
 	if err != nil {
