@@ -85,11 +85,11 @@ func TestMapLoad(t *testing.T) {
 		secs, assert = n, !raceEnabled
 	}
 	// Warm the in-memory cache: the measurement is of a cached map.
-	if _, err := LoadTest(context.Background(), target, 1, 10*time.Second, 1, nil); err != nil {
+	if _, err := loadTest(context.Background(), target, 1, 10*time.Second, 1, nil); err != nil {
 		t.Fatal(err)
 	}
 	for _, enc := range []string{"gzip", "identity"} {
-		res, err := LoadTest(context.Background(), target, 50, time.Duration(secs)*time.Second, 10_000_000,
+		res, err := loadTest(context.Background(), target, 50, time.Duration(secs)*time.Second, 10_000_000,
 			map[string]string{"Accept-Encoding": enc})
 		if err != nil {
 			t.Fatal(err)
@@ -105,8 +105,8 @@ func TestMapLoad(t *testing.T) {
 	if os.Getenv("TAGLENS_WRK") != "" {
 		runWrk(t, target, secs)
 	}
-	if _, err := LoadTest(context.Background(), "http://192.0.2.1/", 1, time.Second, 1, nil); err == nil {
-		t.Error("LoadTest accepted a non-loopback target")
+	if _, err := loadTest(context.Background(), "http://192.0.2.1/", 1, time.Second, 1, nil); err == nil {
+		t.Error("loadTest accepted a non-loopback target")
 	}
 }
 

@@ -28,14 +28,14 @@ func (r LoadResult) String() string {
 		r.P50.Round(time.Microsecond), r.P95.Round(time.Microsecond), r.P99.Round(time.Microsecond), r.Max.Round(time.Microsecond))
 }
 
-// LoadTest sends GET target from conns concurrent keep-alive connections until dur
+// loadTest sends GET target from conns concurrent keep-alive connections until dur
 // has passed or maxRequests requests were sent, reading every body in full, and
 // reports latencies. It refuses any target that is not a loopback address: it is
 // a tool for measuring this server on this machine, never a traffic generator
 // for other hosts. A non-200 status counts as an error. Headers are sent with
 // every request (e.g. Accept-Encoding: gzip, which then arrives undecoded and is
 // not decompressed: the figure is the server's, not a client's gunzip).
-func LoadTest(ctx context.Context, target string, conns int, dur time.Duration, maxRequests int, headers map[string]string) (LoadResult, error) {
+func loadTest(ctx context.Context, target string, conns int, dur time.Duration, maxRequests int, headers map[string]string) (LoadResult, error) {
 	u, err := url.Parse(target)
 	if err != nil {
 		return LoadResult{}, err
