@@ -3,24 +3,22 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
+	"gonum.org/v1/gonum/diff/fd"
 	"gonum.org/v1/gonum/mat"
 )
 
-// numGrad returns the central finite-difference gradient of f at p (p is restored).
+// numGrad returns the central finite-difference gradient (gonum's diff/fd, step
+// 1e-6) of f, a function of the values in p, at p; p is restored.
 func numGrad(p []float64, f func() float64) []float64 {
-	const h = 1e-6
-	g := make([]float64, len(p))
-	for i := range p {
-		old := p[i]
-		p[i] = old + h
-		fp := f()
-		p[i] = old - h
-		fm := f()
-		p[i] = old
-		g[i] = (fp - fm) / (2 * h)
-	}
+	at := slices.Clone(p)
+	g := fd.Gradient(nil, func(x []float64) float64 {
+		copy(p, x)
+		return f()
+	}, at, &fd.Settings{Formula: fd.Central, Step: 1e-6})
+	copy(p, at)
 	return g
 }
 
