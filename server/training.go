@@ -8,7 +8,6 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"strings"
 	"sync"
 	"time"
 
@@ -43,43 +42,18 @@ type TrainParams struct {
 	Kappa string `json:"kappa,omitempty"`
 }
 
-// Caps of the training parameters, shared with taglens train's flags.
-const (
-	MaxTopics       = 1000
-	MaxHiddenWidth  = 4096
-	MaxHiddenLayers = 6
-	MaxLearningRate = 10
-	MaxEpochs       = 100000
-	MaxTrainTime    = 7 * 24 * time.Hour
-)
-
-// validate reports the first out-of-range parameter.
+// validate checks the parameters with ce.Config.Validate, the one check of
+// training parameters shared with taglens train; the error names the API field.
 func (p TrainParams) validate() error {
-	for _, h := range p.Hidden {
-		if h < 1 || h > MaxHiddenWidth {
-			return fmt.Errorf("hidden layer width %d out of range 1..%d", h, MaxHiddenWidth)
+	if !(p.MaxTimeSeconds >= 0 && p.MaxTimeSeconds <= ce.MaxTrainTime.Seconds()) {
+		return fmt.Errorf("max_time_seconds: %v: must be in 0..%v (0 = no limit)", p.MaxTimeSeconds, ce.MaxTrainTime.Seconds())
+	}
+	if err := p.config(0).Validate(); err != nil {
+		var pe *ce.ParamError
+		if errors.As(err, &pe) && pe.Param == "max_time" {
+			pe.Param = "max_time_seconds"
 		}
-	}
-	if len(p.Hidden) > MaxHiddenLayers {
-		return fmt.Errorf("at most %d hidden layers", MaxHiddenLayers)
-	}
-	switch {
-	case p.Topics < 0 || p.Topics > MaxTopics:
-		return fmt.Errorf("topics %d out of range 0..%d", p.Topics, MaxTopics)
-	case p.BatchSize < 0 || p.BatchSize > 100000:
-		return fmt.Errorf("batch_size %d out of range", p.BatchSize)
-	case p.LearningRate < 0 || p.LearningRate > MaxLearningRate:
-		return fmt.Errorf("learning_rate %g out of range", p.LearningRate)
-	case p.MaxEpochs1 < 0 || p.MaxEpochs2 < 0 || p.MaxEpochs1 > MaxEpochs || p.MaxEpochs2 > MaxEpochs:
-		return fmt.Errorf("max_epochs out of range")
-	case p.Patience < 0 || p.EpochExamples < 0 || p.MaxTimeSeconds < 0 || p.MaxTimeSeconds > MaxTrainTime.Seconds():
-		return fmt.Errorf("patience, epoch_examples and max_time_seconds must be non-negative (max_time_seconds at most a week)")
-	case p.Alpha < 0 || p.Lambda < 0 || p.WithinDoc < -1 || p.WithinDoc > 1:
-		return fmt.Errorf("alpha and lambda must be non-negative, within_doc in -1..1")
-	case p.EarlyStop != "" && p.EarlyStop != ce.EarlyStopP2 && p.EarlyStop != ce.EarlyStopMAP:
-		return fmt.Errorf("early_stop %q: must be %s or %s", p.EarlyStop, ce.EarlyStopMAP, ce.EarlyStopP2)
-	case p.Kappa != "" && !slices.Contains(ce.Kappas, p.Kappa):
-		return fmt.Errorf("kappa %q: must be one of %s", p.Kappa, strings.Join(ce.Kappas, ", "))
+		return err
 	}
 	return nil
 }

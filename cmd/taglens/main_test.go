@@ -69,10 +69,10 @@ func TestUsageErrorReported(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"train", "--corpus", "c", "--out", "o", "--decay", "2"}, "--decay must be in (0, 1]"},
-		{[]string{"train", "--corpus", "c", "--out", "o", "--average", "1"}, "--average must be below 1"},
-		{[]string{"train", "--corpus", "c", "--out", "o", "--within-doc", "1.5"}, "--within-doc must be at most 1"},
-		{[]string{"train", "--corpus", "c", "--out", "o", "--term-norm", "l2"}, "--term-norm must be unit or none"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--decay", "2"}, "--decay 2: must be in (0, 1]"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--average", "1"}, "--average 1: must be below 1"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--within-doc", "1.5"}, "--within-doc 1.5: must be at most 1"},
+		{[]string{"train", "--corpus", "c", "--out", "o", "--term-norm", "l2"}, "--term-norm \"l2\": must be unit or none"},
 		{[]string{"prime", "--model", "m", "--tags", "a", "--variant", "x"}, "unknown --variant"},
 	} {
 		var stdout, stderr bytes.Buffer

@@ -3,19 +3,16 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"runtime/pprof"
-	"slices"
 	"strings"
 	"time"
 
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
-	"github.com/taglens/taglens/ml/features"
-	"github.com/taglens/taglens/server"
 )
 
 func init() {
@@ -101,59 +98,23 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}
-	if *termNorm != "" && *termNorm != "unit" && *termNorm != "none" {
-		return &usageError{msg: "--term-norm must be unit or none"}
-	}
-	if _, err := features.ParseScaling(*scaling); err != nil {
-		return &usageError{msg: "--input-scaling must be per-component or common"}
-	}
-	switch {
-	case *average >= 1 || *average != *average:
-		return &usageError{msg: "--average must be below 1 (0 = default, negative = none)"}
-	case *lr < 0 || *lr != *lr || math.IsInf(*lr, 0):
-		return &usageError{msg: "--learning-rate must be positive (0 = default)"}
-	case *decay < 0 || *decay > 1 || *decay != *decay:
-		return &usageError{msg: "--decay must be in (0, 1] (0 = default)"}
-	case *withinDoc > 1 || *withinDoc != *withinDoc:
-		return &usageError{msg: "--within-doc must be at most 1 (0 = default, negative = none)"}
-	case *termSmooth != *termSmooth || math.IsInf(*termSmooth, 0):
-		return &usageError{msg: "--term-smooth must be a finite number (0 = default, negative = none)"}
-	}
-	if !slices.Contains(ce.Kappas, *kappa) {
-		return &usageError{msg: "--kappa must be one of " + strings.Join(ce.Kappas, ", ")}
-	}
-	if *earlyStop != ce.EarlyStopMAP && *earlyStop != ce.EarlyStopP2 {
-		return &usageError{msg: fmt.Sprintf("--early-stop must be %s or %s", ce.EarlyStopMAP, ce.EarlyStopP2)}
-	}
-	if *maxEp1 < 0 || *maxEp2 < 0 || *epochEx < 0 || *patience < 0 || *maxTime < 0 {
-		return &usageError{msg: "--max-epochs1, --max-epochs2, --epoch-examples, --patience and --max-time must not be negative"}
-	}
-	// The same caps as the web app's training parameters (server.TrainParams).
-	switch {
-	case *topics < 0 || *topics > server.MaxTopics:
-		return &usageError{msg: fmt.Sprintf("--topics %d: must be in 0..%d (0 = automatic)", *topics, server.MaxTopics)}
-	case *alpha < 0 || math.IsNaN(*alpha) || math.IsInf(*alpha, 0):
-		return &usageError{msg: fmt.Sprintf("--alpha %v: must be a finite number ≥ 0 (0 = choose on validation)", *alpha)}
-	case *lambda < 0 || math.IsNaN(*lambda) || math.IsInf(*lambda, 0):
-		return &usageError{msg: fmt.Sprintf("--lambda %v: must be a finite number ≥ 0 (0 = choose on validation)", *lambda)}
-	case *lr > server.MaxLearningRate:
-		return &usageError{msg: fmt.Sprintf("--learning-rate %v: must be at most %d", *lr, server.MaxLearningRate)}
-	case *maxEp1 > server.MaxEpochs || *maxEp2 > server.MaxEpochs:
-		return &usageError{msg: fmt.Sprintf("--max-epochs1 and --max-epochs2 must be at most %d", server.MaxEpochs)}
-	case *maxTime > server.MaxTrainTime:
-		return &usageError{msg: fmt.Sprintf("--max-time %v: must be at most %v (a week)", *maxTime, server.MaxTrainTime)}
-	}
 	if *hidden != "" {
 		for _, f := range strings.Split(*hidden, ",") {
 			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil || n <= 0 || n > server.MaxHiddenWidth {
-				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated widths in 1..%d", *hidden, server.MaxHiddenWidth)}
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil {
+				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated layer widths", *hidden)}
 			}
 			cfg.Hidden = append(cfg.Hidden, n)
 		}
-		if len(cfg.Hidden) > server.MaxHiddenLayers {
-			return &usageError{msg: fmt.Sprintf("bad --hidden %q: at most %d layers", *hidden, server.MaxHiddenLayers)}
+	}
+	// The one check of training parameters, shared with the web app's form and
+	// API (ce.Config.Validate); its parameter names are the flags' with '_'.
+	if err := cfg.Validate(); err != nil {
+		var pe *ce.ParamError
+		if errors.As(err, &pe) {
+			return &usageError{msg: fmt.Sprintf("--%s %s", strings.ReplaceAll(pe.Param, "_", "-"), pe.Reason)}
 		}
+		return &usageError{msg: err.Error()}
 	}
 	f, err := corpus.ParseFormat(*format)
 	if err != nil {

@@ -71,6 +71,9 @@ func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config
 	if c == nil || len(c.Docs) == 0 {
 		return nil, errors.New("ce: train: empty corpus")
 	}
+	if err := cfg.Validate(); err != nil {
+		return nil, fmt.Errorf("ce: %w", err)
+	}
 	cfg = cfg.withDefaults()
 	if err := cfg.check(); err != nil {
 		return nil, fmt.Errorf("ce: train: %w", err)

@@ -1,0 +1,101 @@
+package ce
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/taglens/taglens/ml/features"
+)
+
+// Caps of the training parameters. They are the same for `taglens train`, the
+// web form and the API, which all check a Config with Validate.
+const (
+	MaxTopics       = 1000
+	MaxHiddenWidth  = 4096
+	MaxHiddenLayers = 6
+	MaxBatchSize    = 100_000
+	MaxLearningRate = 10
+	MaxEpochs       = 100_000
+	MaxTrainTime    = 7 * 24 * time.Hour
+)
+
+// A ParamError reports a training parameter out of its range. Param is the
+// parameter's name as the API spells it ("learning_rate"); the CLI's flag is
+// the same name with hyphens (--learning-rate).
+type ParamError struct {
+	Param  string
+	Reason string
+}
+
+func (e *ParamError) Error() string { return e.Param + ": " + e.Reason }
+
+// Validate checks the parameters a user can set, as given (before defaults):
+// zero means the default, and where a field says so a negative value means
+// "none". It returns a *ParamError naming the first bad parameter. Train calls
+// it; the CLI, the web form and the API call it before starting a training, so
+// a bad value is refused at once with the same message everywhere.
+func (c Config) Validate() error {
+	bad := func(param, format string, a ...any) error {
+		return &ParamError{Param: param, Reason: fmt.Sprintf(format, a...)}
+	}
+	finite := func(x float64) bool { return !math.IsNaN(x) && !math.IsInf(x, 0) }
+	if len(c.Hidden) > MaxHiddenLayers {
+		return bad("hidden", "%d layers: at most %d", len(c.Hidden), MaxHiddenLayers)
+	}
+	for _, h := range c.Hidden {
+		if h < 1 || h > MaxHiddenWidth {
+			return bad("hidden", "width %d: must be in 1..%d", h, MaxHiddenWidth)
+		}
+	}
+	switch {
+	case c.Topics < 0 || c.Topics > MaxTopics:
+		return bad("topics", "%d: must be in 0..%d (0 = chosen automatically)", c.Topics, MaxTopics)
+	case c.BatchSize < 0 || c.BatchSize > MaxBatchSize:
+		return bad("batch_size", "%d: must be in 0..%d (0 = default)", c.BatchSize, MaxBatchSize)
+	case !finite(c.LearningRate) || c.LearningRate < 0 || c.LearningRate > MaxLearningRate:
+		return bad("learning_rate", "%v: must be in 0..%d (0 = default)", c.LearningRate, MaxLearningRate)
+	case !finite(c.Momentum) || c.Momentum >= 1:
+		return bad("momentum", "%v: must be below 1 (0 = default, negative = none)", c.Momentum)
+	case !finite(c.Decay) || c.Decay < 0 || c.Decay > 1:
+		return bad("decay", "%v: must be in (0, 1] (0 = default)", c.Decay)
+	case c.MaxEpochs1 < 0 || c.MaxEpochs1 > MaxEpochs:
+		return bad("max_epochs1", "%d: must be in 0..%d (0 = default)", c.MaxEpochs1, MaxEpochs)
+	case c.MaxEpochs2 < 0 || c.MaxEpochs2 > MaxEpochs:
+		return bad("max_epochs2", "%d: must be in 0..%d (0 = default)", c.MaxEpochs2, MaxEpochs)
+	case c.Patience < 0:
+		return bad("patience", "%d: must not be negative (0 = default)", c.Patience)
+	case c.EpochExamples < 0:
+		return bad("epoch_examples", "%d: must not be negative (0 = default)", c.EpochExamples)
+	case c.EvalEvery < 0:
+		return bad("eval_every", "%d: must not be negative (0 = default)", c.EvalEvery)
+	case c.MaxTime < 0 || c.MaxTime > MaxTrainTime:
+		return bad("max_time", "%v: must be in 0..%v (0 = no limit)", c.MaxTime, MaxTrainTime)
+	case !finite(c.Alpha) || c.Alpha < 0:
+		return bad("alpha", "%v: must be a finite number ≥ 0 (0 = chosen on validation)", c.Alpha)
+	case !finite(c.Lambda) || c.Lambda < 0:
+		return bad("lambda", "%v: must be a finite number ≥ 0 (0 = chosen on validation)", c.Lambda)
+	case !finite(c.WithinDoc) || c.WithinDoc > 1:
+		return bad("within_doc", "%v: must be at most 1 (0 = default, negative = none)", c.WithinDoc)
+	case !finite(c.WithinDocI3) || c.WithinDocI3 > 1:
+		return bad("within_doc_i3", "%v: must be at most 1 (0 = default, negative = none)", c.WithinDocI3)
+	case !finite(c.TermSmooth):
+		return bad("term_smooth", "%v: must be a finite number (0 = default, negative = none)", c.TermSmooth)
+	case !finite(c.Average) || c.Average >= 1:
+		return bad("average", "%v: must be below 1 (0 = default, negative = none)", c.Average)
+	case c.EarlyStop != "" && c.EarlyStop != EarlyStopMAP && c.EarlyStop != EarlyStopP2:
+		return bad("early_stop", "%q: must be %s or %s", c.EarlyStop, EarlyStopMAP, EarlyStopP2)
+	case c.Kappa != "" && !slices.Contains(Kappas, c.Kappa):
+		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
+	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":
+		return bad("term_norm", "%q: must be unit or none", c.TermNorm)
+	}
+	if c.InputScaling != "" {
+		if _, err := features.ParseScaling(c.InputScaling); err != nil {
+			return bad("input_scaling", "%q: must be per-component or common", c.InputScaling)
+		}
+	}
+	return nil
+}

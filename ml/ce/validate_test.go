@@ -1,0 +1,59 @@
+package ce
+
+import (
+	"errors"
+	"math"
+	"testing"
+	"time"
+)
+
+func TestConfigValidate(t *testing.T) {
+	if err := (Config{}).Validate(); err != nil {
+		t.Fatalf("the zero Config (all defaults): %v", err)
+	}
+	ok := []Config{
+		{Hidden: []int{100, 100, 50}, Topics: MaxTopics, LearningRate: 0.1, Momentum: -1, Average: -1, WithinDoc: -1,
+			TermSmooth: -1, Kappa: KappaPrinted, EarlyStop: EarlyStopP2, TermNorm: "unit", InputScaling: "common", MaxTime: time.Hour},
+	}
+	for _, c := range ok {
+		if err := c.Validate(); err != nil {
+			t.Errorf("%+v: %v", c, err)
+		}
+	}
+	bad := []struct {
+		c     Config
+		param string
+	}{
+		{Config{Hidden: []int{10, 0}}, "hidden"},
+		{Config{Hidden: make([]int, MaxHiddenLayers+1)}, "hidden"},
+		{Config{Topics: -1}, "topics"},
+		{Config{Topics: MaxTopics + 1}, "topics"},
+		{Config{BatchSize: -5}, "batch_size"},
+		{Config{LearningRate: math.NaN()}, "learning_rate"},
+		{Config{LearningRate: MaxLearningRate + 1}, "learning_rate"},
+		{Config{Momentum: 1}, "momentum"},
+		{Config{Decay: 1.5}, "decay"},
+		{Config{MaxEpochs1: -1}, "max_epochs1"},
+		{Config{MaxEpochs2: MaxEpochs + 1}, "max_epochs2"},
+		{Config{Patience: -1}, "patience"},
+		{Config{EpochExamples: -1}, "epoch_examples"},
+		{Config{MaxTime: -time.Second}, "max_time"},
+		{Config{MaxTime: MaxTrainTime + time.Second}, "max_time"},
+		{Config{Alpha: -1}, "alpha"},
+		{Config{Lambda: math.Inf(1)}, "lambda"},
+		{Config{WithinDoc: 1.5}, "within_doc"},
+		{Config{TermSmooth: math.NaN()}, "term_smooth"},
+		{Config{Average: 1}, "average"},
+		{Config{EarlyStop: "loss"}, "early_stop"},
+		{Config{Kappa: "heavy"}, "kappa"},
+		{Config{TermNorm: "l2"}, "term_norm"},
+		{Config{InputScaling: "minmax"}, "input_scaling"},
+	}
+	for _, b := range bad {
+		err := b.c.Validate()
+		var pe *ParamError
+		if !errors.As(err, &pe) || pe.Param != b.param {
+			t.Errorf("%+v: got %v, want a ParamError for %s", b.c, err, b.param)
+		}
+	}
+}
