@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"io"
 	"net/http"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 	"github.com/chromedp/chromedp"
+
+	"github.com/taglens/taglens/ml/corpus"
 )
 
 // corpusInUse is a fresh server with an uploaded corpus that a model uses (the
@@ -122,5 +125,44 @@ func TestBrowserCorpusDeleteInUse(t *testing.T) {
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil || !strings.HasSuffix(loc, "/corpora/"+id) {
 		t.Errorf("location after the refused delete: %q (%v), want the corpus page still", loc, err)
+	}
+}
+
+// TestDeleteReturnsSpace: deleting a large corpus shrinks the database file's
+// pages (incremental vacuum), so uploads followed by deletions do not grow it
+// for ever.
+func TestDeleteReturnsSpace(t *testing.T) {
+	st, err := OpenStore(context.Background(), t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	pages := func() (n, free int) {
+		t.Helper()
+		if err := st.db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if err := st.db.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+			t.Fatal(err)
+		}
+		return n, free
+	}
+	before, _ := pages()
+	c := &corpus.Corpus{Name: "big"}
+	for i := 0; i < 20000; i++ {
+		c.Docs = append(c.Docs, corpus.Document{ID: fmt.Sprintf("d%05d", i), Tags: []string{"rock", "pop", fmt.Sprintf("t%d", i%500), "a fairly long tag to take some room"}})
+	}
+	row, err := st.InsertCorpus(ctx, c, computeStats(c), corpus.Split{}, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	full, _ := pages()
+	if err := st.DeleteCorpus(ctx, row.ID); err != nil {
+		t.Fatal(err)
+	}
+	after, free := pages()
+	if full < before+100 || after > before+(full-before)/10 || free != 0 {
+		t.Errorf("pages: %d empty, %d with the corpus, %d after deleting it (%d free); want the space returned", before, full, after, free)
 	}
 }

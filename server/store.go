@@ -109,7 +109,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	dsn := "file:" + filepath.Join(dir, "taglens.db") +
-		"?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
+		"?_pragma=auto_vacuum(INCREMENTAL)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
 	db, err := sql.Open("sqlite", dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
@@ -118,6 +118,19 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 	if err := s.migrate(ctx); err != nil {
 		db.Close()
 		return nil, err
+	}
+	// Deleting data must give its space back (vacuumSpace). A database made
+	// before auto_vacuum was set keeps its old mode until one full VACUUM.
+	var mode int
+	if err := db.QueryRowContext(ctx, `PRAGMA auto_vacuum`).Scan(&mode); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	if mode != 2 {
+		if _, err := db.ExecContext(ctx, `VACUUM`); err != nil {
+			db.Close()
+			return nil, fmt.Errorf("store: converting the database to incremental vacuum: %w", err)
+		}
 	}
 	if s.RemovedTemp, err = removeTemp(dir); err != nil {
 		db.Close()
@@ -349,8 +362,19 @@ func (s *Store) DeleteCorpus(ctx context.Context, id string) error {
 	if n, _ := res.RowsAffected(); n == 0 {
 		return ErrNotFound
 	}
-	_, err = s.db.ExecContext(ctx, `DELETE FROM documents WHERE corpus_id = ?`, id)
-	return err
+	if _, err = s.db.ExecContext(ctx, `DELETE FROM documents WHERE corpus_id = ?`, id); err != nil {
+		return err
+	}
+	return s.vacuumSpace(ctx)
+}
+
+// vacuumSpace returns the pages that deletions freed to the file system, so that
+// deleting a corpus shrinks the database file (auto_vacuum is INCREMENTAL).
+func (s *Store) vacuumSpace(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		return fmt.Errorf("store: incremental vacuum: %w", err)
+	}
+	return nil
 }
 
 // Model states.
@@ -513,7 +537,7 @@ func (s *Store) DeleteModel(ctx context.Context, id string) error {
 			return err
 		}
 	}
-	return nil
+	return s.vacuumSpace(ctx) // its cached maps can be large
 }
 
 // ModelPath returns the relative path of a model's weights file.
