@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net"
@@ -517,4 +518,53 @@ func TestBrowserExplorerTooltip(t *testing.T) {
 		chromedp.Poll[chromedp.Void](`(function () { var tip = `+tipJS+`; return !tip || tip.style.display === 'none' || tip.style.opacity === '0' || tip.style.visibility === 'hidden'; })()`,
 			chromedp.WithPollingTimeout(5*time.Second), chromedp.WithPollingInterval(50*time.Millisecond)),
 	)
+}
+
+// TestBrowserModelSwitch: on the explorer and the priming page, choosing another
+// model reloads the page for that model alone, so the term and tags chosen for
+// the previous model (possibly outside the new vocabulary) are not kept.
+func TestBrowserModelSwitch(t *testing.T) {
+	ctx := browser(t)
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	var models []string
+	for seed := 1; seed <= 2; seed++ {
+		pj, _ := json.Marshal(map[string]any{"corpus_id": c.ID, "name": fmt.Sprintf("m%d", seed), "seed": seed, "params": fastParams})
+		ids := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", string(pj)))
+		if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+			t.Fatalf("training: %s %s", j.State, j.Message)
+		}
+		models = append(models, ids["model_id"])
+	}
+	base := liveServer(t, ts)
+	for _, page := range []string{"/explorer?variant=ce&term=rock&model=", "/priming?tags=rock,pop&model="} {
+		step(t, ctx, "open "+page, time.Minute,
+			chromedp.Navigate(base+page+models[0]),
+			chromedp.WaitVisible(tid("model-select")),
+			// The change is dispatched after this evaluation returns: the page
+			// navigates away from under it.
+			chromedp.Evaluate[chromedp.Void](`setTimeout(function () {
+				var s = document.querySelector('[data-testid="model-select"]');
+				s.value = '`+models[1]+`';
+				s.dispatchEvent(new Event('change', {bubbles: true}));
+			}, 50)`),
+		)
+		var href string
+		for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(100 * time.Millisecond) {
+			h, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.readyState === 'complete' ? location.href : ''`))
+			if err == nil && strings.Contains(h, "model="+models[1]) {
+				href = h
+				break
+			}
+		}
+		if href == "" {
+			t.Fatalf("%s: switching the model did not load the page of %s", page, models[1])
+		}
+		if strings.Contains(href, "term=") || strings.Contains(href, "tags=") {
+			t.Errorf("%s: after switching the model the page keeps the old choice: %s", page, href)
+		}
+		if strings.HasPrefix(page, "/explorer") && !strings.Contains(href, "variant=ce") {
+			t.Errorf("explorer: the variant was not kept: %s", href)
+		}
+	}
 }

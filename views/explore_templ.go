@@ -35,7 +35,7 @@ func modelSelect(ms []Model, sel string) templ.Component {
 			templ_7745c5c3_Var1 = templ.NopComponent
 		}
 		ctx = templ.ClearChildren(ctx)
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<select name=\"model\" data-testid=\"model-select\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 1, "<select name=\"model\" data-testid=\"model-select\" data-model-switch>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -331,12 +331,27 @@
     load();
   }
 
+  // Switching the model of the explorer or the priming page reloads the page for
+  // that model alone: the term, documents and corpora chosen for the previous
+  // model (and its tag suggestions) may not exist in the new one's vocabulary.
+  function modelSwitch(sel) {
+    sel.addEventListener("change", function () {
+      var form = sel.form;
+      var q = new URLSearchParams();
+      q.set("model", sel.value);
+      var variant = form && form.querySelector("[name=variant]");
+      if (variant) q.set("variant", variant.value);
+      window.location.href = (form ? form.getAttribute("action") : window.location.pathname) + "?" + q.toString();
+    });
+  }
+
   function boot(root) {
     initCharts(root);
     root.querySelectorAll("[data-job]").forEach(watchJob);
     root.querySelectorAll("input[data-autocomplete]").forEach(autocomplete);
     root.querySelectorAll("label.drop").forEach(dropzone);
     root.querySelectorAll("[data-map-url]").forEach(explorer);
+    root.querySelectorAll("select[data-model-switch]").forEach(modelSwitch);
   }
   document.addEventListener("DOMContentLoaded", function () { boot(document); });
   document.addEventListener("htmx:load", function (e) {
