@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"bytes"
@@ -18,9 +18,40 @@ import (
 	"github.com/taglens/taglens/ml/eval"
 )
 
-// PNG figures of `taglens report --charts DIR`, drawn with the standard image
-// packages and x/image's fixed 7×13 font so that the document's figures need
-// no browser and the same reports give the same bytes.
+// PNG figures of the document, drawn with the standard image packages and
+// x/image's fixed 7×13 font so that the document's figures need no browser
+// and the same reports give the same bytes.
+
+const (
+	headlineFigure = "headline" // the name of the headline figure, without extension
+	figureExt      = ".png"
+)
+
+// figureName is the name of a report's figure, without extension: its file's.
+func figureName(r *Report) string { return strings.TrimSuffix(r.File, ".json") }
+
+// A Figure is one image file of the document.
+type Figure struct {
+	Name string // file name, as linked from the document
+	Data []byte
+}
+
+// Figures draws the figures a document with a FigureLink links to: the
+// headline's MAP and AUC bars (when it has a headline) and every report's P@K
+// and precision-recall curves.
+func Figures(d *Document) ([]Figure, error) {
+	s := *d
+	s.Reports = slices.Clone(d.Reports)
+	s.sortReports()
+	var out []Figure
+	if sel := s.headlineReports(); len(sel) > 0 {
+		out = append(out, Figure{Name: headlineFigure + figureExt, Data: headlineChart(sel)})
+	}
+	for _, r := range s.Reports {
+		out = append(out, Figure{Name: figureName(r) + figureExt, Data: reportChart(r)})
+	}
+	return out, nil
+}
 
 // chartSeries is one model's curve (or bars): values and their standard errors.
 type chartSeries struct {
@@ -246,7 +277,7 @@ func drawText(img *image.RGBA, x, y int, s string, c color.RGBA) {
 // reportChart returns the figure of one report: P@K for K = 1..10 and the
 // 11-point precision-recall curve of every model, with standard errors (the
 // two halves of the paper's Figures 8-22).
-func reportChart(r *loadedReport) []byte {
+func reportChart(r *Report) []byte {
 	pk := chartPanel{title: "P@K, " + r.label(), xLabel: "K", yLabel: "P@K"}
 	for k := 1; k <= 10; k++ {
 		pk.xTicks = append(pk.xTicks, fmt.Sprint(k))
@@ -267,7 +298,7 @@ func reportChart(r *loadedReport) []byte {
 
 // headlineChart returns grouped bars of MAP and AUC (± SE) per corpus for the
 // reports of sel, one bar per model.
-func headlineChart(sel []*loadedReport) []byte {
+func headlineChart(sel []*Report) []byte {
 	mapP := chartPanel{title: "MAP, extended priming, test subsets", yLabel: "MAP", bars: true}
 	aucP := chartPanel{title: "AUC, extended priming, test subsets", yLabel: "AUC", bars: true}
 	var models []string
