@@ -3,7 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
-	"image/png"
+	"encoding/xml"
 	"os"
 	"path/filepath"
 	"strings"
@@ -33,19 +33,24 @@ func TestReportCharts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"](results/charts/headline.png)", "](results/charts/a-extended-test.png)"} {
+	for _, want := range []string{"](results/charts/headline.svg)", "](results/charts/a-extended-test.svg)"} {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("document lacks the link %q", want)
 		}
 	}
 	first := map[string][]byte{}
-	for _, name := range []string{"headline.png", "a-extended-test.png"} {
+	for _, name := range []string{"headline.svg", "a-extended-test.svg"} {
 		b, err := os.ReadFile(filepath.Join(charts, name))
 		if err != nil {
 			t.Fatal(err)
 		}
-		if _, err := png.Decode(bytes.NewReader(b)); err != nil {
-			t.Errorf("%s: %v", name, err)
+		if err := xml.Unmarshal(b, new(struct {
+			XMLName xml.Name `xml:"svg"`
+		})); err != nil {
+			t.Errorf("%s: not an SVG document: %v", name, err)
+		}
+		if !bytes.Contains(b, []byte("siamese-ce")) {
+			t.Errorf("%s: no siamese-ce in the legend", name)
 		}
 		first[name] = b
 	}
