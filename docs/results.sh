@@ -18,7 +18,7 @@
 #   3. runs `taglens eval` for every setting, 3 trials (trial i uses the model of
 #      seed i and evaluation/baseline seed i), writing docs/results/*.json, at
 #      most --jobs at a time, longest first
-#   4. renders docs/results.md with `taglens report`, with PNG figures of every
+#   4. renders docs/results.md with `taglens report`, with SVG figures of every
 #      report in docs/results/charts/
 #
 # Caching: a step whose output exists is skipped. Reports are valid for one state of
@@ -305,7 +305,7 @@ if [[ -f docs/results/analysis.md ]]; then
 	printf '\n' >>"$intro"
 	cat docs/results/analysis.md >>"$intro"
 fi
-rm -f "$out"/charts/*.png # figures of reports that no longer exist
+rm -f "$out"/charts/*.svg "$out"/charts/*.png # figures of reports that no longer exist (PNG: older renderings)
 "$bin" report --in "$out" --out docs/results.md --intro "$intro" --claims docs/results/claims.tsv \
 	--corpora mtg-jamendo,cal500,corel5k,magnatagatune-top50,msd-lastfm-top50 --charts "$out/charts"
 echo "results.sh: wrote docs/results.md in $(hms "$wall") (whole generation $(hms "$total"))" >&2

@@ -11,16 +11,13 @@ import (
 	"github.com/go-echarts/go-echarts/v2/opts"
 	ecrender "github.com/go-echarts/go-echarts/v2/render"
 
+	"github.com/taglens/taglens/internal/palette"
 	"github.com/taglens/taglens/ml/eval"
 	"github.com/taglens/taglens/views"
 )
 
 // assetsHost is where go-echarts would load ECharts from: our own embedded copy.
 const assetsHost = "/static/vendor/"
-
-// palette is a colour-blind-friendly series palette (Okabe-Ito, then Tableau).
-var palette = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-	"#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#76B7B2", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"}
 
 func initOpts(id, height string) opts.Initialization {
 	return opts.Initialization{ChartID: id, Width: "100%", Height: height, AssetsHost: assetsHost, Theme: "white", Renderer: "canvas"}
@@ -41,7 +38,7 @@ func snippet(r ecrender.Renderer, id string) views.Chart {
 func baseGlobals(id, height string) []charts.GlobalOpts {
 	return []charts.GlobalOpts{
 		charts.WithInitializationOpts(initOpts(id, height)),
-		charts.WithColorsOpts(opts.Colors(palette)),
+		charts.WithColorsOpts(opts.Colors(palette.Series)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "axis"}),
 		charts.WithGridOpts(opts.Grid{Left: "56", Right: "56", Top: "40", Bottom: "48", ContainLabel: opts.Bool(true)}),
 	}
@@ -133,7 +130,7 @@ func mapChart(id string) views.Chart {
 	c := charts.NewScatter()
 	c.SetGlobalOptions(
 		charts.WithInitializationOpts(initOpts(id, "620px")),
-		charts.WithColorsOpts(opts.Colors(palette)),
+		charts.WithColorsOpts(opts.Colors(palette.Series)),
 		charts.WithTooltipOpts(opts.Tooltip{Show: opts.Bool(true), Trigger: "item"}),
 		charts.WithGridOpts(opts.Grid{Left: "24", Right: "24", Top: "40", Bottom: "56", ContainLabel: opts.Bool(true)}),
 		charts.WithXAxisOpts(opts.XAxis{Type: "value", Scale: opts.Bool(true), SplitLine: &opts.SplitLine{Show: opts.Bool(true), LineStyle: &opts.LineStyle{Color: "#eef0f3"}}, AxisLine: &opts.AxisLine{OnZero: opts.Bool(false)}}),
@@ -287,7 +284,7 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		for i, v := range m.PAtK {
 			ys[i] = opts.LineData{Value: v}
 		}
-		col := palette[i%len(palette)]
+		col := palette.Model(m.Name, i)
 		line.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
 		bars.AddSeries(m.Name, errorBars(m.PAtK, m.PAtKSE), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
 	}
@@ -302,8 +299,8 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
 		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
 	}
-	vm.MAP = barWithSE("map", "MAP", names, mapv, mapse, palette[0])
-	vm.AUC = barWithSE("auc", "AUC", names, aucv, aucse, palette[2])
+	vm.MAP = barWithSE("map", "MAP", names, mapv, mapse, palette.Series[0])
+	vm.AUC = barWithSE("auc", "AUC", names, aucv, aucse, palette.Series[2])
 
 	// Precision at the 11 standard recall levels.
 	pr := charts.NewLine()
@@ -318,12 +315,12 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		levels[i] = fmt.Sprintf("%.1f", float64(i)/10)
 	}
 	pr.SetXAxis(levels)
-	for _, m := range rep.Models {
+	for i, m := range rep.Models {
 		ys := make([]opts.LineData, len(m.PR))
 		for i, v := range m.PR {
 			ys[i] = opts.LineData{Value: v}
 		}
-		pr.AddSeries(m.Name, ys)
+		pr.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: palette.Model(m.Name, i)}))
 	}
 	vm.PR = snippet(pr, "pr")
 }

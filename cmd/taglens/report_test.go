@@ -10,6 +10,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taglens/taglens/internal/report"
 	"github.com/taglens/taglens/ml/eval"
 )
 
@@ -179,5 +180,25 @@ func TestReportCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed report wrote %s", out)
+	}
+}
+
+// TestTrainingJSON: report.Training reads the fields the document shows from
+// the JSON of trainSummary (train --json), under the same names.
+func TestTrainingJSON(t *testing.T) {
+	s := trainSummary{Model: "m", Corpus: "c", TrainDocs: 1, ValidDocs: 2, Vocabulary: 3, Topics: 4, Alpha: 0.5, Lambda: 0.25,
+		Epochs1: 5, Epochs2: 6, ValidP2CE: 0.1, ValidP2Siamese: 0.2, ValidP2Random: 0.3, Seconds: 7.5}
+	b, err := json.Marshal(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got report.Training
+	if err := json.Unmarshal(b, &got); err != nil {
+		t.Fatal(err)
+	}
+	want := report.Training{Corpus: "c", TrainDocs: 1, ValidDocs: 2, Vocabulary: 3, Topics: 4, Alpha: 0.5, Lambda: 0.25,
+		Epochs1: 5, Epochs2: 6, ValidP2CE: 0.1, ValidP2Siamese: 0.2, ValidP2Random: 0.3, Seconds: 7.5}
+	if got != want {
+		t.Errorf("got %+v, want %+v", got, want)
 	}
 }

@@ -1,41 +1,25 @@
 package main
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
-	"strconv"
 	"strings"
 
-	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/internal/report"
 	"github.com/taglens/taglens/ml/eval"
 )
 
 func init() {
 	register(command{name: "suite", summary: "render the development-suite table (docs/suite.md) from docs/suite.sh's results", run: runSuite})
-}
-
-// ours are the model names of taglens's own method in eval reports.
-var ours = []string{"ce", "siamese-ce"}
-
-// suiteRow is one corpus's line of the suite table.
-type suiteRow struct {
-	Corpus string
-	Docs   int // test documents evaluated
-	Metric map[string]eval.Lead
-	// Train times (s) and peak memory (KiB) of the seeds' trainings.
-	TrainSecs []float64
-	TrainCPU  []float64 // user + system CPU seconds
-	TrainRSS  []float64
-	Missing   []string // what is not there yet
 }
 
 func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -48,22 +32,25 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := requireFlags(fs, "in", "out"); err != nil {
 		return err
 	}
-	rows, err := readSuite(*in)
+	s, err := readSuite(*in)
 	if err != nil {
 		return err
 	}
-	var b strings.Builder
-	writeSuite(&b, rows, *in)
-	if *out == "-" {
-		_, err = io.WriteString(stdout, b.String())
+	var b bytes.Buffer
+	if err := report.WriteSuite(&b, s); err != nil {
 		return err
 	}
-	return writeReportFile(*out, []byte(b.String()))
+	if *out == "-" {
+		_, err = stdout.Write(b.Bytes())
+		return err
+	}
+	return writeReportFile(*out, b.Bytes())
 }
 
 // readSuite reads every corpus that has at least one result in dir, in the
-// order of the suite (corpora sorted by name).
-func readSuite(dir string) ([]suiteRow, error) {
+// order of the suite (corpora sorted by name), and the run's commit, code id
+// and run.tsv.
+func readSuite(dir string) (*report.Suite, error) {
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return nil, fmt.Errorf("suite: %w", err)
@@ -83,64 +70,45 @@ func readSuite(dir string) ([]suiteRow, error) {
 			}
 		}
 	}
-	corpora := make([]string, 0, len(names))
-	for n := range names {
-		corpora = append(corpora, n)
-	}
-	sort.Strings(corpora)
-	var rows []suiteRow
-	for _, c := range corpora {
-		row := suiteRow{Corpus: c, Metric: map[string]eval.Lead{}}
+	s := &report.Suite{}
+	for _, c := range slices.Sorted(maps.Keys(names)) {
+		sc := report.SuiteCorpus{Name: c, Reports: map[string]*eval.Report{}}
 		for _, p := range []string{"extended", "priming"} {
 			rep, err := readReport(filepath.Join(dir, c+"."+p+".json"))
 			if errors.Is(err, fs.ErrNotExist) {
-				row.Missing = append(row.Missing, p+" evaluation")
 				continue
 			}
 			if err != nil {
 				return nil, err
 			}
-			if p == "extended" {
-				row.Docs = docsOf(rep)
-			}
-			for _, metric := range []string{"map", "auc"} {
-				if cell, ok := rep.LeadOf(metric, ours); ok {
-					row.Metric[p+" "+metric] = cell
-				}
-			}
+			sc.Reports[p] = rep
 		}
-		for s := 1; ; s++ {
-			b, err := os.ReadFile(filepath.Join(dir, fmt.Sprintf("train-%s-s%d.time", c, s)))
+		for seed := 1; ; seed++ {
+			name := fmt.Sprintf("train-%s-s%d.time", c, seed)
+			b, err := os.ReadFile(filepath.Join(dir, name))
 			if err != nil {
 				break
 			}
-			f := strings.Fields(string(b))
-			if len(f) == 0 {
+			t, ok, err := report.ParseTrainTime(b)
+			if err != nil {
+				return nil, fmt.Errorf("suite: %s: %w", name, err)
+			}
+			if !ok {
 				break // /usr/bin/time writes its file when the training ends: still running
 			}
-			if len(f) < 2 {
-				return nil, fmt.Errorf("suite: train-%s-s%d.time: want \"seconds<TAB>KiB…\", got %q", c, s, string(b))
-			}
-			secs, err1 := strconv.ParseFloat(f[0], 64)
-			rss, err2 := strconv.ParseFloat(f[1], 64)
-			if err1 != nil || err2 != nil {
-				return nil, fmt.Errorf("suite: train-%s-s%d.time: bad figures %q", c, s, string(b))
-			}
-			cpu := math.NaN()
-			if len(f) >= 4 {
-				u, err1 := strconv.ParseFloat(f[2], 64)
-				sy, err2 := strconv.ParseFloat(f[3], 64)
-				if err1 == nil && err2 == nil {
-					cpu = u + sy
-				}
-			}
-			row.TrainSecs = append(row.TrainSecs, secs)
-			row.TrainCPU = append(row.TrainCPU, cpu)
-			row.TrainRSS = append(row.TrainRSS, rss)
+			sc.Trainings = append(sc.Trainings, t)
 		}
-		rows = append(rows, row)
+		s.Corpora = append(s.Corpora, sc)
 	}
-	return rows, nil
+	id, err1 := os.ReadFile(filepath.Join(dir, "CODE_ID"))
+	commit, err2 := os.ReadFile(filepath.Join(dir, "COMMIT"))
+	if err1 == nil && err2 == nil {
+		s.Source = &report.SuiteSource{Commit: string(commit), CodeID: string(id)}
+	}
+	if b, err := os.ReadFile(filepath.Join(dir, "run.tsv")); err == nil {
+		s.Run = strings.Split(strings.TrimSpace(string(b)), "\n")
+	}
+	return s, nil
 }
 
 func readReport(path string) (*eval.Report, error) {
@@ -153,140 +121,4 @@ func readReport(path string) (*eval.Report, error) {
 		return nil, fmt.Errorf("suite: %s: %w", path, err)
 	}
 	return &r, nil
-}
-
-func docsOf(r *eval.Report) int {
-	for _, m := range r.Models {
-		if slices.Contains(ours, m.Name) {
-			return m.Docs
-		}
-	}
-	return 0
-}
-
-func writeSuite(w *strings.Builder, rows []suiteRow, dir string) {
-	fmt.Fprintf(w, "# The development suite: `taglens train` with no flags\n\n")
-	fmt.Fprintf(w, "Generated by `docs/suite.sh` (do not edit by hand). Each corpus: CE and Siamese-CE trained with\n")
-	fmt.Fprintf(w, "the defaults for seeds 1, 2, 3, evaluated on the test documents with every baseline, 3 trials\n")
-	fmt.Fprintf(w, "(trial i: the model of seed i, baselines with seed i). \"Ours\" is the better of CE and Siamese-CE\n")
-	fmt.Fprintf(w, "on that metric, \"best other\" the best of the other models; margin = ours / best other − 1; p is\n")
-	fmt.Fprintf(w, "Student's two-sample t-test over the 3 trials; rank is ours among ours and every other model.\n")
-	id, err1 := os.ReadFile(filepath.Join(dir, "CODE_ID"))
-	commit, err2 := os.ReadFile(filepath.Join(dir, "COMMIT"))
-	if err1 == nil && err2 == nil {
-		c := strings.TrimSpace(string(commit))
-		fmt.Fprintf(w, "\nThe results belong to commit %s (code id %s: a hash of ml/, cmd/taglens, go.mod and go.sum).\n", c[:min(len(c), 12)], strings.TrimSpace(string(id)))
-	}
-	if b, err := os.ReadFile(filepath.Join(dir, "run.tsv")); err == nil {
-		fmt.Fprintf(w, "\nRun:")
-		for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
-			k, v, _ := strings.Cut(line, "\t")
-			fmt.Fprintf(w, " %s %s;", k, v)
-		}
-		fmt.Fprintf(w, "\n")
-	}
-	for _, sec := range []struct{ key, title string }{
-		{"extended", "Extended priming protocol (Eq. 9; every model)"},
-		{"priming", "Priming protocol (Eq. 8; contextual models only: the non-contextual baselines are left out, as the paper does)"},
-	} {
-		fmt.Fprintf(w, "\n## %s\n\n", sec.title)
-		fmt.Fprintf(w, "| corpus | test docs | MAP: ours | best other | margin | p | rank | AUC: ours | best other | margin | p | rank |\n")
-		fmt.Fprintf(w, "|---|---:|---|---|---:|---:|---:|---|---|---:|---:|---:|\n")
-		first, firstBoth, n := 0, 0, 0
-		for _, r := range rows {
-			mp, okM := r.Metric[sec.key+" map"]
-			au, okA := r.Metric[sec.key+" auc"]
-			if !okM || !okA {
-				fmt.Fprintf(w, "| %s | | not run yet | | | | | | | | | |\n", r.Corpus)
-				continue
-			}
-			n++
-			if mp.Rank == 1 {
-				first++
-			}
-			if mp.Rank == 1 && au.Rank == 1 {
-				firstBoth++
-			}
-			fmt.Fprintf(w, "| %s | %d | %s | %s | %s | %s | %s | %s | %s | %s | %s | %s |\n", r.Corpus, r.Docs,
-				cellOurs(mp), cellOther(mp), suiteMargin(mp), suitePval(mp), suiteRank(mp),
-				cellOurs(au), cellOther(au), suiteMargin(au), suitePval(au), suiteRank(au))
-		}
-		if n > 0 {
-			fmt.Fprintf(w, "\nOurs first in MAP on %d of %d corpora, in MAP and AUC on %d of %d.\n", first, n, firstBoth, n)
-		}
-	}
-	fmt.Fprintf(w, "\n## Training with the defaults\n\n")
-	fmt.Fprintf(w, "Wall time, CPU time (user + system) and peak memory (resident set) of `taglens train` per seed,\n")
-	fmt.Fprintf(w, "measured by /usr/bin/time while the script ran (the run line above says how many steps shared\n")
-	fmt.Fprintf(w, "the machine; training uses two threads, so on an idle 2-core machine wall time is below CPU time).\n\n")
-	fmt.Fprintf(w, "| corpus | wall s (seeds 1, 2, 3) | median wall s | median CPU s | peak memory (MiB, max) |\n|---|---|---:|---:|---:|\n")
-	for _, r := range rows {
-		if len(r.TrainSecs) == 0 {
-			continue
-		}
-		var secs []string
-		for _, s := range r.TrainSecs {
-			secs = append(secs, fmt.Sprintf("%.0f", s))
-		}
-		fmt.Fprintf(w, "| %s | %s | %.0f | %.0f | %.0f |\n", r.Corpus, strings.Join(secs, ", "), suiteMedian(r.TrainSecs), suiteMedian(r.TrainCPU), slices.Max(r.TrainRSS)/1024)
-	}
-	var missing []string
-	for _, r := range rows {
-		if len(r.Missing) > 0 {
-			missing = append(missing, fmt.Sprintf("%s (%s)", r.Corpus, strings.Join(r.Missing, ", ")))
-		}
-	}
-	if len(missing) > 0 {
-		fmt.Fprintf(w, "\nNot run yet: %s.\n", strings.Join(missing, "; "))
-	}
-}
-
-func cellOurs(c eval.Lead) string {
-	s := fmt.Sprintf("%.3f ± %.3f %s", c.OursMean, c.OursSE, ce.VariantLabel(c.Ours))
-	if c.Rank == 1 {
-		return "**" + s + "**"
-	}
-	return s
-}
-
-func cellOther(c eval.Lead) string {
-	s := fmt.Sprintf("%.3f ± %.3f %s", c.OtherMean, c.OtherSE, ce.VariantLabel(c.Other))
-	if c.Rank > 1 {
-		return "**" + s + "**"
-	}
-	return s
-}
-
-func suiteMargin(c eval.Lead) string {
-	if math.IsNaN(c.Margin()) {
-		return "–"
-	}
-	return fmt.Sprintf("%+.1f %%", 100*c.Margin())
-}
-
-func suitePval(c eval.Lead) string {
-	if math.IsNaN(c.P) {
-		return "n/a"
-	}
-	if c.P < 0.001 {
-		return "< 0.001"
-	}
-	return fmt.Sprintf("%.3f", c.P)
-}
-
-func suiteRank(c eval.Lead) string {
-	if c.Rank == 1 {
-		return fmt.Sprintf("1 of %d", c.Models)
-	}
-	return fmt.Sprintf("**%d** of %d", c.Rank, c.Models)
-}
-
-func suiteMedian(x []float64) float64 {
-	s := slices.Clone(x)
-	slices.Sort(s)
-	n := len(s)
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
