@@ -30,6 +30,11 @@ type EvalRequest struct {
 	Setting   string   `json:"setting,omitempty"` // within-corpus (default), cross-corpora, incomplete-context, oov
 	Missing   string   `json:"missing,omitempty"` // band "10", "10-30" or "30-50" for incomplete-context
 	Trials    int      `json:"trials,omitempty"`  // default 3
+	// SeedTrials says the models are one training run with several seeds:
+	// trial i uses model i, so the report has one "ce" and one "siamese-ce"
+	// row with error bars over the seeds (as taglens eval with one model per
+	// trial). Trials is then the number of models.
+	SeedTrials bool `json:"seed_trials,omitempty"`
 }
 
 func (r *EvalRequest) normalize() error {
@@ -75,6 +80,15 @@ func (r *EvalRequest) normalize() error {
 	}
 	if r.Missing != "" && eval.Setting(r.Setting) != eval.IncompleteContext {
 		return fmt.Errorf("missing applies only to the incomplete-context setting")
+	}
+	if r.SeedTrials {
+		if len(r.ModelIDs) < 2 {
+			return fmt.Errorf("seed_trials: choose at least two models (one per seed)")
+		}
+		if r.Trials != 0 && r.Trials != len(r.ModelIDs) {
+			return fmt.Errorf("seed_trials: trials must be the number of models (%d), or 0", len(r.ModelIDs))
+		}
+		r.Trials = len(r.ModelIDs)
 	}
 	if r.Trials == 0 {
 		r.Trials = 3
@@ -253,32 +267,49 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		}
 		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
 	}
-	multi := len(req.ModelIDs) > 1
+	var ms []*ce.Model
+	var rows []*ModelRow
 	for _, id := range req.ModelIDs {
 		row, m, err := s.model(ctx, id)
 		if err != nil {
 			return err
 		}
-		suffix := ""
-		if multi {
-			suffix = " (" + row.Name + ")"
-		}
-		if setting == eval.OOVSetting {
-			for _, n := range OOVVariants {
-				plan.Entries = append(plan.Entries, compare.Entry{Name: n + suffix,
-					OOV: func(int, []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
-						om, err := m.OOVEvalModel(n, oovDocs)
-						return om, nil, err
-					}})
-			}
-			continue
-		}
-		if !slices.Equal(m.Vocabulary().Terms(), vocab.Terms()) {
+		if setting != eval.OOVSetting && !slices.Equal(m.Vocabulary().Terms(), vocab.Terms()) {
 			return fmt.Errorf("model %q was trained on another vocabulary than %q; compare models of one corpus", row.Name, first.Name)
 		}
-		for _, v := range []string{ce.VariantCE, ce.VariantSiamese} {
-			plan.Entries = append(plan.Entries, compare.Entry{Name: v + suffix,
-				Model: func(int) (eval.Model, map[string]any, error) { return m.EvalModel(v), nil, nil }})
+		ms, rows = append(ms, m), append(rows, row)
+	}
+	variants := []string{ce.VariantCE, ce.VariantSiamese}
+	if setting == eval.OOVSetting {
+		variants = OOVVariants
+	}
+	// entry returns the report row of variant v: with seed trials the model of
+	// trial t is ms[t], otherwise the one model given.
+	entry := func(name, v string, pick func(t int) int) compare.Entry {
+		model := func(t int) *ce.Model { return ms[pick(t)] }
+		if setting == eval.OOVSetting {
+			return compare.Entry{Name: name, OOV: func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
+				om, err := model(t).OOVEvalModel(v, docs)
+				return om, nil, err
+			}}
+		}
+		return compare.Entry{Name: name, Model: func(t int) (eval.Model, map[string]any, error) {
+			return model(t).EvalModel(v), map[string]any{"model": rows[pick(t)].Name, "train_seed": model(t).Info().Seed}, nil
+		}}
+	}
+	if req.SeedTrials {
+		for _, v := range variants {
+			plan.Entries = append(plan.Entries, entry(v, v, func(t int) int { return t }))
+		}
+	} else {
+		for i := range ms {
+			suffix := ""
+			if len(ms) > 1 {
+				suffix = " (" + rows[i].Name + ")"
+			}
+			for _, v := range variants {
+				plan.Entries = append(plan.Entries, entry(v+suffix, v, func(int) int { return i }))
+			}
 		}
 	}
 	if len(plan.Entries) == 0 {

@@ -20,6 +20,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/eval"
 )
 
 func TestUploadCorpus(t *testing.T) {
@@ -754,5 +755,47 @@ func TestDisconnectLoggedAtDebug(t *testing.T) {
 	s.errorHandler(errors.New("disk full"), e.NewContext(newRequest(http.MethodGet, "/api/corpora", nil), httptest.NewRecorder()))
 	if !strings.Contains(buf.String(), "level=ERROR") {
 		t.Error("a server failure was not logged at ERROR")
+	}
+}
+
+// TestEvaluationSeedTrials: two models of one corpus trained with seeds 1 and 2
+// share its split, and evaluated with seed_trials they are the two trials of one
+// "ce" and one "siamese-ce" row.
+func TestEvaluationSeedTrials(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains two models")
+	}
+	ts := newTestServer(t, Config{})
+	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
+	var ids []string
+	for seed := 1; seed <= 2; seed++ {
+		pj, _ := json.Marshal(map[string]any{"corpus_id": c.ID, "seed": seed, "params": fastParams})
+		r := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", string(pj)))
+		if j := ts.waitJob(r["job_id"]); j.State != JobDone {
+			t.Fatalf("training: %s %s", j.State, j.Message)
+		}
+		ids = append(ids, r["model_id"])
+	}
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+ids[0]+`"],"seed_trials":true}`), 400, "at least two models")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+ids[0]+`","`+ids[1]+`"],"seed_trials":true,"trials":3}`), 400, "number of models")
+	body := `{"model_ids":["` + ids[0] + `","` + ids[1] + `"],"seed_trials":true,"baselines":["random"],"protocol":"extended"}`
+	r := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/evaluations", body))
+	if j := ts.waitJob(r["job_id"]); j.State != JobDone {
+		t.Fatalf("evaluation: %s %s", j.State, j.Message)
+	}
+	rep := decode[eval.Report](t, ts.doJSON(http.MethodGet, "/api/evaluations/"+r["evaluation_id"], ""))
+	var names []string
+	for _, m := range rep.Models {
+		names = append(names, m.Name)
+		if len(m.PerTrial) != 2 {
+			t.Errorf("%s: %d trials, want 2 (one per model)", m.Name, len(m.PerTrial))
+		}
+	}
+	if got := strings.Join(names, ","); got != "random,ce,siamese-ce" || rep.Trials != 2 {
+		t.Errorf("rows %s, %d trials; want random,ce,siamese-ce over 2 trials", got, rep.Trials)
+	}
+	// The two trials of ce use different models: their results differ.
+	if ce := rep.Models[1]; ce.PerTrial[0].MAP == ce.PerTrial[1].MAP {
+		t.Error("both trials of ce have the same MAP: the second model was not used")
 	}
 }

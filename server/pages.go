@@ -591,14 +591,14 @@ func (p *pages) startCompare(c echo.Context) error {
 	}
 	f := c.Request().PostForm
 	req := EvalRequest{ModelIDs: f["model_ids"], Baselines: f["baselines"], CorpusID: f.Get("corpus_id"),
-		Subset: f.Get("subset"), Protocol: f.Get("protocol")}
+		Subset: f.Get("subset"), Protocol: f.Get("protocol"), SeedTrials: f.Get("seed_trials") == "on"}
 	setting := f.Get("setting")
 	if s, band, ok := strings.Cut(setting, "|"); ok {
 		req.Setting, req.Missing = s, band
 	} else {
 		req.Setting = setting
 	}
-	if v := f.Get("trials"); v != "" {
+	if v := f.Get("trials"); v != "" && !req.SeedTrials {
 		n, err := strconv.Atoi(v)
 		if err != nil {
 			return httpErr(http.StatusBadRequest, "trials must be an integer")
