@@ -15,9 +15,3 @@ func parseCorpus(r io.Reader, name, format string, maxBytes int64) (*corpus.Corp
 	}
 	return corpus.Parse(r, corpus.ParseOptions{Format: f, Name: name, MaxBytes: maxBytes})
 }
-
-// defaultSplit is the split stored with an uploaded corpus: none yet (empty), which
-// means training draws a random 2:1 split with corpus.DefaultSplitSeed (see trainSplit).
-func defaultSplit(c *corpus.Corpus, seed uint64) (corpus.Split, error) {
-	return corpus.Split{}, nil
-}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -797,5 +798,51 @@ func TestEvaluationSeedTrials(t *testing.T) {
 	// The two trials of ce use different models: their results differ.
 	if ce := rep.Models[1]; ce.PerTrial[0].MAP == ce.PerTrial[1].MAP {
 		t.Error("both trials of ce have the same MAP: the second model was not used")
+	}
+}
+
+// TestUploadWithSplit: a split file uploaded with the corpus is stored and used
+// by training; a bad one is refused with its line and nothing is stored.
+func TestUploadWithSplit(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	upload := func(split string) *httptest.ResponseRecorder {
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		fw, _ := w.CreateFormFile("file", "songs.tsv")
+		fw.Write(smallTSV())
+		if split != "" {
+			sw, _ := w.CreateFormFile("split", "split.tsv")
+			sw.Write([]byte(split))
+		}
+		w.Close()
+		return ts.do(http.MethodPost, "/api/corpora", &buf, w.FormDataContentType())
+	}
+	var good, bad strings.Builder
+	for i := 0; i < 60; i++ {
+		sub := "train"
+		switch i % 5 {
+		case 3:
+			sub = "valid"
+		case 4:
+			sub = "test"
+		}
+		fmt.Fprintf(&good, "d%02d\t%s\n", i, sub)
+		if i != 7 {
+			fmt.Fprintf(&bad, "d%02d\t%s\n", i, sub)
+		}
+	}
+	fmt.Fprintf(&bad, "d07\ttrian\n")
+	wantError(t, upload(bad.String()), http.StatusBadRequest, "split file: corpus: split: line 60: unknown subset \"trian\"")
+	if n := len(decode[[]corpusJSON](t, ts.doJSON(http.MethodGet, "/api/corpora", ""))); n != 0 {
+		t.Fatalf("a refused upload stored %d corpora", n)
+	}
+	rec := upload(good.String())
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("upload with a split: %d %s", rec.Code, rec.Body)
+	}
+	id := decode[corpusJSON](t, rec).ID
+	d := decode[corpusDetailJSON](t, ts.doJSON(http.MethodGet, "/api/corpora/"+id, ""))
+	if d.Split.Train != 36 || d.Split.Valid != 12 || d.Split.Test != 12 {
+		t.Errorf("stored split: %+v, want 36 train, 12 valid, 12 test", d.Split)
 	}
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -37,13 +38,20 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 	name := strings.TrimSpace(c.QueryParam("name"))
 	format := strings.TrimSpace(c.QueryParam("format"))
 	csrfOK := !csrfPartRequired(c) // a page form without the header carries its token as a field
+	var (
+		cp        *corpus.Corpus // the parsed "file"
+		splitText []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
+	)
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			if !csrfOK {
 				return nil, errCSRF()
 			}
-			return nil, httpErr(http.StatusBadRequest, "%v", errNoFile)
+			if cp == nil {
+				return nil, httpErr(http.StatusBadRequest, "%v", errNoFile)
+			}
+			return s.storeUpload(c, cp, splitText)
 		}
 		if err != nil {
 			var mb *http.MaxBytesError
@@ -87,7 +95,10 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 			if name == "" || name == "." || name == "/" {
 				name = "uploaded corpus"
 			}
-			cp, err := parseCorpus(part, name, format, s.cfg.MaxCorpus)
+			if cp != nil {
+				return nil, httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
+			}
+			parsed, err := parseCorpus(part, name, format, s.cfg.MaxCorpus)
 			if err != nil {
 				var mb *http.MaxBytesError
 				if errors.As(err, &mb) {
@@ -98,19 +109,22 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 				}
 				return nil, httpErr(http.StatusBadRequest, "%v", err)
 			}
-			if err := validateCorpus(cp.Docs); err != nil {
+			if err := validateCorpus(parsed.Docs); err != nil {
 				return nil, httpErr(http.StatusBadRequest, "%v", err)
 			}
-			split, err := defaultSplit(cp, 1)
-			if err != nil {
-				return nil, httpErr(http.StatusBadRequest, "%v", err)
+			cp = parsed
+		case "split":
+			if !csrfOK {
+				return nil, errCSRF()
 			}
-			row, err := s.store.InsertCorpus(req.Context(), cp, computeStats(cp), split, false)
+			b, err := io.ReadAll(io.LimitReader(part, maxSplitBytes+1))
 			if err != nil {
 				return nil, err
 			}
-			s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags, "format", row.Format, "detected", row.Detected)
-			return row, nil
+			if len(b) > maxSplitBytes {
+				return nil, httpErr(http.StatusRequestEntityTooLarge, "split file larger than %d bytes", maxSplitBytes)
+			}
+			splitText = b
 		default:
 			// Unknown fields are drained and ignored.
 			if _, err := io.Copy(io.Discard, part); err != nil {
@@ -118,6 +132,33 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 			}
 		}
 	}
+}
+
+// maxSplitBytes bounds an uploaded split file.
+const maxSplitBytes = 64 << 20
+
+// storeUpload stores an uploaded corpus with its split: the split file's when
+// one came with it (checked against the documents: every id known, assigned
+// once, and all documents assigned), else none (training then draws the random
+// split of corpus.DefaultSplitSeed).
+func (s *Server) storeUpload(c echo.Context, cp *corpus.Corpus, splitText []byte) (*CorpusRow, error) {
+	var split corpus.Split
+	if len(bytes.TrimSpace(splitText)) > 0 {
+		var err error
+		if split, err = corpus.ReadSplit(bytes.NewReader(splitText), cp); err != nil {
+			return nil, httpErr(http.StatusBadRequest, "split file: %v", err)
+		}
+		if len(split.Train) == 0 {
+			return nil, httpErr(http.StatusBadRequest, "split file: no document is in train")
+		}
+	}
+	row, err := s.store.InsertCorpus(c.Request().Context(), cp, computeStats(cp), split, false)
+	if err != nil {
+		return nil, err
+	}
+	s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags,
+		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0)
+	return row, nil
 }
 
 // validateCorpus refuses corpora the method cannot learn from.
