@@ -1,10 +1,13 @@
 package server
 
 import (
+	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"net/http"
+	"reflect"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -126,5 +129,34 @@ func TestContextMap(t *testing.T) {
 	train := corpus.DemoSplit(c).Train[0]
 	if _, o := m.Vocabulary().Encode(c.Docs[train]); len(o) == 0 {
 		wantError(t, ts.doJSON(http.MethodGet, base+"?doc="+c.Docs[train].ID+"&corpus="+corpusID, ""), 422, "no out-of-vocabulary")
+	}
+}
+
+// TestMapJSONDocsOnce: a document's tags appear once in a map's JSON however
+// many of its terms are points, and decoding restores every point's tags.
+func TestMapJSONDocsOnce(t *testing.T) {
+	tags := []string{"rock", "guitar", "loud", "a-long-tag-that-shows-up"}
+	md := MapData{Term: "rock", Variant: "ce", KL: 0.5}
+	for i, term := range tags {
+		md.Points = append(md.Points, MapPoint{X: float64(i), Term: term, DocID: "d1", Corpus: "songs", Kind: "accompany", Tags: tags})
+	}
+	// The same id in another corpus is another document.
+	md.Points = append(md.Points, MapPoint{Term: "jazz", DocID: "d1", Corpus: "other", Tags: []string{"jazz"}})
+	b, err := json.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := strings.Count(string(b), `"loud","a-long-tag-that-shows-up"`); n != 1 {
+		t.Errorf("the document's tag list appears %d times in %s", n, b)
+	}
+	var back MapData
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(back, md) {
+		t.Errorf("round trip:\n got %+v\nwant %+v", back, md)
+	}
+	if err := json.Unmarshal([]byte(`{"points":[{"doc":3}],"docs":[]}`), &back); err == nil {
+		t.Error("a point naming a missing document was accepted")
 	}
 }

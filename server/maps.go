@@ -32,7 +32,7 @@ type MapPoint struct {
 	Kind    string   `json:"kind"` // instance | accompany | oov | negative
 	Corpus  string   `json:"corpus"`
 	Cluster int      `json:"cluster"`
-	Tags    []string `json:"tags"`
+	Tags    []string `json:"-"` // the document's tags; in the JSON, once per document (MapData.MarshalJSON)
 }
 
 // MapData is the map API's answer.
@@ -41,6 +41,71 @@ type MapData struct {
 	Variant string     `json:"variant"`
 	Points  []MapPoint `json:"points"`
 	KL      float64    `json:"kl"`
+}
+
+// The JSON of a map lists each document's tags once, in "docs", and every
+// point names its document by index ("doc"): a point's tags are its document's,
+// and repeating them per point made a 444-point map of a corpus of long
+// documents 344 kB.
+type (
+	mapPointJSON struct {
+		X       float64 `json:"x"`
+		Y       float64 `json:"y"`
+		Term    string  `json:"term"`
+		DocID   string  `json:"doc_id"`
+		Kind    string  `json:"kind"`
+		Corpus  string  `json:"corpus"`
+		Cluster int     `json:"cluster"`
+		Doc     int     `json:"doc"` // index into docs
+	}
+	mapDocJSON struct {
+		Corpus string   `json:"corpus"`
+		ID     string   `json:"id"`
+		Tags   []string `json:"tags"`
+	}
+	mapDataJSON struct {
+		Term    string         `json:"term"`
+		Variant string         `json:"variant"`
+		Points  []mapPointJSON `json:"points"`
+		Docs    []mapDocJSON   `json:"docs"`
+		KL      float64        `json:"kl"`
+	}
+)
+
+// MarshalJSON writes the map with its documents' tags listed once.
+func (d MapData) MarshalJSON() ([]byte, error) {
+	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL,
+		Points: make([]mapPointJSON, len(d.Points)), Docs: []mapDocJSON{}}
+	index := map[[2]string]int{}
+	for i, p := range d.Points {
+		key := [2]string{p.Corpus, p.DocID}
+		k, ok := index[key]
+		if !ok {
+			k = len(out.Docs)
+			index[key] = k
+			out.Docs = append(out.Docs, mapDocJSON{Corpus: p.Corpus, ID: p.DocID, Tags: p.Tags})
+		}
+		out.Points[i] = mapPointJSON{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus, Cluster: p.Cluster, Doc: k}
+	}
+	return json.Marshal(out)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes, each point getting its
+// document's tags back.
+func (d *MapData) UnmarshalJSON(b []byte) error {
+	var in mapDataJSON
+	if err := json.Unmarshal(b, &in); err != nil {
+		return err
+	}
+	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Points: make([]MapPoint, len(in.Points))}
+	for i, p := range in.Points {
+		if p.Doc < 0 || p.Doc >= len(in.Docs) {
+			return fmt.Errorf("map point %d: document %d of %d", i, p.Doc, len(in.Docs))
+		}
+		d.Points[i] = MapPoint{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus,
+			Cluster: p.Cluster, Tags: in.Docs[p.Doc].Tags}
+	}
+	return nil
 }
 
 // mapEntry is a computed base map kept in memory: its JSON and the t-SNE

@@ -228,6 +228,8 @@
 
     function draw(data) {
       points = data.points;
+      // Each document's tags come once, in data.docs; points refer to them.
+      if (Array.isArray(data.docs)) points.forEach(function (p) { var d = data.docs[p.doc]; p.tags = d ? d.tags : []; });
       var groups = {};
       var order = [];
       points.forEach(function (p, i) {
