@@ -19,6 +19,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/tsne"
 )
@@ -261,7 +262,7 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 	if _, ok := m.Vocabulary().ID(term); !ok {
 		return httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", term)
 	}
-	corpora := splitList(c.QueryParam("corpus"))
+	corpora := textlist.Split(c.QueryParam("corpus"))
 	if len(corpora) == 0 {
 		corpora = []string{row.CorpusID}
 	}
@@ -271,7 +272,7 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 			return notFound(err, "corpus", id)
 		}
 	}
-	docs := splitList(c.QueryParam("docs"))
+	docs := textlist.Split(c.QueryParam("docs"))
 	key := row.ID + "|" + mapKey(variant, term, corpora)
 	if len(docs) == 0 {
 		defer h.s.maps.link(reqKey, key) // next time the fast path answers
@@ -409,16 +410,6 @@ func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
 	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
 	return &mapEntry{json: b, gz: gz, etag: etag, data: data, emb: emb,
 		etagHdr: []string{etag}, jsonLen: []string{strconv.Itoa(len(b))}, gzLen: []string{strconv.Itoa(len(gz))}}
-}
-
-func splitList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 // mapJob starts (or joins) the background job computing a base map.

@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/internal/atomicfile"
+	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/compare"
@@ -134,7 +135,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		return nil, &usageError{msg: msg, shown: true}
 	}
 	cfg := &evalConfig{
-		modelPaths: splitList(*model),
+		modelPaths: textlist.Split(*model),
 		corpusPath: *corpusP,
 		splitPath:  *split,
 		subset:     strings.ToLower(*subset),
@@ -200,7 +201,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 	case v == "":
 		cfg.variants = []string{ce.VariantCE, ce.VariantSiamese}
 	default:
-		cfg.variants = splitList(v)
+		cfg.variants = textlist.Split(v)
 	}
 	for _, v := range cfg.variants {
 		ok := ce.ValidVariant(v)
@@ -216,7 +217,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 	case "all":
 		cfg.baselines = slices.Clone(baselineOrder)
 	default:
-		for _, name := range splitList(b) {
+		for _, name := range textlist.Split(b) {
 			if !slices.Contains(baselineOrder, name) {
 				return usage("unknown baseline %q (want %s or all)", name, strings.Join(baselineOrder, ","))
 			}
@@ -242,17 +243,6 @@ func protocolSet(fs *flag.FlagSet) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "protocol" })
 	return set
-}
-
-// splitList splits a comma-separated list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
 }
 
 // evalRun holds what the trials need.

@@ -12,6 +12,7 @@ import (
 	"sort"
 
 	"github.com/taglens/taglens/internal/report"
+	"github.com/taglens/taglens/internal/textlist"
 )
 
 func init() {
@@ -62,7 +63,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return fmt.Errorf("report: no eval report in %s", *in)
 	}
 	doc.Title = *title
-	doc.CorpusOrder = splitList(*corpora)
+	doc.CorpusOrder = textlist.Split(*corpora)
 	if *intro != "" {
 		b, err := os.ReadFile(*intro)
 		if err != nil {

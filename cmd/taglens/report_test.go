@@ -79,7 +79,7 @@ func TestReportCommand(t *testing.T) {
 			Models: []eval.ModelReport{fakeModel("ce", 0.3, 0, 0.3, 0, nil)},
 		})
 	}
-	writeJSONFile(t, filepath.Join(dir, "a-s1.train.json"), trainSummary{Model: "a-s1.model", Corpus: "a", Vocabulary: 12, TrainDocs: 30, Seconds: 4.25})
+	writeJSONFile(t, filepath.Join(dir, "a-s1.train.json"), trainSummary{Model: "a-s1.model", Training: report.Training{Corpus: "a", Vocabulary: 12, TrainDocs: 30, Seconds: 4.25}})
 	writeJSONFile(t, filepath.Join(dir, "other.json"), map[string]int{"x": 1})
 	if err := os.WriteFile(filepath.Join(dir, "run.tsv"), []byte("wall time\t1h 2m\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -180,25 +180,5 @@ func TestReportCommandErrors(t *testing.T) {
 	}
 	if _, err := os.Stat(out); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("a failed report wrote %s", out)
-	}
-}
-
-// TestTrainingJSON: report.Training reads the fields the document shows from
-// the JSON of trainSummary (train --json), under the same names.
-func TestTrainingJSON(t *testing.T) {
-	s := trainSummary{Model: "m", Corpus: "c", TrainDocs: 1, ValidDocs: 2, Vocabulary: 3, Topics: 4, Alpha: 0.5, Lambda: 0.25,
-		Epochs1: 5, Epochs2: 6, ValidP2CE: 0.1, ValidP2Siamese: 0.2, ValidP2Random: 0.3, Seconds: 7.5}
-	b, err := json.Marshal(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got report.Training
-	if err := json.Unmarshal(b, &got); err != nil {
-		t.Fatal(err)
-	}
-	want := report.Training{Corpus: "c", TrainDocs: 1, ValidDocs: 2, Vocabulary: 3, Topics: 4, Alpha: 0.5, Lambda: 0.25,
-		Epochs1: 5, Epochs2: 6, ValidP2CE: 0.1, ValidP2Siamese: 0.2, ValidP2Random: 0.3, Seconds: 7.5}
-	if got != want {
-		t.Errorf("got %+v, want %+v", got, want)
 	}
 }

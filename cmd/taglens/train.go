@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/internal/report"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -24,21 +25,11 @@ const trainSynopsis = "--corpus PATH [--format F] [--split PATH] [--oov PATH] --
 
 // trainSummary is the --json output of taglens train.
 type trainSummary struct {
-	Model          string        `json:"model"`
-	Corpus         string        `json:"corpus"`
-	TrainDocs      int           `json:"train_docs"`
-	ValidDocs      int           `json:"valid_docs"`
-	Vocabulary     int           `json:"vocabulary"`
-	Topics         int           `json:"topics"`
-	Alpha          float64       `json:"alpha"`
-	Lambda         float64       `json:"lambda"`
-	Epochs1        int           `json:"epochs_stage1"`
-	Epochs2        int           `json:"epochs_stage2"`
-	ValidP2CE      float64       `json:"valid_p2_ce"`
-	ValidP2Siamese float64       `json:"valid_p2_siamese_ce"`
-	ValidP2Random  float64       `json:"valid_p2_random"`
-	Seconds        float64       `json:"seconds"`
-	Log            []ce.LogEntry `json:"log"`
+	Model string `json:"model"`
+	// The fields docs/results.md shows of a training (report.Training, one
+	// definition for the writer and the reader of this JSON).
+	report.Training
+	Log []ce.LogEntry `json:"log"`
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -177,10 +168,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		*out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
 		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, in.StopReason2, in.ValidP2Random)
 	if *jsonOut != "" {
-		s := trainSummary{Model: *out, Corpus: c.Name, TrainDocs: in.TrainDocs, ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(),
-			Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda, Epochs1: in.Epochs1, Epochs2: in.Epochs2,
-			ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese, ValidP2Random: in.ValidP2Random,
-			Seconds: time.Since(start).Seconds(), Log: in.Log}
+		s := trainSummary{Model: *out, Log: in.Log, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
+			ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(), Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda,
+			Epochs1: in.Epochs1, Epochs2: in.Epochs2, ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese,
+			ValidP2Random: in.ValidP2Random, Seconds: time.Since(start).Seconds()}}
 		return writeJSONTo(*jsonOut, stdout, s)
 	}
 	return nil

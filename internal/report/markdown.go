@@ -27,6 +27,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/eval"
 )
@@ -131,17 +132,6 @@ func Pairs(rows [][]string) [][2]string {
 	return out
 }
 
-// splitList splits a comma-separated list, dropping blanks.
-func splitList(s string) []string {
-	var out []string
-	for _, f := range strings.Split(s, ",") {
-		if f = strings.TrimSpace(f); f != "" {
-			out = append(out, f)
-		}
-	}
-	return out
-}
-
 // CheckReport rejects reports whose arrays are too short to render.
 func CheckReport(r *eval.Report) error {
 	for _, m := range r.Models {
@@ -177,7 +167,7 @@ func ParseClaims(r io.Reader) ([]Claim, error) {
 			}
 		}
 		c := Claim{Corpus: f[0], EvalCorpus: f[1], Protocol: f[2], Subset: f[3], Missing: f[4],
-			Ours: splitList(f[5]), Metric: strings.ToLower(f[6]), Margin: math.NaN(), Statement: f[8]}
+			Ours: textlist.Split(f[5]), Metric: strings.ToLower(f[6]), Margin: math.NaN(), Statement: f[8]}
 		if c.Metric != "map" && c.Metric != "auc" {
 			return nil, fmt.Errorf("line %d: metric %q, want map or auc", line, f[6])
 		}
