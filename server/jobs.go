@@ -49,6 +49,10 @@ type runningJob struct {
 	done    chan struct{}
 	started time.Time
 	eta     float64
+	// estimate is the job's own estimate of its remaining time (Reporter.Estimate),
+	// made at estAt; zero: extrapolate the fraction done.
+	estimate time.Duration
+	estAt    time.Time
 }
 
 // errCancelled is the cause of a job cancelled by a user.
@@ -169,7 +173,10 @@ func (m *Jobs) finish(rj *runningJob, err error) {
 func (m *Jobs) update(rj *runningJob, f func(*JobRow), pt *TrainPoint) {
 	m.mu.Lock()
 	f(rj.row)
-	if rj.row.State == JobRunning && rj.row.Progress > 0.01 && !rj.started.IsZero() {
+	switch {
+	case rj.row.State == JobRunning && rj.estimate > 0:
+		rj.eta = max(rj.estimate-time.Since(rj.estAt), 0).Seconds()
+	case rj.row.State == JobRunning && rj.row.Progress > 0.01 && !rj.started.IsZero():
 		el := time.Since(rj.started).Seconds()
 		rj.eta = el * (1 - rj.row.Progress) / rj.row.Progress
 	}
@@ -293,6 +300,15 @@ type Reporter struct {
 
 // ID is the job's id.
 func (r *Reporter) ID() string { return r.rj.row.ID }
+
+// Estimate gives the job's own estimate of its remaining time, used for the
+// ETA from the next update on instead of extrapolating the fraction done
+// (training knows its epochs and their cost); zero goes back to extrapolating.
+func (r *Reporter) Estimate(d time.Duration) {
+	r.m.mu.Lock()
+	r.rj.estimate, r.rj.estAt = d, time.Now()
+	r.m.mu.Unlock()
+}
 
 // Progress sets the fraction done (0..1), the stage and a message.
 func (r *Reporter) Progress(frac float64, stage, msg string) {

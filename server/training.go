@@ -141,6 +141,7 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 				msg = fmt.Sprintf("%s epoch %d/%d, loss %.4g", pr.Stage, pr.Epoch, pr.Epochs, pr.Loss)
 			}
 		}
+		rep.Estimate(pr.ETA) // ce estimates from its epochs' cost and early stopping
 		key := fmt.Sprintf("%s/%d", pr.Stage, pr.Epoch)
 		if (pr.Stage == "stage1" || pr.Stage == "stage2") && pr.Epoch > 0 && key != lastKey {
 			lastKey = key

@@ -558,12 +558,12 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 		cfg  Config
 		want string
 	}{
-		{Config{Average: 1}, "weight average"},
-		{Config{Average: math.NaN()}, "weight average"},
-		{Config{Decay: 1.5}, "decay"},
-		{Config{WithinDoc: 2}, "within-document"},
-		{Config{LearningRate: -1}, "learning rate"},
-		{Config{TermSmooth: math.Inf(1)}, "smoothing"},
+		{Config{Average: 1}, "average: 1"},
+		{Config{Average: math.NaN()}, "average: NaN"},
+		{Config{Decay: 1.5}, "decay: 1.5"},
+		{Config{WithinDoc: 2}, "within_doc: 2"},
+		{Config{LearningRate: -1}, "learning_rate: -1"},
+		{Config{TermSmooth: math.Inf(1)}, "term_smooth: +Inf"},
 	} {
 		_, err := Train(context.Background(), c, corpus.Split{Train: []int{0, 1}}, tc.cfg, nil)
 		if err == nil || !strings.Contains(err.Error(), tc.want) {

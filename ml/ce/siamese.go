@@ -61,7 +61,14 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 				t.bestSiam = st.bestVal.p2
 			}
 			frac := fracLo + (fracHi-fracLo)*max(float64(epoch)/float64(maxEpochs), t.stageFrac(start, deadline))
-			t.report(Progress{Stage: stageName(stage), Epoch: epoch, Epochs: maxEpochs, Loss: loss, Fraction: frac,
+			var eta time.Duration
+			if stage == "stage2" {
+				eta = time.Duration(epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, maxEpochs)) * (t.elapsed() - start) / time.Duration(epoch)
+			} else { // a pilot: the pilots left, then stage 2
+				t.nPilots = max(t.nPilots-1, 0)
+				eta = t.etaAfterStage1(t.nPilots)
+			}
+			t.report(Progress{Stage: stageName(stage), Epoch: epoch, Epochs: maxEpochs, Loss: loss, Fraction: frac, ETA: eta,
 				Message: fmt.Sprintf("%s: validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", stage, v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {
 				reason = fmt.Sprintf("no better validation %s in %d evaluations", cfg.EarlyStop, cfg.Patience)
@@ -116,6 +123,7 @@ func (t *trainer) stage2() error {
 		// Pilots: one short epoch each (a quarter of an epoch's pairs); under a
 		// time limit, together at most 30 % of the time that remains.
 		pilotPairs := max(epochPairs/4, cfg.BatchSize)
+		t.nPilots = len(alphas) * len(lambdas)
 		per := time.Duration(float64(remaining) * 0.3 / float64(len(alphas)*len(lambdas)))
 		bestScore := math.Inf(-1)
 		i := 0

@@ -55,6 +55,38 @@ type trainer struct {
 	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
 	lastFrac         float64
+
+	// For the time estimate (Progress.ETA): the mean wall time of a stage-1
+	// epoch and the number of stage-1 epochs (run, or expected while it runs).
+	epoch1  time.Duration
+	epochs1 int
+	nPilots int
+}
+
+// gridLen is the number of values stage 2 tries for a parameter: its grid when
+// the parameter is zero (chosen on validation), else one.
+func gridLen(v float64, grid []float64) int {
+	if v == 0 {
+		return len(grid)
+	}
+	return 1
+}
+
+// epochsLeft estimates how many more epochs a stage runs after epoch, whose
+// best evaluation so far was at bestEpoch: early stopping ends it patience
+// evaluations (every evalEvery epochs) after its best unless a better one
+// comes, and we assume none does, so a new best lengthens the estimate by a few
+// epochs instead of the estimate swinging between the stage's maximum and zero.
+func epochsLeft(epoch, bestEpoch, patience, evalEvery, maxEpochs int) int {
+	return max(0, min(bestEpoch+patience*evalEvery, maxEpochs)-epoch)
+}
+
+// etaAfterStage1 estimates the time of the pilots and stage 2 from stage 1's
+// epochs: a pilot is a quarter epoch of pairs, a pair costs two examples, and
+// stage 2 is expected to run as many epochs as stage 1 (at most MaxEpochs2).
+func (t *trainer) etaAfterStage1(pilotsLeft int) time.Duration {
+	pilots := time.Duration(pilotsLeft) * t.epoch1 / 2
+	return pilots + time.Duration(min(t.epochs1, t.cfg.MaxEpochs2))*2*t.epoch1
 }
 
 // Train learns the CE and Siamese-CE models from the training documents of split
@@ -106,7 +138,10 @@ func (t *trainer) report(p Progress) {
 	t.lastFrac = p.Fraction
 	if p.Fraction > 0.02 && p.Fraction < 1 {
 		el := t.elapsed()
-		p.ETA = time.Duration(float64(el) * (1 - p.Fraction) / p.Fraction).Round(time.Second)
+		if p.ETA <= 0 { // no estimate from the stage: extrapolate the fraction done
+			p.ETA = time.Duration(float64(el) * (1 - p.Fraction) / p.Fraction)
+		}
+		p.ETA = p.ETA.Round(time.Second)
 		if t.cfg.MaxTime > 0 {
 			p.ETA = min(p.ETA, max(t.cfg.MaxTime-el, 0)).Round(time.Second)
 		}
@@ -445,6 +480,10 @@ func (t *trainer) stage1() error {
 	st := &early{crit: cfg.EarlyStop}
 	info := &t.m.info
 	info.StopReason1 = "max epochs"
+	// The α/λ pilots of stage 2, for the time estimate.
+	if n := gridLen(cfg.Alpha, cfg.AlphaGrid) * gridLen(cfg.Lambda, cfg.LambdaGrid); n > 1 {
+		t.nPilots = n
+	}
 	epochs := 0
 	for epoch := 1; epoch <= cfg.MaxEpochs1; epoch++ {
 		buf = set.epochExamples(t.rng, limit, buf)
@@ -482,7 +521,11 @@ func (t *trainer) stage1() error {
 			stop := st.observe(v, epoch, cur, cfg.Patience)
 			t.bestCE = st.bestVal.p2
 			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
-			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac,
+			t.epoch1 = (t.elapsed() - prep) / time.Duration(epoch)
+			left := epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, cfg.MaxEpochs1)
+			t.epochs1 = epoch + left
+			eta := time.Duration(left)*t.epoch1 + t.etaAfterStage1(t.nPilots)
+			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac, ETA: eta,
 				Message: fmt.Sprintf("validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {
 				info.StopReason1 = fmt.Sprintf("no better validation %s in %d evaluations", cfg.EarlyStop, cfg.Patience)

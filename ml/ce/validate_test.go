@@ -57,3 +57,17 @@ func TestConfigValidate(t *testing.T) {
 		}
 	}
 }
+
+func TestEpochsLeft(t *testing.T) {
+	for _, c := range []struct{ epoch, best, patience, every, max, want int }{
+		{5, 5, 6, 1, 30, 6},   // a new best: patience epochs to go
+		{8, 5, 6, 1, 30, 3},   // three evaluations without a better one
+		{11, 5, 6, 1, 30, 0},  // patience exhausted
+		{28, 27, 6, 1, 30, 2}, // the maximum comes first
+		{4, 2, 3, 2, 30, 4},   // evaluations every 2 epochs
+	} {
+		if got := epochsLeft(c.epoch, c.best, c.patience, c.every, c.max); got != c.want {
+			t.Errorf("epochsLeft(%d, %d, %d, %d, %d) = %d, want %d", c.epoch, c.best, c.patience, c.every, c.max, got, c.want)
+		}
+	}
+}
