@@ -1,0 +1,191 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/taglens/taglens/ml/corpus"
+)
+
+// CorpusRow is a stored corpus without its documents.
+type CorpusRow struct {
+	ID        string
+	Name      string
+	Format    string
+	Detected  string // why the parser chose Format; "" when it was given
+	Docs      int
+	Tags      int
+	Stats     CorpusStats
+	Split     corpus.Split
+	Builtin   bool
+	CreatedAt time.Time
+}
+
+// CorpusStats is what the corpus pages chart (paper Figures 3 and 4).
+type CorpusStats struct {
+	// TagCounts are (tag, number of documents using it), in descending count order
+	// (ties by tag) — the tag-use distribution of Figure 3.
+	TagCounts []TagCount `json:"tag_counts"`
+	// Cardinality[k] is the number of documents with exactly k tags (Figure 4).
+	Cardinality []int   `json:"cardinality"`
+	MeanTags    float64 `json:"mean_tags"`
+}
+
+// TagCount is one tag and its document frequency.
+type TagCount struct {
+	Tag   string `json:"tag"`
+	Count int    `json:"count"`
+}
+
+// InsertCorpus stores c with its stats and split in one transaction and returns its row.
+func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool) (*CorpusRow, error) {
+	row := &CorpusRow{ID: newID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
+		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
+	stJSON, _ := json.Marshal(st)
+	spJSON, _ := json.Marshal(split)
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
+	defer tx.Rollback()
+	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli()); err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
+	stmt, err := tx.PrepareContext(ctx, `INSERT INTO documents (corpus_id, idx, doc_id, tags_json) VALUES (?, ?, ?, ?)`)
+	if err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
+	defer stmt.Close()
+	for i, d := range c.Docs {
+		tj, _ := json.Marshal(d.Tags)
+		if _, err := stmt.ExecContext(ctx, row.ID, i, d.ID, string(tj)); err != nil {
+			return nil, fmt.Errorf("store: insert corpus: %w", err)
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
+	return row, nil
+}
+
+const corpusCols = `id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at`
+
+func scanCorpus(sc scanner) (*CorpusRow, error) {
+	var r CorpusRow
+	var st, sp string
+	var created int64
+	if err := sc.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &st, &sp, &r.Builtin, &created); err != nil {
+		return nil, err
+	}
+	r.CreatedAt = time.UnixMilli(created)
+	if err := json.Unmarshal([]byte(st), &r.Stats); err != nil {
+		return nil, fmt.Errorf("store: corpus %s stats: %w", r.ID, err)
+	}
+	if err := json.Unmarshal([]byte(sp), &r.Split); err != nil {
+		return nil, fmt.Errorf("store: corpus %s split: %w", r.ID, err)
+	}
+	return &r, nil
+}
+
+// Corpus returns the corpus row with the given id.
+func (s *Store) Corpus(ctx context.Context, id string) (*CorpusRow, error) {
+	r, err := scanCorpus(s.db.QueryRowContext(ctx, `SELECT `+corpusCols+` FROM corpora WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return r, err
+}
+
+// Corpora lists all corpora, newest first. The rows carry no Stats and no
+// Split (use Corpus for one corpus's): the lists of the home and corpora pages
+// are read on every visit and must not decode every corpus's tag counts.
+func (s *Store) Corpora(ctx context.Context) ([]*CorpusRow, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT id, name, format, detected, docs, tags, builtin, created_at FROM corpora ORDER BY created_at DESC, id`)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	var out []*CorpusRow
+	for rows.Next() {
+		var r CorpusRow
+		var created int64
+		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &r.Builtin, &created); err != nil {
+			return nil, err
+		}
+		r.CreatedAt = time.UnixMilli(created)
+		out = append(out, &r)
+	}
+	return out, rows.Err()
+}
+
+// Documents re-reads the documents of a stored corpus, in their original order.
+func (s *Store) Documents(ctx context.Context, corpusID string) (*corpus.Corpus, error) {
+	row, err := s.Corpus(ctx, corpusID)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := s.db.QueryContext(ctx, `SELECT doc_id, tags_json FROM documents WHERE corpus_id = ? ORDER BY idx`, corpusID)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	c := &corpus.Corpus{Name: row.Name, Format: corpus.Format(row.Format), Docs: make([]corpus.Document, 0, row.Docs)}
+	for rows.Next() {
+		var d corpus.Document
+		var tj string
+		if err := rows.Scan(&d.ID, &tj); err != nil {
+			return nil, err
+		}
+		if err := json.Unmarshal([]byte(tj), &d.Tags); err != nil {
+			return nil, fmt.Errorf("store: corpus %s document %s: %w", corpusID, d.ID, err)
+		}
+		c.Docs = append(c.Docs, d)
+	}
+	return c, rows.Err()
+}
+
+// DeleteCorpus removes a corpus and its documents.
+func (s *Store) DeleteCorpus(ctx context.Context, id string) error {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM corpora WHERE id = ?`, id)
+	if err != nil {
+		return err
+	}
+	if n, _ := res.RowsAffected(); n == 0 {
+		return ErrNotFound
+	}
+	if _, err = s.db.ExecContext(ctx, `DELETE FROM documents WHERE corpus_id = ?`, id); err != nil {
+		return err
+	}
+	return s.vacuumSpace(ctx)
+}
+
+// vacuumSpace returns the pages that deletions freed to the file system, so that
+// deleting a corpus shrinks the database file (auto_vacuum is INCREMENTAL).
+func (s *Store) vacuumSpace(ctx context.Context) error {
+	if _, err := s.db.ExecContext(ctx, `PRAGMA incremental_vacuum`); err != nil {
+		return fmt.Errorf("store: incremental vacuum: %w", err)
+	}
+	return nil
+}
+
+// Document returns one document of a stored corpus by its id.
+func (s *Store) Document(ctx context.Context, corpusID, docID string) (*corpus.Document, error) {
+	var tj string
+	err := s.db.QueryRowContext(ctx, `SELECT tags_json FROM documents WHERE corpus_id = ? AND doc_id = ?`, corpusID, docID).Scan(&tj)
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	if err != nil {
+		return nil, err
+	}
+	d := &corpus.Document{ID: docID}
+	if err := json.Unmarshal([]byte(tj), &d.Tags); err != nil {
+		return nil, err
+	}
+	return d, nil
+}

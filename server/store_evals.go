@@ -1,0 +1,73 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// EvalRow is a stored evaluation run.
+type EvalRow struct {
+	ID        string
+	JobID     string
+	CorpusID  string
+	Request   json.RawMessage
+	Report    json.RawMessage // empty until the job is done
+	CreatedAt time.Time
+}
+
+// InsertEval stores a new evaluation without a report.
+func (s *Store) InsertEval(ctx context.Context, e *EvalRow) error {
+	if e.ID == "" {
+		e.ID = newID()
+	}
+	e.CreatedAt = time.UnixMilli(now())
+	_, err := s.db.ExecContext(ctx, `INSERT INTO evaluations (id, job_id, corpus_id, request_json, created_at) VALUES (?, ?, ?, ?, ?)`,
+		e.ID, e.JobID, e.CorpusID, string(e.Request), e.CreatedAt.UnixMilli())
+	return err
+}
+
+// SetEvalReport stores the finished report.
+func (s *Store) SetEvalReport(ctx context.Context, id string, report []byte) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE evaluations SET report_json = ? WHERE id = ?`, string(report), id)
+	return err
+}
+
+// SetEvalJob records the job computing the evaluation.
+func (s *Store) SetEvalJob(ctx context.Context, id, jobID string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE evaluations SET job_id = ? WHERE id = ?`, jobID, id)
+	return err
+}
+
+const evalCols = `id, job_id, corpus_id, request_json, report_json, created_at`
+
+func scanEval(sc scanner) (*EvalRow, error) {
+	var r EvalRow
+	var req, rep string
+	var c int64
+	if err := sc.Scan(&r.ID, &r.JobID, &r.CorpusID, &req, &rep, &c); err != nil {
+		return nil, err
+	}
+	r.Request = json.RawMessage(req)
+	if rep != "" {
+		r.Report = json.RawMessage(rep)
+	}
+	r.CreatedAt = time.UnixMilli(c)
+	return &r, nil
+}
+
+// Eval returns the evaluation with the given id.
+func (s *Store) Eval(ctx context.Context, id string) (*EvalRow, error) {
+	r, err := scanEval(s.db.QueryRowContext(ctx, `SELECT `+evalCols+` FROM evaluations WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return r, err
+}
+
+// Evals lists evaluations, newest first.
+func (s *Store) Evals(ctx context.Context) ([]*EvalRow, error) {
+	return queryAll(ctx, s.db, scanEval, `SELECT `+evalCols+` FROM evaluations ORDER BY created_at DESC, id`)
+}

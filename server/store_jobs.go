@@ -1,0 +1,126 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// Job states.
+const (
+	JobQueued      = "queued"
+	JobRunning     = "running"
+	JobDone        = "done"
+	JobFailed      = "failed"
+	JobCancelled   = "cancelled"
+	JobInterrupted = "interrupted"
+)
+
+// JobRow is a stored job.
+type JobRow struct {
+	ID         string          `json:"id"`
+	Kind       string          `json:"kind"`
+	TargetID   string          `json:"target_id"`
+	Params     json.RawMessage `json:"-"`
+	State      string          `json:"state"`
+	Progress   float64         `json:"progress"`
+	Stage      string          `json:"stage"`
+	Message    string          `json:"message"`
+	CreatedAt  time.Time       `json:"created_at"`
+	StartedAt  time.Time       `json:"started_at"`
+	FinishedAt time.Time       `json:"finished_at"`
+}
+
+// Finished reports whether the job can make no more progress.
+func (j *JobRow) Finished() bool {
+	switch j.State {
+	case JobDone, JobFailed, JobCancelled, JobInterrupted:
+		return true
+	}
+	return false
+}
+
+const jobCols = `id, kind, target_id, params_json, state, progress, stage, message, created_at, started_at, finished_at`
+
+func scanJob(sc scanner) (*JobRow, error) {
+	var r JobRow
+	var params string
+	var c, st, fi int64
+	if err := sc.Scan(&r.ID, &r.Kind, &r.TargetID, &params, &r.State, &r.Progress, &r.Stage, &r.Message, &c, &st, &fi); err != nil {
+		return nil, err
+	}
+	r.Params = json.RawMessage(params)
+	r.CreatedAt = time.UnixMilli(c)
+	if st != 0 {
+		r.StartedAt = time.UnixMilli(st)
+	}
+	if fi != 0 {
+		r.FinishedAt = time.UnixMilli(fi)
+	}
+	return &r, nil
+}
+
+// InsertJob stores a new queued job.
+func (s *Store) InsertJob(ctx context.Context, j *JobRow) error {
+	if j.ID == "" {
+		j.ID = newID()
+	}
+	j.State = JobQueued
+	j.CreatedAt = time.UnixMilli(now())
+	if len(j.Params) == 0 {
+		j.Params = json.RawMessage("{}")
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, kind, target_id, params_json, state, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		j.ID, j.Kind, j.TargetID, string(j.Params), j.State, j.CreatedAt.UnixMilli())
+	return err
+}
+
+// Job returns the job with the given id.
+func (s *Store) Job(ctx context.Context, id string) (*JobRow, error) {
+	r, err := scanJob(s.db.QueryRowContext(ctx, `SELECT `+jobCols+` FROM jobs WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return r, err
+}
+
+// Jobs lists jobs, newest first; kind "" means every kind.
+func (s *Store) Jobs(ctx context.Context, kind string) ([]*JobRow, error) {
+	q := `SELECT ` + jobCols + ` FROM jobs`
+	var args []any
+	if kind != "" {
+		q += ` WHERE kind = ?`
+		args = append(args, kind)
+	}
+	return queryAll(ctx, s.db, scanJob, q+` ORDER BY created_at DESC, id`, args...)
+}
+
+// UpdateJob writes a job's state, progress, stage and message (and timestamps).
+func (s *Store) UpdateJob(ctx context.Context, j *JobRow) error {
+	var st, fi int64
+	if !j.StartedAt.IsZero() {
+		st = j.StartedAt.UnixMilli()
+	}
+	if !j.FinishedAt.IsZero() {
+		fi = j.FinishedAt.UnixMilli()
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE jobs SET state = ?, progress = ?, stage = ?, message = ?, started_at = ?, finished_at = ? WHERE id = ?`,
+		j.State, j.Progress, j.Stage, j.Message, st, fi, j.ID)
+	return err
+}
+
+// MarkInterrupted marks every job left queued or running by a previous process as
+// interrupted and returns how many there were.
+func (s *Store) MarkInterrupted(ctx context.Context) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `UPDATE jobs SET state = ?, finished_at = ?,
+		message = 'the server stopped while this job was ' || state
+			|| CASE WHEN state = ? AND stage <> '' THEN ', at stage ' || stage || ' (' || CAST(CAST(ROUND(100 * progress) AS INTEGER) AS TEXT) || ' %)' ELSE '' END
+			|| CASE WHEN message <> '' THEN '; last progress: ' || message ELSE '' END
+		WHERE state IN (?, ?)`, JobInterrupted, now(), JobRunning, JobQueued, JobRunning)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}

@@ -1,0 +1,183 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/taglens/taglens/internal/atomicfile"
+)
+
+// Model states.
+const (
+	ModelTraining = "training"
+	ModelReady    = "ready"
+	ModelFailed   = "failed"
+	// ModelInterrupted is a model whose training job died with the process or
+	// was cancelled; it can be restarted.
+	ModelInterrupted = "interrupted"
+)
+
+// ModelRow is a stored model's metadata.
+type ModelRow struct {
+	ID        string
+	CorpusID  string
+	Name      string
+	Seed      uint64
+	Params    json.RawMessage
+	State     string
+	Path      string // model file, relative to the data dir
+	Size      int64
+	JobID     string
+	Log       []TrainPoint
+	Info      json.RawMessage // what training recorded (stopping epoch, pairing, …)
+	Error     string          // why a failed model cannot be used, when known
+	CreatedAt time.Time
+}
+
+// TrainPoint is one entry of a training curve.
+type TrainPoint struct {
+	Stage   string   `json:"stage"`
+	Epoch   int      `json:"epoch"`
+	Loss    float64  `json:"loss"`
+	ValidP2 *float64 `json:"valid_p2,omitempty"`
+}
+
+const modelCols = `id, corpus_id, name, seed, params_json, state, path, size, job_id, log_json, info_json, error, created_at`
+
+func scanModel(sc scanner) (*ModelRow, error) {
+	var r ModelRow
+	var params, lg, info string
+	var seed int64
+	var created int64
+	if err := sc.Scan(&r.ID, &r.CorpusID, &r.Name, &seed, &params, &r.State, &r.Path, &r.Size, &r.JobID, &lg, &info, &r.Error, &created); err != nil {
+		return nil, err
+	}
+	r.Seed = uint64(seed)
+	r.Params = json.RawMessage(params)
+	r.Info = json.RawMessage(info)
+	r.CreatedAt = time.UnixMilli(created)
+	if err := json.Unmarshal([]byte(lg), &r.Log); err != nil {
+		return nil, fmt.Errorf("store: model %s log: %w", r.ID, err)
+	}
+	return &r, nil
+}
+
+// InsertModel stores a new model row in state "training".
+func (s *Store) InsertModel(ctx context.Context, m *ModelRow) error {
+	if m.ID == "" {
+		m.ID = newID()
+	}
+	m.State = ModelTraining
+	m.CreatedAt = time.UnixMilli(now())
+	if len(m.Params) == 0 {
+		m.Params = json.RawMessage("{}")
+	}
+	_, err := s.db.ExecContext(ctx, `INSERT INTO models (id, corpus_id, name, seed, params_json, state, job_id, created_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, m.CorpusID, m.Name, int64(m.Seed), string(m.Params), m.State, m.JobID, m.CreatedAt.UnixMilli())
+	return err
+}
+
+// Model returns the model row with the given id.
+func (s *Store) Model(ctx context.Context, id string) (*ModelRow, error) {
+	r, err := scanModel(s.db.QueryRowContext(ctx, `SELECT `+modelCols+` FROM models WHERE id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return r, err
+}
+
+// Models lists all models, newest first.
+func (s *Store) Models(ctx context.Context) ([]*ModelRow, error) {
+	return queryAll(ctx, s.db, scanModel, `SELECT `+modelCols+` FROM models ORDER BY created_at DESC, id`)
+}
+
+// SetModelJob records the job currently training the model.
+func (s *Store) SetModelJob(ctx context.Context, id, jobID string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET job_id = ?, state = ? WHERE id = ?`, jobID, ModelTraining, id)
+	return err
+}
+
+// AppendModelLog appends points to a model's training curve.
+func (s *Store) AppendModelLog(ctx context.Context, id string, pts ...TrainPoint) error {
+	m, err := s.Model(ctx, id)
+	if err != nil {
+		return err
+	}
+	lg := append(m.Log, pts...)
+	b, _ := json.Marshal(lg)
+	_, err = s.db.ExecContext(ctx, `UPDATE models SET log_json = ? WHERE id = ?`, string(b), id)
+	return err
+}
+
+// ResetModelLog clears a model's training curve (on restart).
+func (s *Store) ResetModelLog(ctx context.Context, id string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET log_json = '[]' WHERE id = ?`, id)
+	return err
+}
+
+// FinishModel records the model file and marks the model ready.
+func (s *Store) FinishModel(ctx context.Context, id, path string, size int64, info json.RawMessage) error {
+	if len(info) == 0 {
+		info = json.RawMessage("{}")
+	}
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, path = ?, size = ?, info_json = ? WHERE id = ?`, ModelReady, path, size, string(info), id)
+	return err
+}
+
+// SetModelBroken marks a model failed with the reason it cannot be used (its
+// file is missing or damaged), so that it is never served again.
+func (s *Store) SetModelBroken(ctx context.Context, id, reason string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, error = ? WHERE id = ?`, ModelFailed, reason, id)
+	return err
+}
+
+// SetModelState sets a model's state.
+func (s *Store) SetModelState(ctx context.Context, id, state string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ? WHERE id = ?`, state, id)
+	return err
+}
+
+// DeleteModel removes a model row, its cached maps and its file.
+func (s *Store) DeleteModel(ctx context.Context, id string) error {
+	m, err := s.Model(ctx, id)
+	if err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM models WHERE id = ?`, id); err != nil {
+		return err
+	}
+	if _, err := s.db.ExecContext(ctx, `DELETE FROM maps WHERE model_id = ?`, id); err != nil {
+		return err
+	}
+	if m.Path != "" {
+		if err := os.Remove(filepath.Join(s.dir, m.Path)); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return err
+		}
+	}
+	return s.vacuumSpace(ctx) // its cached maps can be large
+}
+
+// ModelPath returns the relative path of a model's weights file.
+func ModelPath(id string) string { return filepath.Join("models", id+".tlm") }
+
+// WriteFileAtomic writes what write produces to dir/rel atomically
+// (internal/atomicfile): a crash leaves either the old file or the new one,
+// never a torn one. It returns the file size.
+func (s *Store) WriteFileAtomic(rel string, write func(w io.Writer) error) (int64, error) {
+	return atomicfile.Write(filepath.Join(s.dir, rel), 0o644, write)
+}
+
+// InterruptOrphanModels marks models still "training" whose job is not queued or
+// running as interrupted (their process died).
+func (s *Store) InterruptOrphanModels(ctx context.Context) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ? WHERE state = ? AND
+		job_id NOT IN (SELECT id FROM jobs WHERE state IN (?, ?))`, ModelInterrupted, ModelTraining, JobQueued, JobRunning)
+	return err
+}
