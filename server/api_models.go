@@ -1,6 +1,8 @@
 package server
 
 import (
+	"archive/zip"
+	"bytes"
 	"errors"
 	"fmt"
 	"net/http"
@@ -11,6 +13,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/projector"
 	"github.com/taglens/taglens/ml/ce"
 )
 
@@ -367,4 +370,61 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 		return httpErr(http.StatusNotFound, "term %q is not a tag of document %q", term, docID)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"term": term, "doc_id": docID, "doc_tags": doc.Tags, "neighbours": list})
+}
+
+// projector: GET /api/models/:id/projector[?variant=siamese-ce|ce][&corpus=ID] —
+// a zip of the TensorFlow Embedding Projector's two files (tensors.tsv,
+// metadata.tsv) with one CE instance per (document, tag) of the corpus (the
+// model's own by default), as `taglens export` writes them.
+func (h *modelsAPI) projector(c echo.Context) error {
+	row, m, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	variant := c.QueryParam("variant")
+	if variant == "" {
+		variant = ce.VariantSiamese
+	}
+	if !ce.ValidVariant(variant) {
+		return httpErr(http.StatusBadRequest, "variant must be %s or %s", ce.VariantSiamese, ce.VariantCE)
+	}
+	corpusID := c.QueryParam("corpus")
+	if corpusID == "" {
+		corpusID = row.CorpusID
+	}
+	ctx := c.Request().Context()
+	docs, err := h.s.store.Documents(ctx, corpusID)
+	if err != nil {
+		return notFound(err, "corpus", corpusID)
+	}
+	// Both files are built in memory first: an error must still be able to
+	// answer with a status, which a half-sent zip cannot.
+	var tensors, metadata bytes.Buffer
+	rows, _, err := projector.Write(ctx, m, variant, docs.Docs, &tensors, &metadata)
+	if err != nil {
+		return err
+	}
+	if rows == 0 {
+		return httpErr(http.StatusConflict, "no document of corpus %q has a tag in the model's vocabulary", docs.Name)
+	}
+	var zbuf bytes.Buffer
+	zw := zip.NewWriter(&zbuf)
+	for _, f := range []struct {
+		name string
+		b    []byte
+	}{{"tensors.tsv", tensors.Bytes()}, {"metadata.tsv", metadata.Bytes()}} {
+		w, err := zw.Create(f.name)
+		if err != nil {
+			return err
+		}
+		if _, err := w.Write(f.b); err != nil {
+			return err
+		}
+	}
+	if err := zw.Close(); err != nil {
+		return err
+	}
+	name := fmt.Sprintf("taglens-%s-%s-projector.zip", row.ID, variant)
+	c.Response().Header().Set(echo.HeaderContentDisposition, fmt.Sprintf("attachment; filename=%q", name))
+	return c.Blob(http.StatusOK, "application/zip", zbuf.Bytes())
 }

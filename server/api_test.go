@@ -1,12 +1,14 @@
 package server
 
 import (
+	"archive/zip"
 	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"mime/multipart"
 	"net/http"
@@ -845,4 +847,36 @@ func TestUploadWithSplit(t *testing.T) {
 	if d.Split.Train != 36 || d.Split.Valid != 12 || d.Split.Test != 12 {
 		t.Errorf("stored split: %+v, want 36 train, 12 valid, 12 test", d.Split)
 	}
+}
+
+// TestProjectorDownload: the projector zip holds tensors.tsv and metadata.tsv
+// with one line per instance (plus metadata's header), vectors of the CE width.
+func TestProjectorDownload(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	rec := ts.do(http.MethodGet, "/api/models/"+modelID+"/projector?variant=ce", nil, "")
+	if rec.Code != http.StatusOK || rec.Header().Get("Content-Type") != "application/zip" {
+		t.Fatalf("projector: %d %s", rec.Code, rec.Header().Get("Content-Type"))
+	}
+	zr, err := zip.NewReader(bytes.NewReader(rec.Body.Bytes()), int64(rec.Body.Len()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string][]string{}
+	for _, f := range zr.File {
+		r, err := f.Open()
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, _ := io.ReadAll(r)
+		r.Close()
+		files[f.Name] = strings.Split(strings.TrimSuffix(string(b), "\n"), "\n")
+	}
+	tens, meta := files["tensors.tsv"], files["metadata.tsv"]
+	if len(tens) < 100 || len(meta) != len(tens)+1 || meta[0] != "tag\tdoc_id\tin_doc_tags\tkind" {
+		t.Fatalf("%d tensor lines, %d metadata lines (header %q)", len(tens), len(meta), meta[0])
+	}
+	if n := len(strings.Split(tens[0], "\t")); n != fastParams.Hidden[len(fastParams.Hidden)-1] {
+		t.Errorf("vectors of %d values, want the CE width %d", n, fastParams.Hidden[len(fastParams.Hidden)-1])
+	}
+	wantError(t, ts.do(http.MethodGet, "/api/models/"+modelID+"/projector?variant=lsa", nil, ""), 400, "variant")
 }

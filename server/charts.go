@@ -143,7 +143,7 @@ func mapChart(id string) views.Chart {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
 	)
 	c.AddSeries("points", nil)
-	return withOptions(snippet(c, id), map[string]map[string]any{"tooltip": mapTooltip})
+	return withOptions(snippet(c, id), map[string]map[string]any{"tooltip": mapTooltip, "toolbox": mapToolbox})
 }
 
 // mapTooltip completes the explorer's tooltip (go-echarts has no fields for
@@ -153,6 +153,17 @@ func mapChart(id string) views.Chart {
 var mapTooltip = map[string]any{
 	"confine":      true,
 	"extraCssText": "max-width: min(22rem, 90%); white-space: normal; overflow-wrap: anywhere;",
+}
+
+// mapToolbox saves the map as it is shown (zoom, colours, overlays) as a PNG
+// image at twice the screen's resolution, named after the page.
+var mapToolbox = map[string]any{
+	"show":  true,
+	"right": "8",
+	"top":   "24",
+	"feature": map[string]any{
+		"saveAsImage": map[string]any{"title": "Save as PNG", "name": "taglens-map", "pixelRatio": 2},
+	},
 }
 
 // withOptions merges fields into top-level objects of a chart's option JSON.

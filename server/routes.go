@@ -54,6 +54,7 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/models/:id", mod.get)
 	api.DELETE("/models/:id", mod.delete, requireJSON)
 	api.GET("/models/:id/file", mod.file)
+	api.GET("/models/:id/projector", mod.projector)
 	api.POST("/models/:id/restart", mod.restart, jsonSmall...)
 	api.POST("/models/:id/prime", mod.prime, jsonSmall...)
 	api.POST("/models/:id/embed", mod.embed, jsonSmall...)

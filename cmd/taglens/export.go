@@ -1,15 +1,13 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 
+	"github.com/taglens/taglens/internal/projector"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -57,9 +55,8 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	return nil
 }
 
-// exportProjector writes one row per (document, in-vocabulary tag) — CE(τ|δ) —
-// and one per OOV tag placed by the concept-based method. metadata.tsv has a
-// header and the columns tag, doc_id, in_doc_tags, kind (instance|oov).
+// exportProjector writes tensors.tsv and metadata.tsv of the documents of c
+// into dir (internal/projector).
 func exportProjector(ctx context.Context, m *ce.Model, variant string, c *corpus.Corpus, dir string) (rows, skipped int, err error) {
 	tf, err := os.Create(filepath.Join(dir, "tensors.tsv"))
 	if err != nil {
@@ -71,45 +68,7 @@ func exportProjector(ctx context.Context, m *ce.Model, variant string, c *corpus
 		return 0, 0, err
 	}
 	defer mf.Close()
-	tw, mw := bufio.NewWriter(tf), bufio.NewWriter(mf)
-	fmt.Fprintln(mw, "tag\tdoc_id\tin_doc_tags\tkind")
-	clean := func(s string) string { return strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace(s) }
-	vec := func(v []float64) {
-		for i, x := range v {
-			if i > 0 {
-				tw.WriteByte('\t')
-			}
-			tw.WriteString(strconv.FormatFloat(x, 'g', 7, 64))
-		}
-		tw.WriteByte('\n')
-	}
-	for di, d := range c.Docs {
-		if di%1000 == 0 {
-			if err := ctx.Err(); err != nil {
-				return rows, skipped, err
-			}
-		}
-		ids, oov, ceRows, oovRows, err := m.EmbedDocument(variant, d.Tags)
-		if err != nil {
-			skipped++
-			continue
-		}
-		all := clean(strings.Join(d.Tags, ","))
-		for i, id := range ids {
-			vec(ceRows[i])
-			fmt.Fprintf(mw, "%s\t%s\t%s\tinstance\n", clean(m.Vocabulary().Term(id)), clean(d.ID), all)
-			rows++
-		}
-		for i, t := range oov {
-			vec(oovRows[i])
-			fmt.Fprintf(mw, "%s\t%s\t%s\toov\n", clean(t), clean(d.ID), all)
-			rows++
-		}
-	}
-	if err := tw.Flush(); err != nil {
-		return rows, skipped, err
-	}
-	if err := mw.Flush(); err != nil {
+	if rows, skipped, err = projector.Write(ctx, m, variant, c.Docs, tf, mf); err != nil {
 		return rows, skipped, err
 	}
 	if err := tf.Close(); err != nil {
