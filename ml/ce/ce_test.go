@@ -623,9 +623,23 @@ func TestTrainSameBytesAnyLoad(t *testing.T) {
 // so in their stop reasons.
 func TestMaxTimeCutsTraining(t *testing.T) {
 	tc := makeTestCorpus(1, 600)
+	// A limit too short for LDA: an error that says so, not a half-fitted context.
 	cfg := smallConfig(7)
 	cfg.MaxTime = time.Millisecond
+	if _, err := Train(context.Background(), tc.c, tc.split, cfg, nil); err == nil || !strings.Contains(err.Error(), "time limit") || !strings.Contains(err.Error(), "LDA") {
+		t.Fatalf("1 ms limit: got %v, want an error naming the time limit and LDA", err)
+	}
+	// A limit reached during stage 1 (the clock is moved two hours on after the
+	// first epoch, so the test does not depend on the machine's speed): both
+	// stages stop after one epoch and say why.
+	cfg = smallConfig(7)
+	cfg.MaxTime = time.Hour
 	cfg.Patience = 100
+	cfg.epochHook = func(stage string, epoch int, tr *trainer) {
+		if stage == "stage1" && epoch == 1 {
+			tr.start = tr.start.Add(-2 * time.Hour)
+		}
+	}
 	m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -635,6 +649,6 @@ func TestMaxTimeCutsTraining(t *testing.T) {
 		t.Fatalf("stop reasons %q, %q: want the time limit for both stages", in.StopReason1, in.StopReason2)
 	}
 	if in.Epochs1 != 1 || in.Epochs2 != 1 {
-		t.Fatalf("epochs %d, %d under a 1 ms limit: want 1 and 1", in.Epochs1, in.Epochs2)
+		t.Fatalf("epochs %d, %d after the limit: want 1 and 1", in.Epochs1, in.Epochs2)
 	}
 }

@@ -121,6 +121,16 @@ func Train(ctx context.Context, c *corpus.Corpus, split corpus.Split, cfg Config
 
 func (t *trainer) elapsed() time.Duration { return time.Since(t.start) }
 
+// within returns the training's context with a deadline d after the start of
+// training when the user set a time limit (Config.MaxTime), else the context
+// itself; the caller calls cancel.
+func (t *trainer) within(d time.Duration) (context.Context, context.CancelFunc) {
+	if t.cfg.MaxTime <= 0 {
+		return t.ctx, func() {}
+	}
+	return context.WithDeadline(t.ctx, t.start.Add(d))
+}
+
 // overTime reports whether the explicit wall-clock limit's deadline for the
 // current stage has passed (never without Config.MaxTime).
 func (t *trainer) overTime(deadline time.Duration) bool {
@@ -232,8 +242,15 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 
 	// Local context: LDA on the training documents (§3.2, Eq. 3).
 	t.report(Progress{Stage: "lda", Fraction: 0.02, Message: "fitting LDA"})
-	lda, err := fitContext(t.ctx, docs, V, cfg.Topics, cfg.Seed)
+	// Under an explicit time limit LDA must end within it too: it has no
+	// partial result worth keeping, so running out of time there is an error.
+	ldaCtx, cancelLDA := t.within(cfg.MaxTime)
+	lda, err := fitContext(ldaCtx, docs, V, cfg.Topics, cfg.Seed)
+	cancelLDA()
 	if err != nil {
+		if t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+			return nil, fmt.Errorf("the time limit (%v) was reached while fitting LDA with %d documents: allow more time or fewer topics", cfg.MaxTime, len(docs))
+		}
 		return nil, err
 	}
 	K := lda.NumTopics()
@@ -371,10 +388,19 @@ func (t *trainer) stage0() error {
 	ex := t.set.epochExamples(t.rng, cfg.PretrainExamples, nil)
 	x := mat.NewDense(len(ex), t.m.sizes[0], nil)
 	t.set.fillInputs(ex, x.RawMatrix().Data)
-	net, err := nn.Pretrain(t.ctx, x, t.m.sizes, nn.AEConfig{
+	// Under an explicit time limit pre-training gets at most a fifth of it;
+	// past that the network starts from its random initialisation instead.
+	preCtx, cancel := t.within(cfg.MaxTime / 5)
+	net, err := nn.Pretrain(preCtx, x, t.m.sizes, nn.AEConfig{
 		Sparsity: cfg.Sparsity, WeightDecay: cfg.WeightDecay,
 		MaxIterations: cfg.PretrainIterations, MaxExamples: -1,
 	}, initRng)
+	cancel()
+	if err != nil && t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
+		t.report(Progress{Stage: "stage0", Fraction: 0.09, Message: "time limit: pre-training skipped"})
+		t.net = nn.NewMLP(t.m.sizes, rand.New(rand.NewPCG(cfg.Seed, 2)))
+		return nil
+	}
 	if err != nil {
 		return err
 	}
