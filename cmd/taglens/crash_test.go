@@ -113,7 +113,7 @@ func TestServeCrash(t *testing.T) {
 type crashChild struct {
 	cmd  *exec.Cmd
 	base string
-	out  *bytes.Buffer
+	out  *syncBuffer // written by the exec copier while the test reads it
 }
 
 func startCrashChild(t *testing.T, exe, dir string) *crashChild {
@@ -128,7 +128,7 @@ func startCrashChild(t *testing.T, exe, dir string) *crashChild {
 	args := strings.Join([]string{"serve", "--addr", addr, "--data", dir, "--no-demo"}, "\x1f")
 	cmd := exec.Command(exe, "-test.run=^$")
 	cmd.Env = append(os.Environ(), crashChildEnv+"="+args)
-	var out bytes.Buffer
+	var out syncBuffer
 	cmd.Stdout, cmd.Stderr = &out, &out
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
