@@ -80,12 +80,19 @@ func (s *Server) demoVerdict(ctx context.Context, id string) (*views.Verdict, er
 	}
 	for i := len(es) - 1; i >= 0; i-- { // oldest first
 		e := es[i]
-		if len(e.Report) == 0 {
+		if !e.Reported {
 			continue
 		}
 		var req EvalRequest
 		if err := json.Unmarshal(e.Request, &req); err != nil || len(req.ModelIDs) != 1 || req.ModelIDs[0] != id {
 			continue
+		}
+		// A report never changes: its verdict is computed once.
+		if v, ok := s.verdicts.Load(e.ID); ok {
+			return v.(*views.Verdict), nil
+		}
+		if e, err = s.store.Eval(ctx, e.ID); err != nil {
+			return nil, err
 		}
 		var rep eval.Report
 		if err := json.Unmarshal(e.Report, &rep); err != nil {
@@ -108,6 +115,7 @@ func (s *Server) demoVerdict(ctx context.Context, id string) (*views.Verdict, er
 			}
 			v.Leads = append(v.Leads, line)
 		}
+		s.verdicts.Store(e.ID, v)
 		return v, nil
 	}
 	return nil, nil

@@ -78,7 +78,10 @@ type Server struct {
 	guard *guard // Host, Origin, CSRF and access-token checks (security.go)
 
 	models *modelCache
-	maps   *mapCache
+	// verdicts caches the home page's verdict per evaluation id (reports
+	// never change once written).
+	verdicts sync.Map
+	maps     *mapCache
 
 	mu      sync.Mutex
 	httpSrv *http.Server      // set by Serve

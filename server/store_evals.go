@@ -14,7 +14,8 @@ type EvalRow struct {
 	JobID     string
 	CorpusID  string
 	Request   json.RawMessage
-	Report    json.RawMessage // empty until the job is done
+	Report    json.RawMessage // empty until the job is done, and in the rows of Evals
+	Reported  bool            // the report exists (Evals leaves it out: use Eval)
 	CreatedAt time.Time
 }
 
@@ -52,7 +53,7 @@ func scanEval(sc scanner) (*EvalRow, error) {
 	}
 	r.Request = json.RawMessage(req)
 	if rep != "" {
-		r.Report = json.RawMessage(rep)
+		r.Report, r.Reported = json.RawMessage(rep), true
 	}
 	r.CreatedAt = time.UnixMilli(c)
 	return &r, nil
@@ -69,5 +70,15 @@ func (s *Store) Eval(ctx context.Context, id string) (*EvalRow, error) {
 
 // Evals lists evaluations, newest first.
 func (s *Store) Evals(ctx context.Context) ([]*EvalRow, error) {
-	return queryAll(ctx, s.db, scanEval, `SELECT `+evalCols+` FROM evaluations ORDER BY created_at DESC, id`)
+	// Reports can be large; the lists only need to know whether one exists.
+	return queryAll(ctx, s.db, func(sc scanner) (*EvalRow, error) {
+		var r EvalRow
+		var req string
+		var c int64
+		if err := sc.Scan(&r.ID, &r.JobID, &r.CorpusID, &req, &r.Reported, &c); err != nil {
+			return nil, err
+		}
+		r.Request, r.CreatedAt = json.RawMessage(req), time.UnixMilli(c)
+		return &r, nil
+	}, `SELECT id, job_id, corpus_id, request_json, report_json <> '', created_at FROM evaluations ORDER BY created_at DESC, id`)
 }

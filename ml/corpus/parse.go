@@ -132,17 +132,24 @@ func (e *ParseError) Error() string {
 // ExcerptBytes is the most of an offending input an error message quotes.
 const ExcerptBytes = 80
 
-// Excerpt quotes s for an error message: at most ExcerptBytes bytes, cut at a
-// character boundary, with "…" and the full length when it was cut.
+// Excerpt quotes s for an error message: at most ExcerptBytes bytes of it, and
+// at most about ExcerptBytes characters once quoted (invalid bytes quote as
+// four characters each), cut at a character boundary, with "…" and the full
+// length when it was cut.
 func Excerpt(s string) string {
-	if len(s) <= ExcerptBytes {
-		return strconv.Quote(s)
+	if q := strconv.Quote(s); len(q) <= ExcerptBytes+2 {
+		return q
 	}
-	cut := ExcerptBytes
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	cut := min(len(s), ExcerptBytes)
+	for {
+		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
+			cut--
+		}
+		if q := strconv.Quote(s[:cut]); len(q) <= ExcerptBytes+2 || cut == 0 {
+			return fmt.Sprintf("%s… (%d bytes)", q, len(s))
+		}
+		cut = cut * 3 / 4
 	}
-	return fmt.Sprintf("%s… (%d bytes)", strconv.Quote(s[:cut]), len(s))
 }
 
 // lineErr formats a ParseError of a line. String arguments are pieces of the

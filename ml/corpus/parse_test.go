@@ -466,3 +466,18 @@ func TestTagLengthLimit(t *testing.T) {
 		t.Errorf("duplicate 3,000-byte id: got a %d-byte message, want at most ~%d bytes of input quoted", len(fmt.Sprint(err)), ExcerptBytes)
 	}
 }
+
+func TestExcerptBounded(t *testing.T) {
+	for _, s := range []string{strings.Repeat("\xdc", 300), strings.Repeat("é", 300), strings.Repeat("a", 300), "short", strings.Repeat("\x01", 90)} {
+		e := Excerpt(s)
+		if len(e) > ExcerptBytes+30 {
+			t.Errorf("Excerpt of %d bytes is %d bytes: %s", len(s), len(e), e)
+		}
+		if len(s) > ExcerptBytes && !strings.Contains(e, "…") {
+			t.Errorf("Excerpt of %d bytes does not say it was cut: %s", len(s), e)
+		}
+	}
+	if got := Excerpt("rock"); got != `"rock"` {
+		t.Errorf("Excerpt(rock) = %s", got)
+	}
+}
