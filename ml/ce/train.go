@@ -234,7 +234,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	if cfg.TermNorm != "unit" && cfg.TermNorm != "none" {
 		return nil, fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
 	}
-	terms, err := features.FitTerms(docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
+	terms, err := features.FitTermsContext(t.ctx, docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
 		Normalize: cfg.TermNorm == "unit", Smooth: cfg.TermSmooth})
 	if err != nil {
 		return nil, err

@@ -1,6 +1,7 @@
 package features
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -111,6 +112,12 @@ func TermMatrix(train [][]int, v int) (df []int, idf []float64, t *Sparse) {
 // documents, an empty vocabulary, or term features without variance (e.g.
 // every term in every document); it panics if a term is outside [0, v).
 func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
+	return FitTermsContext(context.Background(), train, v, opt)
+}
+
+// FitTermsContext is FitTerms that stops with ctx.Err() when ctx is cancelled,
+// checked between its steps (term matrix, smoothing, PCA, projection).
+func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 	if len(train) < 2 {
 		return nil, fmt.Errorf("features: fit terms: %d training documents, need at least 2", len(train))
 	}
@@ -136,6 +143,9 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 	}
 	df, idf, t := TermMatrix(train, v)
 	var assoc []int
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	if o.Smooth > 0 {
 		top := TopAssociates(t, 1)
 		assoc = make([]int, v)
@@ -145,12 +155,21 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 				assoc[i] = a[0]
 			}
 		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		t = GramSparse(Smooth(train, v, idf, top, 1, o.Smooth))
 	}
 	if o.Normalize {
 		t = unitRows(t)
 	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	proj, err := FitPCASparse(t, &o.PCA)
+	if err == nil {
+		err = ctx.Err()
+	}
 	if err != nil {
 		return nil, fmt.Errorf("features: fit terms: %w", err)
 	}
