@@ -251,7 +251,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		if t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return nil, fmt.Errorf("the time limit (%v) was reached while fitting LDA with %d documents: allow more time or fewer topics", cfg.MaxTime, len(docs))
 		}
-		return nil, err
+		return nil, fmt.Errorf("lda: %w", err)
 	}
 	K := lda.NumTopics()
 	raw := mat.NewDense(len(docs), K, nil)

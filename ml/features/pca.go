@@ -1,6 +1,7 @@
 package features
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -21,6 +22,10 @@ const (
 
 // PCAOptions tunes the PCA fits. The zero value means the defaults.
 type PCAOptions struct {
+	// ctx, when set (FitTermsContext), is checked between the randomized
+	// SVD's products with the data, each a fraction of a second on large data.
+	ctx context.Context
+
 	// Dim caps the number of principal components kept. Zero means: every
 	// component with non-negligible variance for the exact PCA, and
 	// DefaultRandomizedDim for the randomized PCA.
@@ -363,7 +368,14 @@ func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOpt
 	if q == 0 {
 		q = DefaultPowerIters
 	}
-	_, s, v := RandomizedSVD(x, d, opt.Oversample, q, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)))
+	check := func() error { return nil }
+	if opt.ctx != nil {
+		check = opt.ctx.Err
+	}
+	_, s, v, err := randomizedSVD(x, d, opt.Oversample, q, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)), check)
+	if err != nil {
+		return nil, nil, err
+	}
 	k := keep(s, opt, d)
 	if k == 0 {
 		return nil, nil, ErrNoVariance
@@ -399,6 +411,13 @@ func (o denseOp) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
 // p ≤ 0 means DefaultOversample; q < 0 means no subspace iteration.
 // It panics if k < 1 or k > min(r, c).
 func RandomizedSVD(a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []float64, v *mat.Dense) {
+	u, s, v, _ = randomizedSVD(a, k, p, q, rng, func() error { return nil })
+	return u, s, v
+}
+
+// randomizedSVD is RandomizedSVD that calls check before each product with a
+// and stops with its error.
+func randomizedSVD(a Operator, k, p, q int, rng *rand.Rand, check func() error) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
 	r, c := a.Dims()
 	if k < 1 || k > min(r, c) {
 		panic(fmt.Sprintf("features: RandomizedSVD rank %d outside [1, %d]", k, min(r, c)))
@@ -415,13 +434,25 @@ func RandomizedSVD(a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []f
 	}
 	y := mat.NewDense(r, l, nil)
 	z := mat.NewDense(c, l, nil)
+	if err := check(); err != nil {
+		return nil, nil, nil, err
+	}
 	a.MulTo(y, false, omega)
 	orthonormalize(y)
 	for it := 0; it < q; it++ {
+		if err := check(); err != nil {
+			return nil, nil, nil, err
+		}
 		a.MulTo(z, true, y)
 		orthonormalize(z)
+		if err := check(); err != nil {
+			return nil, nil, nil, err
+		}
 		a.MulTo(y, false, z)
 		orthonormalize(y)
+	}
+	if err := check(); err != nil {
+		return nil, nil, nil, err
 	}
 	// Bᵀ = AᵀQ (c×l); Bᵀ = Ũ' Σ Ṽ'ᵀ gives B = Ṽ' Σ Ũ'ᵀ, so V = Ũ' and U = Q·Ṽ'.
 	a.MulTo(z, true, y)
@@ -437,7 +468,7 @@ func RandomizedSVD(a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []f
 	v.Copy(ub.Slice(0, c, 0, k))
 	u = mat.NewDense(r, k, nil)
 	u.Mul(y, vb.Slice(0, l, 0, k))
-	return u, sv[:k], v
+	return u, sv[:k], v, nil
 }
 
 // orthonormalize replaces the columns of y (m×n, m ≥ n) by an orthonormal basis

@@ -166,6 +166,7 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
+	o.PCA.ctx = ctx
 	proj, err := FitPCASparse(t, &o.PCA)
 	if err == nil {
 		err = ctx.Err()
