@@ -1,6 +1,7 @@
 package baselines
 
 import (
+	"context"
 	"errors"
 	"slices"
 
@@ -53,12 +54,12 @@ var ModernDims = []int{50, 100, 200}
 // dimGrid returns the dimension grid: dims if not empty, else LSA's dimension
 // (capped at MaxModernDim) followed by ModernDims; every point is capped at
 // limit and repeats are dropped, keeping the first.
-func dimGrid(train [][]int, v int, dims []int, limit int, seed uint64) ([]int, error) {
+func dimGrid(ctx context.Context, train [][]int, v int, dims []int, limit int, seed uint64) ([]int, error) {
 	var grid []int
 	if len(dims) > 0 {
 		grid = slices.Clone(dims)
 	} else {
-		l, err := lsaDim(train, v, 0, seed)
+		l, err := lsaDim(ctx, train, v, 0, seed)
 		if err != nil {
 			return nil, err
 		}

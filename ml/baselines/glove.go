@@ -333,7 +333,7 @@ func FitGloVe(ctx context.Context, train [][]int, v int, opt *GloVeOptions) (*Gl
 	if err != nil {
 		return nil, fmt.Errorf("baselines: glove: %w", err)
 	}
-	dims, err := dimGrid(train, v, o.Dims, v, o.Seed)
+	dims, err := dimGrid(ctx, train, v, o.Dims, v, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: glove: %w", err)
 	}

@@ -85,7 +85,7 @@ func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions
 	if opt != nil {
 		o = *opt
 	}
-	dim, err := lsaDim(train, v, o.Dim, o.Seed)
+	dim, err := lsaDim(ctx, train, v, o.Dim, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: infotheo: %w", err)
 	}

@@ -1,6 +1,7 @@
 package baselines
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -63,6 +64,11 @@ type LSA struct {
 // opt may be nil. It returns an error for invalid input or a matrix without
 // variance.
 func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
+	return FitLSAContext(context.Background(), train, v, opt)
+}
+
+// FitLSAContext is FitLSA that stops with ctx.Err() when ctx is cancelled.
+func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 	if err := checkTrain("lsa", train, v); err != nil {
 		return nil, err
 	}
@@ -114,7 +120,10 @@ func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 		if o.Dim > 0 {
 			k = min(o.Dim, v)
 		}
-		_, s, vv := features.RandomizedSVD(t, k, 0, features.DefaultPowerIters, rand.New(rand.NewPCG(o.Seed, 0x15a)))
+		_, s, vv, err := features.RandomizedSVDContext(ctx, t, k, 0, features.DefaultPowerIters, rand.New(rand.NewPCG(o.Seed, 0x15a)))
+		if err != nil {
+			return nil, err
+		}
 		vals, vecs = s, vv
 	}
 	n := 0

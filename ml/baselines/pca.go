@@ -1,6 +1,7 @@
 package baselines
 
 import (
+	"context"
 	"fmt"
 	"sync"
 
@@ -21,7 +22,7 @@ type GlobalOptions struct {
 // InfoTheo and Skip-gram each ask for it on the same documents; on a large
 // vocabulary the LSA fit behind it is a randomized SVD of tens of seconds, so
 // the dimension is remembered for the last few (documents, v, seed) seen.
-func lsaDim(train [][]int, v, dim int, seed uint64) (int, error) {
+func lsaDim(ctx context.Context, train [][]int, v, dim int, seed uint64) (int, error) {
 	if dim > 0 {
 		return dim, nil
 	}
@@ -32,7 +33,7 @@ func lsaDim(train [][]int, v, dim int, seed uint64) (int, error) {
 	if ok {
 		return d, nil
 	}
-	l, err := FitLSA(train, v, &LSAOptions{Seed: seed})
+	l, err := FitLSAContext(ctx, train, v, &LSAOptions{Seed: seed})
 	if err != nil {
 		return 0, err
 	}
@@ -93,6 +94,11 @@ type PCA struct {
 
 // FitPCA fits the PCA baseline on the encoded training documents. opt may be nil.
 func FitPCA(train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
+	return FitPCAContext(context.Background(), train, v, opt)
+}
+
+// FitPCAContext is FitPCA that stops with ctx.Err() when ctx is cancelled.
+func FitPCAContext(ctx context.Context, train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
 	if err := checkTrain("pca", train, v); err != nil {
 		return nil, err
 	}
@@ -100,12 +106,12 @@ func FitPCA(train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
 	if opt != nil {
 		o = *opt
 	}
-	dim, err := lsaDim(train, v, o.Dim, o.Seed)
+	dim, err := lsaDim(ctx, train, v, o.Dim, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: pca: %w", err)
 	}
 	_, _, t := features.TermMatrix(train, v)
-	p, err := features.FitPCASparse(t, pcaOpts(v, dim, o.Seed))
+	p, err := features.FitPCASparseContext(ctx, t, pcaOpts(v, dim, o.Seed))
 	if err != nil {
 		return nil, fmt.Errorf("baselines: pca: %w", err)
 	}

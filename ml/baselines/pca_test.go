@@ -1,6 +1,9 @@
 package baselines
 
-import "testing"
+import (
+	"context"
+	"testing"
+)
 
 func TestPCAPlanted(t *testing.T) {
 	const per = 5
@@ -27,7 +30,7 @@ func TestLSADimRemembered(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		d, err := lsaDim(docs, 4, 0, 1)
+		d, err := lsaDim(context.Background(), docs, 4, 0, 1)
 		if err != nil || d != l.Dim {
 			t.Fatalf("lsaDim = %d, %v; LSA's dimension %d", d, err, l.Dim)
 		}

@@ -239,7 +239,7 @@ func FitPPMISVD(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) 
 	if err != nil {
 		return nil, fmt.Errorf("baselines: ppmi-svd: %w", err)
 	}
-	dims, err := dimGrid(train, v, o.Dims, v, o.Seed)
+	dims, err := dimGrid(ctx, train, v, o.Dims, v, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: ppmi-svd: %w", err)
 	}

@@ -76,9 +76,9 @@ func Train(ctx context.Context, name string, train [][]int, v int, set Settings,
 	case "random":
 		bm = NewRandom(v)
 	case "lsa":
-		bm, err = FitLSA(train, v, &LSAOptions{Seed: seed})
+		bm, err = FitLSAContext(ctx, train, v, &LSAOptions{Seed: seed})
 	case "pca":
-		bm, err = FitPCA(train, v, &GlobalOptions{Seed: seed})
+		bm, err = FitPCAContext(ctx, train, v, &GlobalOptions{Seed: seed})
 	case "infotheo":
 		bm, err = FitInfoTheo(ctx, train, v, &InfoTheoOptions{Seed: seed,
 			Progress: func(k int, alpha, p2 float64) { say("infotheo: k=%d α=%.1f training P@2 %.4f", k, alpha, p2) }})

@@ -148,7 +148,7 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions
 	if o.Window > 0 {
 		windows = []int{o.Window}
 	}
-	dim, err := lsaDim(train, v, o.Dim, o.Seed)
+	dim, err := lsaDim(ctx, train, v, o.Dim, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: skipgram: %w", err)
 	}

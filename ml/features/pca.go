@@ -415,6 +415,27 @@ func RandomizedSVD(a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []f
 	return u, s, v
 }
 
+// RandomizedSVDContext is RandomizedSVD that stops with ctx.Err() when ctx
+// is cancelled, checked between its products with a.
+func RandomizedSVDContext(ctx context.Context, a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
+	return randomizedSVD(a, k, p, q, rng, ctx.Err)
+}
+
+// FitPCASparseContext is FitPCASparse that stops with ctx.Err() when ctx is
+// cancelled (checked between the randomized SVD's products).
+func FitPCASparseContext(ctx context.Context, a *Sparse, opt *PCAOptions) (*Projection, error) {
+	var o PCAOptions
+	if opt != nil {
+		o = *opt
+	}
+	o.ctx = ctx
+	p, err := FitPCASparse(a, &o)
+	if err == nil {
+		err = ctx.Err()
+	}
+	return p, err
+}
+
 // randomizedSVD is RandomizedSVD that calls check before each product with a
 // and stops with its error.
 func randomizedSVD(a Operator, k, p, q int, rng *rand.Rand, check func() error) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
