@@ -140,16 +140,24 @@ func Excerpt(s string) string {
 	if q := strconv.Quote(s); len(q) <= ExcerptBytes+2 {
 		return q
 	}
-	cut := min(len(s), ExcerptBytes)
-	for {
-		for cut > 0 && cut < len(s) && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		if q := strconv.Quote(s[:cut]); len(q) <= ExcerptBytes+2 || cut == 0 {
+	for cut := ExcerptBytes; ; cut = cut * 3 / 4 {
+		p := prefix(s, cut)
+		if q := strconv.Quote(p); len(q) <= ExcerptBytes+2 || p == "" {
 			return fmt.Sprintf("%s… (%d bytes)", q, len(s))
 		}
-		cut = cut * 3 / 4
 	}
+}
+
+// prefix returns the longest prefix of s of at most n bytes that ends at a
+// character boundary.
+func prefix(s string, n int) string {
+	if n >= len(s) {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // lineErr formats a ParseError of a line. String arguments are pieces of the
@@ -158,11 +166,7 @@ func Excerpt(s string) string {
 func lineErr(line int, format string, args ...any) *ParseError {
 	for i, a := range args {
 		if s, ok := a.(string); ok && len(s) > ExcerptBytes {
-			cut := ExcerptBytes
-			for cut > 0 && !utf8.RuneStart(s[cut]) {
-				cut--
-			}
-			args[i] = s[:cut] + "…"
+			args[i] = prefix(s, ExcerptBytes) + "…"
 		}
 	}
 	return &ParseError{Line: line, Offset: -1, Reason: fmt.Sprintf(format, args...)}
