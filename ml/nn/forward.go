@@ -246,7 +246,12 @@ func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, ove
 			dW := dParams[l.W[H]:l.B[H]]
 			db := dParams[l.B[H] : l.B[H]+m.Sizes[H]]
 			if overwrite {
-				clear(dW)
+				// Only the rows of the sampled units are written: the other
+				// rows of dW are left as they are, and Trainer.finish reads
+				// only these rows of the parts' gradients.
+				for _, j := range ws.cols {
+					clear(dW[j*k : (j+1)*k])
+				}
 				clear(db)
 			}
 			for c, j := range ws.cols {

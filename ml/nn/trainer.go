@@ -22,8 +22,14 @@ type Trainer struct {
 	Net *MLP
 
 	parts  []*trainPart
-	packed [][]float64  // W_h packed by packNT for the current call, shared by the parts
-	d1     [2][]float64 // δ_1 of the whole batch for each member (rows of all parts)
+	packed [][]float64 // W_h packed by packNT for the current call, shared by the parts
+	view   [][]float64 // packed without the output layer (sampled calls)
+
+	// sparseBase and sparseRows remember the gradient vector of the last sampled
+	// call and the rows of W_H it wrote (finish).
+	sparseBase *float64
+	sparseRows []int
+	d1         [2][]float64 // δ_1 of the whole batch for each member (rows of all parts)
 }
 
 type trainPart struct {
@@ -73,9 +79,11 @@ func (t *Trainer) split(n, p int) (int, int) {
 }
 
 // run calls f for every non-empty part concurrently and waits. The weights of the
-// network are packed once for all parts' forward passes.
-func (t *Trainer) run(n int, f func(p *trainPart, lo, hi int)) {
-	t.sharePacked()
+// network are packed once for all parts' forward passes; with sampled, the output
+// layer is not packed (ForwardCols gathers the sampled rows of W_H itself, so a
+// packed copy of all |Γ| rows would never be read).
+func (t *Trainer) run(n int, sampled bool, f func(p *trainPart, lo, hi int)) {
+	t.sharePacked(sampled)
 	defer func() {
 		for _, p := range t.parts {
 			p.ws1.pre, p.ws2.pre = nil, nil
@@ -94,8 +102,9 @@ func (t *Trainer) run(n int, f func(p *trainPart, lo, hi int)) {
 
 // sharePacked packs W_h of the current parameters for the assembly kernels and
 // hands them to every part's workspaces; the parts pack disjoint blocks
-// concurrently.
-func (t *Trainer) sharePacked() {
+// concurrently. With skipOut the output layer is left unpacked (its entry is nil
+// for the workspaces).
+func (t *Trainer) sharePacked(skipOut bool) {
 	if !useAsm {
 		return
 	}
@@ -105,19 +114,28 @@ func (t *Trainer) sharePacked() {
 	if len(t.packed) != H+1 {
 		t.packed = make([][]float64, H+1)
 	}
-	for h := 1; h <= H; h++ {
+	top := H
+	if skipOut {
+		top = H - 1
+	}
+	for h := 1; h <= top; h++ {
 		t.packed[h] = grow(t.packed[h], packNTLen(m.Sizes[h], m.Sizes[h-1]))
 	}
 	P := len(t.parts)
 	t.parallel(func(i int, _ *trainPart) {
 		base := 0 // blocks of the layers before h, for a round-robin over all blocks
-		for h := 1; h <= H; h++ {
+		for h := 1; h <= top; h++ {
 			base += packNTSegments(t.packed[h], m.Params[l.W[h]:l.B[h]], m.Sizes[h], m.Sizes[h-1],
 				func(s int) bool { return (base+s)%P == i })
 		}
 	})
+	pre := t.packed
+	if skipOut {
+		t.view = append(t.view[:0], t.packed[:H]...)
+		pre = append(t.view, nil)
+	}
 	for _, p := range t.parts {
-		p.ws1.pre, p.ws2.pre = t.packed, t.packed
+		p.ws1.pre, p.ws2.pre = pre, pre
 	}
 }
 
@@ -177,7 +195,13 @@ func (t *Trainer) d1Rows(mi, lo, hi int) []float64 {
 // of layer 1 needs reducing. The other layers are Σ_p parts[p].grad summed in part
 // order, over disjoint ranges in parallel. Every sum has a fixed order: same inputs,
 // same bytes.
-func (t *Trainer) finish(grad []float64, xs ...*mat.Dense) {
+//
+// With a column sample (cols not nil: the sampled Eq. 5), only the rows cols of
+// W_H can have a gradient; the parts wrote only those rows (MLP.backward), so only
+// those are summed, and the rows of grad the previous sampled call wrote into the
+// same grad are set to zero: grad ends exactly as the dense sum would leave it
+// (0 + 0 = 0 elsewhere) without touching the |Γ| − |cols| idle rows.
+func (t *Trainer) finish(grad []float64, cols []int, xs ...*mat.Dense) {
 	if !t.splitLayer1() {
 		t.reduce(grad)
 		return
@@ -187,14 +211,44 @@ func (t *Trainer) finish(grad []float64, xs ...*mat.Dense) {
 	if len(grad) != l.N {
 		panic(fmt.Sprintf("nn: gradient vector has length %d, want %d", len(grad), l.N))
 	}
-	n0, n1 := m.Sizes[0], m.Sizes[1]
-	t.parallel(func(i int, p *trainPart) {
-		lo, hi := t.split(l.N-l.W[2], i)
-		lo, hi = lo+l.W[2], hi+l.W[2]
+	H := m.Layers()
+	wH, bH, k := l.W[H], l.B[H], m.Sizes[H-1]
+	if cols != nil {
+		if t.sparseBase == &grad[0] {
+			for _, j := range t.sparseRows {
+				clear(grad[wH+j*k : wH+(j+1)*k])
+			}
+		} else {
+			clear(grad[wH:bH])
+		}
+		t.sparseBase, t.sparseRows = &grad[0], append(t.sparseRows[:0], cols...)
+	} else {
+		t.sparseBase = nil
+	}
+	sum := func(lo, hi int) {
 		g := grad[lo:hi]
 		copy(g, t.parts[0].grad[lo:hi])
 		for _, q := range t.parts[1:] {
 			axpyUnitary(1, q.grad[lo:hi], g)
+		}
+	}
+	n0, n1 := m.Sizes[0], m.Sizes[1]
+	t.parallel(func(i int, p *trainPart) {
+		lo, hi := t.split(l.N-l.W[2], i)
+		lo, hi = lo+l.W[2], hi+l.W[2]
+		if cols == nil {
+			sum(lo, hi)
+		} else {
+			if a, b := lo, min(hi, wH); a < b {
+				sum(a, b)
+			}
+			if a, b := max(lo, bH), hi; a < b {
+				sum(a, b)
+			}
+			c0, c1 := t.split(len(cols), i)
+			for _, j := range cols[c0:c1] {
+				sum(wH+j*k, wH+(j+1)*k)
+			}
 		}
 		if c0, c1 := t.split(n0, i); c1 > c0 {
 			for mi, x := range xs {
@@ -239,6 +293,10 @@ func (t *Trainer) PredictionGrad(x *mat.Dense, targets []Target, grad []float64)
 // (SampledPredictionLoss) on the output units of s (drawn by the caller with
 // s.Draw(targets, |Γ|, M, rng)): the output layer is computed and differentiated for
 // s.Cols only (MLP.ForwardCols).
+//
+// Successive sampled calls with the same grad vector reset only the rows of W_H
+// that the previous call wrote (finish): the caller must not change grad between
+// calls, or must pass another vector. SampledSiameseGrad likewise.
 func (t *Trainer) SampledPredictionGrad(x *mat.Dense, targets []Target, s *ColumnSample, grad []float64) float64 {
 	return t.predictionGrad(x, targets, s, grad)
 }
@@ -307,7 +365,7 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 	m := t.Net
 	H := m.Layers()
 	t.d1[0] = grow(t.d1[0], K*m.Sizes[1])
-	t.run(K, func(p *trainPart, lo, hi int) {
+	t.run(K, s != nil, func(p *trainPart, lo, hi int) {
 		n := hi - lo
 		var g *mat.Dense
 		var delta bool
@@ -326,7 +384,11 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 		grads[H] = g
 		m.backward(p.ws1, grads, p.grad, true, delta, t.d1Rows(0, lo, hi))
 	})
-	t.finish(grad, x)
+	var cols []int
+	if s != nil {
+		cols = s.Cols
+	}
+	t.finish(grad, cols, x)
 	var lp float64
 	for _, p := range t.parts {
 		lp += p.lp
@@ -366,7 +428,7 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 	}
 	C := m.Sizes[H-1]
 	t.d1[0], t.d1[1] = grow(t.d1[0], N*m.Sizes[1]), grow(t.d1[1], N*m.Sizes[1])
-	t.run(N, func(p *trainPart, lo, hi int) {
+	t.run(N, s != nil, func(p *trainPart, lo, hi int) {
 		n := hi - lo
 		G := m.Sizes[H]
 		if s != nil {
@@ -395,7 +457,11 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 		grads[H], grads[H-1] = go2, gc2
 		m.backward(p.ws2, grads, p.grad, false, delta, t.d1Rows(1, lo, hi))
 	})
-	t.finish(grad, x1, x2)
+	var cols []int
+	if s != nil {
+		cols = s.Cols
+	}
+	t.finish(grad, cols, x1, x2)
 	for _, p := range t.parts {
 		lp += p.lp
 		ls += p.ls

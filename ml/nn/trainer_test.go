@@ -230,3 +230,75 @@ func TestTrainerLossMatchesPredictionLoss(t *testing.T) {
 		t.Errorf("Trainer loss %v, PredictionLoss %v", got, want)
 	}
 }
+
+// TestTrainerSampledReusesGrad checks the sparse output-layer gradient of the
+// sampled calls: successive sampled calls (stage 1 and stage 2, other samples,
+// an exact call between them) into one gradient vector give the same bytes as
+// each call into a fresh vector, with zeros in the rows of W_H outside the sample.
+func TestTrainerSampledReusesGrad(t *testing.T) {
+	sizes := []int{6, 5, 4, 200}
+	rng := rand.New(rand.NewPCG(71, 72))
+	// Two listed units per example, so that a sample leaves most rows idle.
+	sparseTargets := func(n int) []Target {
+		ts := make([]Target, n)
+		for i := range ts {
+			ts[i] = Target{Idx: rng.Perm(sizes[3])[:2], Complement: i%2 == 1}
+		}
+		return ts
+	}
+	const N = 7
+	x1 := randDense(N, sizes[0], 1, rng)
+	x2 := randDense(N, sizes[0], 1, rng)
+	types := []PairType{I1, I2, I3, I3, I1, I2, I3}
+	d := []float64{0.3, 0.9, 0.5, 0.1, 0.7, 0.2, 0.4}
+	m := NewMLP(sizes, rand.New(rand.NewPCG(3, 3)))
+	tr := NewTrainer(m, N)
+	shared := make([]float64, len(m.Params))
+	l := m.Layout()
+	H := m.Layers()
+	k := sizes[H-1]
+	for call := range 8 {
+		t1, t2 := sparseTargets(N), sparseTargets(N)
+		var s ColumnSample
+		s.Draw(append(append([]Target(nil), t1...), t2...), sizes[3], 3+call%4, rng)
+		f := func(tr *Trainer, g []float64) {
+			switch call % 4 {
+			case 0, 1:
+				tr.SampledPredictionGrad(x1, t1, &s, g)
+			case 2:
+				tr.SampledSiameseGrad(x1, x2, t1, t2, types, d, SiameseConfig{Beta: 1}, 2, &s, g)
+			default:
+				tr.PredictionGrad(x1, t1, g)
+			}
+		}
+		f(tr, shared)
+		fresh := make([]float64, len(m.Params))
+		f(NewTrainer(m, N), fresh)
+		for i := range fresh {
+			if math.Float64bits(shared[i]) != math.Float64bits(fresh[i]) {
+				t.Fatalf("call %d: parameter %d is %v in the reused vector, %v in a fresh one", call, i, shared[i], fresh[i])
+			}
+		}
+		if call%4 == 3 {
+			continue
+		}
+		in := make([]bool, sizes[3])
+		for _, j := range s.Cols {
+			in[j] = true
+		}
+		for j := range sizes[3] {
+			if in[j] {
+				continue
+			}
+			for _, v := range shared[l.W[H]+j*k : l.W[H]+(j+1)*k] {
+				if v != 0 {
+					t.Fatalf("call %d: row %d of W_H is outside the sample but has gradient %v", call, j, v)
+				}
+			}
+		}
+		// Let the parameters move, as SGD would, so later calls see other weights.
+		for i := range m.Params {
+			m.Params[i] -= 0.1 * fresh[i]
+		}
+	}
+}
