@@ -7,16 +7,17 @@
 #   --force        ignore every cached result and retrain every model
 #   --only CORPORA comma-separated corpora to run (default: the whole suite; the
 #                  document is rendered from whatever results exist)
-#   --jobs N       steps run at the same time (default 1). Training times are
-#                  measured while the other jobs run, so --jobs 1 gives the
-#                  figures of a machine doing nothing else
+#   --jobs N       evaluations run at the same time (default 1). Trainings
+#                  always run one at a time, with the machine to themselves,
+#                  so that their times are those of `taglens train` alone
 #   --render-only  only re-render docs/suite.md from docs/suite/*
 #
-# For every corpus: `taglens train` with the defaults (no flag but --seed) for
-# seeds 1, 2, 3, each timed with its peak memory (/usr/bin/time); then
-# `taglens eval --subset test --baselines all --trials 3` under the extended and
-# the priming protocols (trial i uses the model of seed i and baseline seed i);
-# then `taglens suite` renders the table. Corpora with a split.tsv use it; the
+# First, for every corpus, `taglens train` with the defaults (no flag but
+# --seed) for seeds 1, 2, 3, one training after the other, each timed with its
+# peak memory (/usr/bin/time); then, --jobs at a time, `taglens eval --subset
+# test --baselines all --trials 3` under the extended and the priming protocols
+# (trial i uses the model of seed i and baseline seed i); then `taglens suite`
+# renders the table. Corpora with a split.tsv use it; the
 # others use the random split `taglens train` draws (--split-seed, by default
 # the same for every training seed, so the three models share a vocabulary).
 #
@@ -112,19 +113,25 @@ eval_one() {
 	fi
 }
 
-# corpus_all CORPUS: every step of one corpus, in order.
-corpus_all() {
-	local c=$1 s p
-	for s in "${seeds[@]}"; do train_one "$c" "$s" || return 1; done
+# corpus_eval CORPUS: both evaluations of one corpus, in order.
+corpus_eval() {
+	local c=$1 p
 	for p in extended priming; do eval_one "$c" "$p" || return 1; done
 }
 
 failed=0
 if ((render_only == 0)); then
 	start=$(date +%s)
-	running=0
+	# Trainings one at a time: their wall times are the machine's own.
+	trained=()
 	for c in "${suite[@]}"; do
-		corpus_all "$c" &
+		ok=1
+		for s in "${seeds[@]}"; do train_one "$c" "$s" || { ok=0; failed=1; break; }; done
+		((ok)) && trained+=("$c")
+	done
+	running=0
+	for c in "${trained[@]}"; do
+		corpus_eval "$c" &
 		running=$((running + 1))
 		if ((running >= jobs)); then
 			wait -n || failed=1
