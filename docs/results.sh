@@ -36,6 +36,10 @@ args="$*"
 # shellcheck source=docs/script-args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/script-args.sh"
 parse_args results.sh 2,30 "$@"
+if ((train_only)); then
+	echo "results.sh: --train-only is an option of docs/suite.sh only" >&2
+	exit 2
+fi
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"

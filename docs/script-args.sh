@@ -1,8 +1,9 @@
 # docs/script-args.sh — the options docs/results.sh and docs/suite.sh share;
 # sourced by them (not run on its own).
 #
-# parse_args NAME HELP_LINES ARGS...: sets force, only, jobs and render_only
-# from --force, --only LIST, --jobs N and --render-only; -h prints the lines
+# parse_args NAME HELP_LINES ARGS...: sets force, only, jobs, render_only and
+# train_only from --force, --only LIST, --jobs N, --render-only and
+# --train-only; -h prints the lines
 # HELP_LINES (e.g. 2,30) of the calling script's header and exits; anything
 # else exits 2 naming the argument.
 parse_args() {
@@ -12,6 +13,7 @@ parse_args() {
 	only=""
 	jobs=1
 	render_only=0
+	train_only=0
 	while (($#)); do
 		case $1 in
 		--force) force=1 ;;
@@ -24,6 +26,7 @@ parse_args() {
 			shift
 			;;
 		--render-only) render_only=1 ;;
+		--train-only) train_only=1 ;;
 		-h | --help)
 			sed -n "${help}p" "${BASH_SOURCE[1]}" | sed 's/^# \{0,1\}//'
 			exit 0

@@ -2,7 +2,7 @@
 # docs/suite.sh — regenerate docs/suite.md: what `taglens train` with no flags
 # gives on each corpus of the development suite, against every baseline.
 #
-# usage: docs/suite.sh [--force] [--only CORPORA] [--jobs N] [--render-only]
+# usage: docs/suite.sh [--force] [--only CORPORA] [--jobs N] [--train-only] [--render-only]
 #
 #   --force        ignore every cached result and retrain every model
 #   --only CORPORA comma-separated corpora to run (default: the whole suite; the
@@ -10,6 +10,9 @@
 #   --jobs N       evaluations run at the same time (default 1). Trainings
 #                  always run one at a time, with the machine to themselves,
 #                  so that their times are those of `taglens train` alone
+#   --train-only   only the trainings (their validation figures are in
+#                  docs/suite/train-*.json); a later run without it goes on
+#                  with the evaluations
 #   --render-only  only re-render docs/suite.md from docs/suite/*
 #
 # First, for every corpus, `taglens train` with the defaults (no flag but
@@ -31,7 +34,7 @@ set -euo pipefail
 
 # shellcheck source=docs/script-args.sh
 source "$(dirname "${BASH_SOURCE[0]}")/script-args.sh"
-parse_args suite.sh 2,27 "$@"
+parse_args suite.sh 2,30 "$@"
 
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -129,6 +132,10 @@ if ((render_only == 0)); then
 		for s in "${seeds[@]}"; do train_one "$c" "$s" || { ok=0; failed=1; break; }; done
 		((ok)) && trained+=("$c")
 	done
+	if ((train_only)); then
+		echo "suite.sh: trainings done (--train-only); run again without it for the evaluations" >&2
+		exit $failed
+	fi
 	running=0
 	for c in "${trained[@]}"; do
 		corpus_eval "$c" &
