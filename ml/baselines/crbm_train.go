@@ -40,6 +40,27 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 	if v <= 0 {
 		return nil, fmt.Errorf("baselines: CRBM: vocabulary size %d", v)
 	}
+	train, err := crbmTrainingSets(docs, v)
+	if err != nil {
+		return nil, err
+	}
+	t := newCRBMTrainer(train, v, cfg, seed)
+	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
+		if err := ctx.Err(); err != nil {
+			return nil, fmt.Errorf("baselines: CRBM: %w", err)
+		}
+		recon := t.epoch()
+		if progress != nil {
+			progress(epoch, recon/float64(len(train)))
+		}
+	}
+	t.m.collapseConditions(train, t.finish())
+	return t.m, nil
+}
+
+// crbmTrainingSets checks that every term of docs is in [0, v) and returns
+// the term sets (distinct terms, sorted) of the non-empty documents.
+func crbmTrainingSets(docs [][]int, v int) ([][]int, error) {
 	var train [][]int
 	for i, doc := range docs {
 		for _, w := range doc {
@@ -54,7 +75,73 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 	if len(train) == 0 {
 		return nil, fmt.Errorf("baselines: CRBM: no non-empty training document")
 	}
+	return train, nil
+}
+
+// crbmTrainer is the state of one TrainCRBM run: the model being trained,
+// the condition weights W of every training document with their momentum,
+// the running sums of the averaging window and the per-batch buffers.
+type crbmTrainer struct {
+	m     *CRBM
+	cfg   CRBMConfig
+	train [][]int
+	v, nh int
+	rng   *rand.Rand
+
+	w    []float32 // W, one column of V per training document
+	vw   []float32 // momentum of W
+	last []int     // batches applied to each column of W
+	dec  crbmDecay
+	step int // batches done
+	// Averaging window: the iterates after batches winStart+1 … of the last
+	// AverageLast epochs; su, sd, sc, sw hold their running sums.
+	winStart   int
+	su, sd, sc []float64
+	sw         []float32
+
+	gu, gd, gc      []float64 // batch gradients of U, d and c
+	vu, vd, vc      []float64 // momentum of U, d and c
+	h0p, h0, h1, v1 []float64
+	order           []int
+}
+
+// newCRBMTrainer draws the initial model from seed and allocates the
+// training state.
+func newCRBMTrainer(train [][]int, v int, cfg CRBMConfig, seed uint64) *crbmTrainer {
 	rng := rand.New(rand.NewPCG(seed, 0xc4b3))
+	nh := cfg.Hidden
+	t := &crbmTrainer{
+		m:     initCRBM(train, v, cfg, rng),
+		cfg:   cfg,
+		train: train,
+		v:     v,
+		nh:    nh,
+		rng:   rng,
+		w:     make([]float32, len(train)*v),
+		vw:    make([]float32, len(train)*v),
+		last:  make([]int, len(train)),
+		dec:   crbmDecay{eta: cfg.ConditionStep * cfg.LearningRate, mu: cfg.Momentum, p: cfg.Penalty},
+	}
+	nb := (len(train) + cfg.BatchSize - 1) / cfg.BatchSize
+	t.winStart = (cfg.Epochs - cfg.AverageLast) * nb
+	if cfg.AverageLast > 0 {
+		t.su, t.sd, t.sc = make([]float64, v*nh), make([]float64, v), make([]float64, nh)
+		t.sw = make([]float32, len(train)*v)
+	}
+	t.gu, t.gd, t.gc = make([]float64, v*nh), make([]float64, v), make([]float64, nh)
+	t.vu, t.vd, t.vc = make([]float64, v*nh), make([]float64, v), make([]float64, nh)
+	t.h0p, t.h0, t.h1 = make([]float64, nh), make([]float64, nh), make([]float64, nh)
+	t.v1 = make([]float64, v)
+	t.order = make([]int, len(train))
+	for i := range t.order {
+		t.order[i] = i
+	}
+	return t
+}
+
+// initCRBM returns the untrained model: U ~ N(0, 0.01²) drawn from rng,
+// d_j the logit of term j's smoothed document frequency, c = 0.
+func initCRBM(train [][]int, v int, cfg CRBMConfig, rng *rand.Rand) *CRBM {
 	nh := cfg.Hidden
 	m := &CRBM{v: v, h: nh, cfg: cfg, u: make([]float64, v*nh), d: make([]float64, v), c: make([]float64, nh)}
 	for i := range m.u {
@@ -70,170 +157,213 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 		p := (df[j] + 0.5) / (float64(len(train)) + 1)
 		m.d[j] = math.Log(p / (1 - p))
 	}
-	w := make([]float32, len(train)*v)
-	vw := make([]float32, len(train)*v) // momentum of W
-	last := make([]int, len(train))     // batches applied to each column of W
-	dec := crbmDecay{eta: cfg.ConditionStep * cfg.LearningRate, mu: cfg.Momentum, p: cfg.Penalty}
-	step := 0 // batches done
-	// Averaging window: the iterates after batches winStart+1 … of the last
-	// AverageLast epochs; su, sd, sc, sw hold their running sums.
-	nb := (len(train) + cfg.BatchSize - 1) / cfg.BatchSize
-	winStart := (cfg.Epochs - cfg.AverageLast) * nb
-	var su, sd, sc []float64
-	var sw []float32
-	if cfg.AverageLast > 0 {
-		su, sd, sc = make([]float64, v*nh), make([]float64, v), make([]float64, nh)
-		sw = make([]float32, len(train)*v)
-	}
-	colSum := func(di int) []float32 {
-		if sw == nil {
-			return nil
-		}
-		return sw[di*v : (di+1)*v]
-	}
+	return m
+}
 
-	gu, gd, gc := make([]float64, v*nh), make([]float64, v), make([]float64, nh)
-	vu, vd, vc := make([]float64, v*nh), make([]float64, v), make([]float64, nh)
-	h0p, h0, h1 := make([]float64, nh), make([]float64, nh), make([]float64, nh)
-	v1 := make([]float64, v)
-	order := make([]int, len(train))
-	for i := range order {
-		order[i] = i
+// colSum returns the running sum of column di of W, or nil when no
+// averaging is done.
+func (t *crbmTrainer) colSum(di int) []float32 {
+	if t.sw == nil {
+		return nil
 	}
+	return t.sw[di*t.v : (di+1)*t.v]
+}
+
+// epoch runs one pass over the training documents in a fresh random order
+// and returns the summed reconstruction error Σ_j (v0_j − v1_j)².
+func (t *crbmTrainer) epoch() float64 {
+	order := t.order
+	t.rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+	recon := 0.0
+	for start := 0; start < len(order); start += t.cfg.BatchSize {
+		recon = t.batch(order[start:min(start+t.cfg.BatchSize, len(order))], recon)
+	}
+	return recon
+}
+
+// batch accumulates the CD-1 gradients of the documents of batch, moves
+// their condition columns and then U, d and c. It returns recon plus the
+// batch's reconstruction error, added document by document.
+func (t *crbmTrainer) batch(batch []int, recon float64) float64 {
+	clear(t.gu)
+	clear(t.gd)
+	clear(t.gc)
+	scale := t.cfg.LearningRate / float64(len(batch))
+	for _, di := range batch {
+		recon = t.document(di, scale, recon)
+	}
+	t.update(scale)
+	return recon
+}
+
+// document runs CD-1 on training document di: it brings the document's
+// condition column up to date, samples the reconstruction, adds its
+// statistics to the batch gradients and moves the condition column.
+func (t *crbmTrainer) document(di int, scale, recon float64) float64 {
+	v := t.v
+	doc := t.train[di]
+	wd, vwd := t.w[di*v:(di+1)*v], t.vw[di*v:(di+1)*v]
+	t.dec.advance(wd, vwd, t.colSum(di), t.last[di], t.step-t.last[di], t.winStart)
+	t.reconstruct(doc, wd)
+	recon = t.addStatistics(doc, recon)
+	t.moveCondition(di, doc, wd, vwd, scale)
+	h0p, h1 := t.h0p, t.h1
+	for k := range t.gc {
+		t.gc[k] += h0p[k] - h1[k]
+	}
+	return recon
+}
+
+// reconstruct computes the positive phase h0p = σ(c + Σ_{j∈δ} U_j) with its
+// sample h0, the reconstruction v1 = σ(d + W_δ + U h0) and h1 = σ(c + Uᵀv1).
+func (t *crbmTrainer) reconstruct(doc []int, wd []float32) {
+	m, nh, v := t.m, t.nh, t.v
+	h0p, h0, h1, v1 := t.h0p, t.h0, t.h1, t.v1
+	// Positive phase: h0 = σ(c + Σ_{j∈δ} U_j).
+	copy(h0p, m.c)
+	for _, j := range doc {
+		for k, x := range m.u[j*nh : (j+1)*nh] {
+			h0p[k] += x
+		}
+	}
+	for k := range h0p {
+		h0p[k] = sigmoid(h0p[k])
+		h0[k] = 0
+		if t.rng.Float64() < h0p[k] {
+			h0[k] = 1
+		}
+	}
+	// Reconstruction v1 = σ(d + W_δ + U h0) and h1 = σ(c + Uᵀv1).
+	copy(h1, m.c)
+	for j := 0; j < v; j++ {
+		row := m.u[j*nh : (j+1)*nh]
+		s := m.d[j] + float64(wd[j])
+		for k, x := range row {
+			s += x * h0[k]
+		}
+		v1[j] = sigmoid(s)
+		for k, x := range row {
+			h1[k] += x * v1[j]
+		}
+	}
+	for k := range h1 {
+		h1[k] = sigmoid(h1[k])
+	}
+}
+
+// addStatistics adds the document's negative statistics (over all units)
+// and positive ones (over its terms) to the gradients of U and d, and
+// returns recon plus its reconstruction error.
+func (t *crbmTrainer) addStatistics(doc []int, recon float64) float64 {
+	nh, v := t.nh, t.v
+	gu, gd := t.gu, t.gd
+	h0p, h1, v1 := t.h0p, t.h1, t.v1
+	for j := 0; j < v; j++ {
+		row := gu[j*nh : (j+1)*nh]
+		for k := range row {
+			row[k] -= v1[j] * h1[k]
+		}
+		gd[j] -= v1[j]
+		recon += v1[j] * v1[j]
+	}
+	for _, j := range doc {
+		row := gu[j*nh : (j+1)*nh]
+		for k := range row {
+			row[k] += h0p[k]
+		}
+		gd[j]++
+		recon += 1 - 2*v1[j]
+	}
+	return recon
+}
+
+// moveCondition applies the momentum step to the condition column (wd, vwd)
+// of document di, adds the new column to its running sum inside the
+// averaging window and records the batch. It turns v1 into v1 − v0.
+func (t *crbmTrainer) moveCondition(di int, doc []int, wd, vwd []float32, scale float64) {
+	cfg, v1 := t.cfg, t.v1
 	lr, mom := cfg.LearningRate, cfg.Momentum
-	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("baselines: CRBM: %w", err)
-		}
-		rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
-		recon := 0.0
-		for start := 0; start < len(order); start += cfg.BatchSize {
-			batch := order[start:min(start+cfg.BatchSize, len(order))]
-			clear(gu)
-			clear(gd)
-			clear(gc)
-			scale := lr / float64(len(batch))
-			for _, di := range batch {
-				doc := train[di]
-				wd, vwd := w[di*v:(di+1)*v], vw[di*v:(di+1)*v]
-				dec.advance(wd, vwd, colSum(di), last[di], step-last[di], winStart)
-				// Positive phase: h0 = σ(c + Σ_{j∈δ} U_j).
-				copy(h0p, m.c)
-				for _, j := range doc {
-					for k, x := range m.u[j*nh : (j+1)*nh] {
-						h0p[k] += x
-					}
-				}
-				for k := range h0p {
-					h0p[k] = sigmoid(h0p[k])
-					h0[k] = 0
-					if rng.Float64() < h0p[k] {
-						h0[k] = 1
-					}
-				}
-				// Reconstruction v1 = σ(d + W_δ + U h0) and h1 = σ(c + Uᵀv1).
-				copy(h1, m.c)
-				for j := 0; j < v; j++ {
-					row := m.u[j*nh : (j+1)*nh]
-					s := m.d[j] + float64(wd[j])
-					for k, x := range row {
-						s += x * h0[k]
-					}
-					v1[j] = sigmoid(s)
-					for k, x := range row {
-						h1[k] += x * v1[j]
-					}
-				}
-				for k := range h1 {
-					h1[k] = sigmoid(h1[k])
-				}
-				// Negative statistics over all units, positive ones over δ's terms.
-				for j := 0; j < v; j++ {
-					row := gu[j*nh : (j+1)*nh]
-					for k := range row {
-						row[k] -= v1[j] * h1[k]
-					}
-					gd[j] -= v1[j]
-					recon += v1[j] * v1[j]
-				}
-				for _, j := range doc {
-					row := gu[j*nh : (j+1)*nh]
-					for k := range row {
-						row[k] += h0p[k]
-					}
-					gd[j]++
-					recon += 1 - 2*v1[j]
-				}
-				// W_δ: its batch-mean gradient is (v0 − v1)/|B| (one
-				// document of the batch has condition δ); v1 becomes v1 − v0.
-				for _, j := range doc {
-					v1[j]--
-				}
-				for j := range wd {
-					g := -v1[j]
-					vel := mom*float64(vwd[j]) + cfg.ConditionStep*(scale*g-lr*cfg.Penalty*float64(wd[j]))
-					vwd[j] = float32(vel)
-					wd[j] += float32(vel)
-				}
-				if sum := colSum(di); sum != nil && step+1 > winStart {
-					for j, x := range wd {
-						sum[j] += x
-					}
-				}
-				last[di] = step + 1
-				for k := range gc {
-					gc[k] += h0p[k] - h1[k]
-				}
-			}
-			for i := range m.u {
-				vu[i] = mom*vu[i] + scale*gu[i] - lr*cfg.Penalty*m.u[i]
-				m.u[i] += vu[i]
-			}
-			for i := range m.d {
-				vd[i] = mom*vd[i] + scale*gd[i]
-				m.d[i] += vd[i]
-			}
-			for i := range m.c {
-				vc[i] = mom*vc[i] + scale*gc[i]
-				m.c[i] += vc[i]
-			}
-			step++
-			if su != nil && step > winStart {
-				for i, x := range m.u {
-					su[i] += x
-				}
-				for i, x := range m.d {
-					sd[i] += x
-				}
-				for i, x := range m.c {
-					sc[i] += x
-				}
-			}
-		}
-		if progress != nil {
-			progress(epoch, recon/float64(len(train)))
+	// W_δ: its batch-mean gradient is (v0 − v1)/|B| (one
+	// document of the batch has condition δ); v1 becomes v1 − v0.
+	for _, j := range doc {
+		v1[j]--
+	}
+	for j := range wd {
+		g := -v1[j]
+		vel := mom*float64(vwd[j]) + cfg.ConditionStep*(scale*g-lr*cfg.Penalty*float64(wd[j]))
+		vwd[j] = float32(vel)
+		wd[j] += float32(vel)
+	}
+	if sum := t.colSum(di); sum != nil && t.step+1 > t.winStart {
+		for j, x := range wd {
+			sum[j] += x
 		}
 	}
-	for di := range train {
-		dec.advance(w[di*v:(di+1)*v], vw[di*v:(di+1)*v], colSum(di), last[di], step-last[di], winStart)
+	t.last[di] = t.step + 1
+}
+
+// update applies the momentum step of the batch to U, d and c, counts the
+// batch and, inside the averaging window, adds the new iterate to the sums.
+func (t *crbmTrainer) update(scale float64) {
+	m, cfg := t.m, t.cfg
+	lr, mom := cfg.LearningRate, cfg.Momentum
+	for i := range m.u {
+		t.vu[i] = mom*t.vu[i] + scale*t.gu[i] - lr*cfg.Penalty*m.u[i]
+		m.u[i] += t.vu[i]
 	}
-	if su != nil {
-		inv := 1 / float64(step-winStart)
-		for i, x := range su {
+	for i := range m.d {
+		t.vd[i] = mom*t.vd[i] + scale*t.gd[i]
+		m.d[i] += t.vd[i]
+	}
+	for i := range m.c {
+		t.vc[i] = mom*t.vc[i] + scale*t.gc[i]
+		m.c[i] += t.vc[i]
+	}
+	t.step++
+	if t.su != nil && t.step > t.winStart {
+		for i, x := range m.u {
+			t.su[i] += x
+		}
+		for i, x := range m.d {
+			t.sd[i] += x
+		}
+		for i, x := range m.c {
+			t.sc[i] += x
+		}
+	}
+}
+
+// finish brings every condition column up to the last batch and, when
+// averaging, replaces the model's parameters by their window means. It
+// returns W (the averaged W when averaging).
+func (t *crbmTrainer) finish() []float32 {
+	v, m, w := t.v, t.m, t.w
+	for di := range t.train {
+		t.dec.advance(w[di*v:(di+1)*v], t.vw[di*v:(di+1)*v], t.colSum(di), t.last[di], t.step-t.last[di], t.winStart)
+	}
+	if t.su != nil {
+		inv := 1 / float64(t.step-t.winStart)
+		for i, x := range t.su {
 			m.u[i] = x * inv
 		}
-		for i, x := range sd {
+		for i, x := range t.sd {
 			m.d[i] = x * inv
 		}
-		for i, x := range sc {
+		for i, x := range t.sc {
 			m.c[i] = x * inv
 		}
-		w = sw
+		w = t.sw
 		for i, x := range w {
 			w[i] = float32(float64(x) * inv)
 		}
 	}
-	// Collapse W into one averaged condition column per distinct term set.
+	return w
+}
+
+// collapseConditions collapses W (one column per training document of
+// train) into one averaged condition column per distinct term set.
+func (m *CRBM) collapseConditions(train [][]int, w []float32) {
+	v := m.v
 	m.index = make(map[string]int)
 	var counts []int
 	var key []byte
@@ -260,7 +390,6 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 			}
 		}
 	}
-	return m, nil
 }
 
 // crbmDecay is the update of a weight w and its momentum Δ in a batch where
