@@ -4,8 +4,14 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"os"
+	"sort"
+	"strings"
 	"sync/atomic"
 	"testing"
+
+	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/ml/shareddata"
 )
 
 // BenchmarkCRBMDistances times CRBM.Distances with the default inference
@@ -49,4 +55,88 @@ func BenchmarkCRBMDistances(b *testing.B) {
 		})
 		b.ReportMetric(float64(queries.Load())/b.Elapsed().Seconds(), "queries/s")
 	})
+}
+
+// BenchmarkContextualBaselines times Distances of the LDA, PLSA and CRBM
+// baselines on mtg-jamendo training documents (skipped when absent), one call
+// per document with every term as a query, and reports queries/s.
+func BenchmarkContextualBaselines(b *testing.B) {
+	train, v := loadTrain(b, "mtg-jamendo")
+	ctx := context.Background()
+	lda, err := TrainLDA(ctx, train, v, 19, 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	plsa, err := TrainPLSA(ctx, train, v, 19, 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	crbm, err := TrainCRBM(ctx, train, v, CRBMConfig{Epochs: 5}, 1, nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, m := range []eval.Model{lda, plsa, crbm} {
+		b.Run(fmt.Sprintf("%s/V=%d", m.Name(), v), func(b *testing.B) {
+			dst := make([]float64, 64*v)
+			rng := rand.New(rand.NewPCG(1, 1))
+			queries := 0
+			b.ReportAllocs()
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				d := train[i%len(train)]
+				m.Distances(d, d, rng, dst[:len(d)*v])
+				queries += len(d)
+			}
+			b.ReportMetric(float64(queries)/b.Elapsed().Seconds(), "queries/s")
+		})
+	}
+}
+
+// loadTrain reads the training documents of a ../shared/data corpus with a
+// split.tsv, encoded against their own sorted vocabulary; it skips when absent.
+func loadTrain(tb testing.TB, corpusName string) ([][]int, int) {
+	tb.Helper()
+	read := func(name string) [][]string {
+		data, err := os.ReadFile(shareddata.File(tb, corpusName, name))
+		if err != nil {
+			tb.Fatal(err)
+		}
+		var rows [][]string
+		for _, line := range strings.Split(string(data), "\n") {
+			if line != "" {
+				rows = append(rows, strings.Split(line, "\t"))
+			}
+		}
+		return rows
+	}
+	sub := map[string]string{}
+	for _, r := range read("split.tsv") {
+		sub[r[0]] = r[1]
+	}
+	var raw [][]string
+	set := map[string]bool{}
+	for _, r := range read("docs.tsv") {
+		if sub[r[0]] == "train" {
+			raw = append(raw, r[1:])
+			for _, t := range r[1:] {
+				set[t] = true
+			}
+		}
+	}
+	terms := make([]string, 0, len(set))
+	for t := range set {
+		terms = append(terms, t)
+	}
+	sort.Strings(terms)
+	id := map[string]int{}
+	for i, t := range terms {
+		id[t] = i
+	}
+	docs := make([][]int, len(raw))
+	for i, d := range raw {
+		for _, t := range d {
+			docs[i] = append(docs[i], id[t])
+		}
+	}
+	return docs, len(terms)
 }
