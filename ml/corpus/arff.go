@@ -20,41 +20,13 @@ type arffAttr struct {
 
 var mekaLabels = regexp.MustCompile(`-C\s+(-?\d+)`)
 
+// parseARFF reads an ARFF corpus: its header, then one document per data row,
+// dense or sparse.
 func parseARFF(br *bufio.Reader, b *builder) error {
 	l := &lineReader{br: br}
-	var attrs []arffAttr
-	relation := ""
-	inData := false
-	for !inData {
-		raw, err := l.next()
-		if err == io.EOF {
-			return lineErr(0, "ARFF has no @data section")
-		}
-		if err != nil {
-			return err
-		}
-		line := string(trimBytes(raw))
-		if line == "" || line[0] == '%' {
-			continue
-		}
-		kw, rest := line, ""
-		if i := strings.IndexAny(line, " \t"); i >= 0 {
-			kw, rest = line[:i], strings.TrimSpace(line[i+1:])
-		}
-		switch strings.ToLower(kw) {
-		case "@relation":
-			relation = rest
-		case "@attribute":
-			a, err := parseARFFAttr(rest, l.line)
-			if err != nil {
-				return err
-			}
-			attrs = append(attrs, a)
-		case "@data":
-			inData = true
-		default:
-			return lineErr(l.line, "unexpected %q in the ARFF header", kw)
-		}
+	attrs, relation, err := readARFFHeader(l)
+	if err != nil {
+		return err
 	}
 	if len(attrs) == 0 {
 		return lineErr(l.line, "ARFF has no attributes")
@@ -62,13 +34,7 @@ func parseARFF(br *bufio.Reader, b *builder) error {
 	if err := chooseLabels(attrs, relation, b.opt.Labels, l.line); err != nil {
 		return err
 	}
-	idAttr := -1
-	for i, a := range attrs {
-		if !a.label && (a.kind == "string" || a.kind == "nominal") && nameIn(a.name, idColumnNames) {
-			idAttr = i
-			break
-		}
-	}
+	idAttr := arffIDAttr(attrs)
 	vals := make([]string, 0, len(attrs)+1)
 	row := 0
 	for {
@@ -88,39 +54,96 @@ func parseARFF(br *bufio.Reader, b *builder) error {
 		id := strconv.Itoa(row)
 		if line[0] == '{' {
 			id, err = arffSparseRow(string(line), attrs, idAttr, id, b, l.line)
-			if err != nil {
-				return err
-			}
 		} else {
-			vals, err = splitARFFValues(string(line), ',', vals[:0], l.line)
-			if err != nil {
-				return err
-			}
-			if len(vals) == len(attrs)+1 && strings.HasPrefix(vals[len(vals)-1], "{") {
-				vals = vals[:len(attrs)] // instance weight
-			}
-			if len(vals) != len(attrs) {
-				return lineErr(l.line, "row has %d values, the header declares %d attributes", len(vals), len(attrs))
-			}
-			for i, v := range vals {
-				switch {
-				case attrs[i].label:
-					present, ok := parse01(v)
-					if !ok {
-						return lineErr(l.line, "label %q: value %q is not 0 or 1", attrs[i].name, v)
-					}
-					if present {
-						b.tagString(attrs[i].name)
-					}
-				case i == idAttr:
-					id = v
-				}
-			}
+			id, vals, err = arffDenseRow(string(line), attrs, idAttr, id, vals, b, l.line)
+		}
+		if err != nil {
+			return err
 		}
 		if err := b.end(id); err != nil {
 			return err
 		}
 	}
+}
+
+// readARFFHeader reads the header up to and including the @data line and
+// returns the declared attributes and the relation name.
+func readARFFHeader(l *lineReader) ([]arffAttr, string, error) {
+	var attrs []arffAttr
+	relation := ""
+	for {
+		raw, err := l.next()
+		if err == io.EOF {
+			return nil, "", lineErr(0, "ARFF has no @data section")
+		}
+		if err != nil {
+			return nil, "", err
+		}
+		line := string(trimBytes(raw))
+		if line == "" || line[0] == '%' {
+			continue
+		}
+		kw, rest := line, ""
+		if i := strings.IndexAny(line, " \t"); i >= 0 {
+			kw, rest = line[:i], strings.TrimSpace(line[i+1:])
+		}
+		switch strings.ToLower(kw) {
+		case "@relation":
+			relation = rest
+		case "@attribute":
+			a, err := parseARFFAttr(rest, l.line)
+			if err != nil {
+				return nil, "", err
+			}
+			attrs = append(attrs, a)
+		case "@data":
+			return attrs, relation, nil
+		default:
+			return nil, "", lineErr(l.line, "unexpected %q in the ARFF header", kw)
+		}
+	}
+}
+
+// arffIDAttr returns the index of the first string or nominal attribute that
+// is not a label and has an id column name, or -1.
+func arffIDAttr(attrs []arffAttr) int {
+	for i, a := range attrs {
+		if !a.label && (a.kind == "string" || a.kind == "nominal") && nameIn(a.name, idColumnNames) {
+			return i
+		}
+	}
+	return -1
+}
+
+// arffDenseRow reads a comma-separated data row: it tags the document with
+// the labels whose value is 1 and returns the row's id (the id attribute's
+// value, else id) and the values, read into vals.
+func arffDenseRow(line string, attrs []arffAttr, idAttr int, id string, vals []string, b *builder, lineNo int) (string, []string, error) {
+	vals, err := splitARFFValues(line, ',', vals[:0], lineNo)
+	if err != nil {
+		return id, vals, err
+	}
+	if len(vals) == len(attrs)+1 && strings.HasPrefix(vals[len(vals)-1], "{") {
+		vals = vals[:len(attrs)] // instance weight
+	}
+	if len(vals) != len(attrs) {
+		return id, vals, lineErr(lineNo, "row has %d values, the header declares %d attributes", len(vals), len(attrs))
+	}
+	for i, v := range vals {
+		switch {
+		case attrs[i].label:
+			present, ok := parse01(v)
+			if !ok {
+				return id, vals, lineErr(lineNo, "label %q: value %q is not 0 or 1", attrs[i].name, v)
+			}
+			if present {
+				b.tagString(attrs[i].name)
+			}
+		case i == idAttr:
+			id = v
+		}
+	}
+	return id, vals, nil
 }
 
 // arffSparseRow reads "{index value, …}": omitted attributes take their zero value
