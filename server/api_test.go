@@ -565,34 +565,6 @@ func TestMapOverlay(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodGet, base+"&docs=nosuch", ""), 404, "nosuch")
 }
 
-// TestSenseClusters: two well-separated blobs give two clusters; one blob gives one.
-func TestSenseClusters(t *testing.T) {
-	var x [][]float64
-	for i := 0; i < 40; i++ {
-		off := 0.0
-		if i%2 == 1 {
-			off = 10
-		}
-		x = append(x, []float64{off + 0.1*float64(i%5), 0.1 * float64(i%7)})
-	}
-	lab := senseClusters(x, 1)
-	for i := range x {
-		if (lab[i] == lab[0]) != (i%2 == 0) {
-			t.Fatalf("blob labels: got %v, want even and odd rows apart", lab)
-		}
-	}
-	one := make([][]float64, 40)
-	for i := range one {
-		// A uniform grid: no cluster structure, silhouettes stay low.
-		one[i] = []float64{float64(i % 8), float64(i / 8)}
-	}
-	for i, l := range senseClusters(one, 1) {
-		if l != 0 {
-			t.Fatalf("grid: row %d in cluster %d, want a single cluster", i, l)
-		}
-	}
-}
-
 // TestEvaluationSettings runs one trial of each setting of the compare form and
 // checks which models the report holds and which notes say why a baseline was
 // left out (the rules of taglens eval, paper §6.2.1-6.2.5).

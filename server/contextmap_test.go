@@ -13,6 +13,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/ml/corpus"
 )
 
@@ -32,7 +33,7 @@ func TestClassicalMDS(t *testing.T) {
 		d2 := mat.NewSymDense(tt.n, nil)
 		for i := range pts {
 			for j := i + 1; j < tt.n; j++ {
-				d2.SetSym(i, j, sqDist(pts[i], pts[j]))
+				d2.SetSym(i, j, cluster.SqDist(pts[i], pts[j]))
 			}
 		}
 		x, err := classicalMDS(d2, tt.d+5)
@@ -44,8 +45,8 @@ func TestClassicalMDS(t *testing.T) {
 		}
 		for i := range pts {
 			for j := range pts {
-				want := math.Sqrt(sqDist(pts[i], pts[j]))
-				if got := math.Sqrt(sqDist(x[i], x[j])); math.Abs(got-want) > 1e-8*(1+want) {
+				want := math.Sqrt(cluster.SqDist(pts[i], pts[j]))
+				if got := math.Sqrt(cluster.SqDist(x[i], x[j])); math.Abs(got-want) > 1e-8*(1+want) {
 					t.Fatalf("n=%d d=%d: distance %d-%d got %v, want %v", tt.n, tt.d, i, j, got, want)
 				}
 			}
@@ -112,7 +113,7 @@ func TestContextMap(t *testing.T) {
 	}
 	for a := range ids {
 		for b := range ids {
-			want := math.Sqrt(sqDist(vecs[a], vecs[b]))
+			want := math.Sqrt(cluster.SqDist(vecs[a], vecs[b]))
 			if got := rows[a*v+ids[b]]; math.Abs(got-want) > 1e-9*(1+want) {
 				t.Errorf("distance %s-%s: Distances %v, EmbedDocument rows %v", m.Vocabulary().Term(ids[a]), m.Vocabulary().Term(ids[b]), got, want)
 			}

@@ -9,7 +9,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"slices"
 	"sort"
@@ -21,6 +20,7 @@ import (
 
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/tsne"
 )
 
@@ -484,7 +484,7 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if len(pts) < 4 {
 		return fmt.Errorf("term %q has %d instances in these corpora; a map needs at least 4", term, len(pts))
 	}
-	clusters := senseClusters(x, 1)
+	clusters := cluster.SenseClusters(x, 1)
 	for i := range pts {
 		pts[i].Cluster = clusters[i]
 	}
@@ -582,158 +582,4 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 	}
 	out.Points = append(out.Points, pts...)
 	return out, nil
-}
-
-// senseClusters groups the CE instances of one term into senses for colouring:
-// k-means for k = 2..4, keeping the k with the largest mean silhouette
-// (Rousseeuw 1987: s(i) = (b−a)/max(a, b), a the mean distance to the own
-// cluster, b to the nearest other cluster), computed on at most 600 rows; one
-// cluster when no k reaches a silhouette of 0.5 (uniform, structureless data
-// scores about 0.35-0.45) or there are fewer than 10 rows.
-func senseClusters(x [][]float64, seed uint64) []int {
-	best := make([]int, len(x))
-	if len(x) < 10 {
-		return best
-	}
-	bestS := 0.5
-	for k := 2; k <= 4; k++ {
-		lab := kmeans(x, k, seed)
-		if s := silhouette(x, lab, k, 600); s > bestS {
-			bestS, best = s, lab
-		}
-	}
-	return best
-}
-
-// silhouette is the mean silhouette of the first limit rows (all rows' clusters
-// count for a and b).
-func silhouette(x [][]float64, lab []int, k, limit int) float64 {
-	n := min(len(x), limit)
-	sum := make([]float64, k)
-	cnt := make([]int, k)
-	var total float64
-	for i := 0; i < n; i++ {
-		for j := range sum {
-			sum[j], cnt[j] = 0, 0
-		}
-		for j := range x {
-			if j == i {
-				continue
-			}
-			sum[lab[j]] += math.Sqrt(sqDist(x[i], x[j]))
-			cnt[lab[j]]++
-		}
-		if cnt[lab[i]] == 0 {
-			continue // a singleton cluster scores 0
-		}
-		a := sum[lab[i]] / float64(cnt[lab[i]])
-		b := math.Inf(1)
-		for j := 0; j < k; j++ {
-			if j != lab[i] && cnt[j] > 0 {
-				b = math.Min(b, sum[j]/float64(cnt[j]))
-			}
-		}
-		if math.IsInf(b, 1) {
-			continue
-		}
-		total += (b - a) / math.Max(a, b)
-	}
-	return total / float64(n)
-}
-
-// kmeans clusters rows of x into k groups with Lloyd's algorithm from a k-means++
-// start (seeded), 50 iterations at most; it returns each row's cluster index,
-// clusters numbered by decreasing size.
-func kmeans(x [][]float64, k int, seed uint64) []int {
-	n := len(x)
-	lab := make([]int, n)
-	if k <= 1 || n <= k {
-		return lab
-	}
-	d := len(x[0])
-	rng := rand.New(rand.NewPCG(seed, 0x6b6d65616e73))
-	cent := make([][]float64, 0, k)
-	cent = append(cent, append([]float64(nil), x[rng.IntN(n)]...))
-	dist := make([]float64, n)
-	for len(cent) < k {
-		var sum float64
-		for i, r := range x {
-			best := math.Inf(1)
-			for _, c := range cent {
-				best = math.Min(best, sqDist(r, c))
-			}
-			dist[i] = best
-			sum += best
-		}
-		u := rng.Float64() * sum
-		pick := n - 1
-		for i, v := range dist {
-			if u -= v; u <= 0 {
-				pick = i
-				break
-			}
-		}
-		cent = append(cent, append([]float64(nil), x[pick]...))
-	}
-	cnt := make([]int, k)
-	for it := 0; it < 50; it++ {
-		changed := false
-		for i, r := range x {
-			best, bj := math.Inf(1), 0
-			for j, c := range cent {
-				if v := sqDist(r, c); v < best {
-					best, bj = v, j
-				}
-			}
-			if lab[i] != bj || it == 0 {
-				changed = changed || lab[i] != bj
-				lab[i] = bj
-			}
-		}
-		for j := range cent {
-			for t := range cent[j] {
-				cent[j][t] = 0
-			}
-			cnt[j] = 0
-		}
-		for i, r := range x {
-			cnt[lab[i]]++
-			for t := 0; t < d; t++ {
-				cent[lab[i]][t] += r[t]
-			}
-		}
-		for j := range cent {
-			if cnt[j] > 0 {
-				for t := range cent[j] {
-					cent[j][t] /= float64(cnt[j])
-				}
-			}
-		}
-		if !changed && it > 0 {
-			break
-		}
-	}
-	// Renumber by decreasing size (ties by old index) so colours are stable.
-	order := make([]int, k)
-	for j := range order {
-		order[j] = j
-	}
-	sort.SliceStable(order, func(a, b int) bool { return cnt[order[a]] > cnt[order[b]] })
-	ren := make([]int, k)
-	for newJ, oldJ := range order {
-		ren[oldJ] = newJ
-	}
-	for i := range lab {
-		lab[i] = ren[lab[i]]
-	}
-	return lab
-}
-
-func sqDist(a, b []float64) float64 {
-	var s float64
-	for i := range a {
-		v := a[i] - b[i]
-		s += v * v
-	}
-	return s
 }
