@@ -76,30 +76,7 @@ func KMeans(x [][]float64, k int, seed uint64) []int {
 		return lab
 	}
 	d := len(x[0])
-	rng := rand.New(rand.NewPCG(seed, 0x6b6d65616e73))
-	cent := make([][]float64, 0, k)
-	cent = append(cent, append([]float64(nil), x[rng.IntN(n)]...))
-	dist := make([]float64, n)
-	for len(cent) < k {
-		var sum float64
-		for i, r := range x {
-			best := math.Inf(1)
-			for _, c := range cent {
-				best = math.Min(best, SqDist(r, c))
-			}
-			dist[i] = best
-			sum += best
-		}
-		u := rng.Float64() * sum
-		pick := n - 1
-		for i, v := range dist {
-			if u -= v; u <= 0 {
-				pick = i
-				break
-			}
-		}
-		cent = append(cent, append([]float64(nil), x[pick]...))
-	}
+	cent := seedCentroids(x, k, seed)
 	cnt := make([]int, k)
 	for it := 0; it < 50; it++ {
 		changed := false
@@ -138,7 +115,47 @@ func KMeans(x [][]float64, k int, seed uint64) []int {
 			break
 		}
 	}
-	// Renumber by decreasing size (ties by old index) so colours are stable.
+	renumberBySize(lab, cnt)
+	return lab
+}
+
+// seedCentroids picks k starting centroids among the rows of x by k-means++
+// (Arthur and Vassilvitskii 2007): the first uniformly, each next one with
+// probability proportional to its squared distance to the nearest centroid
+// already picked. The centroids are copies of the rows.
+func seedCentroids(x [][]float64, k int, seed uint64) [][]float64 {
+	n := len(x)
+	rng := rand.New(rand.NewPCG(seed, 0x6b6d65616e73))
+	cent := make([][]float64, 0, k)
+	cent = append(cent, append([]float64(nil), x[rng.IntN(n)]...))
+	dist := make([]float64, n)
+	for len(cent) < k {
+		var sum float64
+		for i, r := range x {
+			best := math.Inf(1)
+			for _, c := range cent {
+				best = math.Min(best, SqDist(r, c))
+			}
+			dist[i] = best
+			sum += best
+		}
+		u := rng.Float64() * sum
+		pick := n - 1
+		for i, v := range dist {
+			if u -= v; u <= 0 {
+				pick = i
+				break
+			}
+		}
+		cent = append(cent, append([]float64(nil), x[pick]...))
+	}
+	return cent
+}
+
+// renumberBySize renumbers the cluster labels lab by decreasing cluster size
+// cnt (ties by old index) so colours are stable.
+func renumberBySize(lab, cnt []int) {
+	k := len(cnt)
 	order := make([]int, k)
 	for j := range order {
 		order[j] = j
@@ -151,7 +168,6 @@ func KMeans(x [][]float64, k int, seed uint64) []int {
 	for i := range lab {
 		lab[i] = ren[lab[i]]
 	}
-	return lab
 }
 
 // SqDist returns the squared Euclidean distance between a and b (equal lengths).
