@@ -1,0 +1,84 @@
+package server
+
+import (
+	"net/http"
+	"net/url"
+	"testing"
+)
+
+func TestMapAPI(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	base := "/api/models/" + modelID + "/map"
+	wantError(t, ts.doJSON(http.MethodGet, base, ""), 400, "term")
+	wantError(t, ts.doJSON(http.MethodGet, base+"?term=nope-nope", ""), 404, "vocabulary")
+	wantError(t, ts.doJSON(http.MethodGet, base+"?term=guitar&variant=x", ""), 400, "variant")
+	wantError(t, ts.doJSON(http.MethodGet, base+"?term=guitar&corpus=nosuch", ""), 404, "nosuch")
+
+	rec := ts.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", "")
+	if rec.Code == http.StatusAccepted {
+		ts.waitJob(decode[map[string]string](t, rec)["job_id"])
+		rec = ts.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", "")
+	}
+	if rec.Code != 200 {
+		t.Fatalf("map: got %d (%s)", rec.Code, rec.Body)
+	}
+	md := decode[MapData](t, rec)
+	if len(md.Points) < 4 {
+		t.Fatalf("map: got %d points", len(md.Points))
+	}
+	for _, p := range md.Points {
+		if p.Term != "guitar" || p.Kind != "instance" || p.DocID == "" || !hasTag(p.Tags, "guitar") {
+			t.Fatalf("map point %+v: want an instance of guitar with its document's tags", p)
+		}
+	}
+	// Neighbours of a point: its own document's list.
+	p := md.Points[0]
+	q := url.Values{"term": {"guitar"}, "doc": {p.DocID}, "k": {"4"}}
+	rec = ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?"+q.Encode(), "")
+	if rec.Code != 200 {
+		t.Fatalf("neighbours: %d %s", rec.Code, rec.Body)
+	}
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar", ""), 400, "required")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar&doc=nosuch", ""), 404, "nosuch")
+
+	// The map survives a restart: a new server over the same store serves it at once.
+	ts2 := openTestServer(t, ts.dir, Config{})
+	_ = ts2
+}
+
+// TestMapOverlay overlays the accompany terms of two documents on a cached map
+// (placed with tsne's Transform) and checks the base points do not move.
+func TestMapOverlay(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	base := "/api/models/" + modelID + "/map?term=guitar&variant=siamese-ce"
+	rec := ts.doJSON(http.MethodGet, base, "")
+	if rec.Code == http.StatusAccepted {
+		ts.waitJob(decode[map[string]string](t, rec)["job_id"])
+		rec = ts.doJSON(http.MethodGet, base, "")
+	}
+	md := decode[MapData](t, rec)
+	if len(md.Points) < 2 {
+		t.Fatalf("base map: %d points", len(md.Points))
+	}
+	docs := md.Points[0].DocID + "," + md.Points[1].DocID
+	rec = ts.doJSON(http.MethodGet, base+"&docs="+url.QueryEscape(docs), "")
+	if rec.Code != 200 {
+		t.Fatalf("overlay: %d %s", rec.Code, rec.Body)
+	}
+	ov := decode[MapData](t, rec)
+	want := len(md.Points) + len(md.Points[0].Tags) - 1 + len(md.Points[1].Tags) - 1
+	if len(ov.Points) != want {
+		t.Errorf("overlay: got %d points, want %d (base + the other tags of both documents)", len(ov.Points), want)
+	}
+	for i, p := range md.Points {
+		if ov.Points[i].X != p.X || ov.Points[i].Y != p.Y || ov.Points[i].DocID != p.DocID {
+			t.Fatalf("base point %d moved: %+v → %+v", i, p, ov.Points[i])
+		}
+	}
+	for _, p := range ov.Points[len(md.Points):] {
+		if p.Kind != "accompany" && p.Kind != "oov" {
+			t.Errorf("overlay point kind %q, want accompany or oov", p.Kind)
+		}
+	}
+	wantError(t, ts.doJSON(http.MethodGet, base+"&docs=nosuch", ""), 404, "nosuch")
+}
