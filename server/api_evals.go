@@ -216,12 +216,64 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	report := &eval.Report{Corpus: trow.Name, Subset: req.Subset, Protocol: string(proto), Trials: req.Trials,
 		Setting: setting, Interpolation: eval.Interpolation, Missing: band.String()}
 
-	// The evaluated documents.
 	cross := req.CorpusID != first.CorpusID
+	enc, oovDocs, err := s.evalDocuments(ctx, req, cross, tc, split, vocab, report)
+	if err != nil {
+		return err
+	}
+
+	// The entries of the report: baselines in report order, then each model's variants.
+	plan := &compare.Plan{Protocol: proto, Missing: band, VocabSize: vocab.Len(), Trials: req.Trials,
+		Baseline: baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}}
+	scope := baselines.Scope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
+	for _, b := range req.Baselines {
+		if why := baselines.Skip(b, scope); why != "" {
+			report.Notes = append(report.Notes, why)
+			continue
+		}
+		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
+	}
+	ms, rows, err := s.evalModels(ctx, req.ModelIDs, setting, vocab, first)
+	if err != nil {
+		return err
+	}
+	plan.Entries = append(plan.Entries, variantEntries(ms, rows, setting, req.SeedTrials)...)
+	if len(plan.Entries) == 0 {
+		return fmt.Errorf("no model left to evaluate: %s", strings.Join(report.Notes, "; "))
+	}
+
+	train := vocab.EncodeAll(tc.Select(split.Train))
+	plan.Trial = func(t int) (*compare.Trial, error) {
+		return &compare.Trial{Seed: uint64(t + 1), Train: train, Docs: enc, OOVDocs: oovDocs}, nil
+	}
+	plan.Progress = evalProgress(rep)
+	if err := compare.Run(ctx, plan, report); err != nil {
+		return err
+	}
+	entries := plan.Entries
+	b, err := json.Marshal(report)
+	if err != nil {
+		return err
+	}
+	if err := s.store.SetEvalReport(context.WithoutCancel(ctx), evalID, b); err != nil {
+		return err
+	}
+	rep.Progress(1, "done", fmt.Sprintf("%d models × %d trials on %d documents", len(entries), req.Trials, max(len(enc), len(oovDocs))))
+	return nil
+}
+
+// evalDocuments returns the evaluated documents of req, encoded against vocab
+// (enc), or in the OOV setting those with out-of-vocabulary terms (oovDocs);
+// tc is the first model's corpus and split its split. It adds to the report
+// the evaluated corpus when another one (cross) and a note on the documents
+// left out.
+func (s *Server) evalDocuments(ctx context.Context, req EvalRequest, cross bool, tc *corpus.Corpus, split corpus.Split, vocab *corpus.Vocabulary, report *eval.Report) ([][]int, []eval.OOVDoc, error) {
+	setting := eval.Setting(req.Setting)
 	ec := tc
 	if cross {
+		var err error
 		if ec, err = s.store.Documents(ctx, req.CorpusID); err != nil {
-			return err
+			return nil, nil, err
 		}
 		report.EvalCorpus = ec.Name
 	}
@@ -246,39 +298,40 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	case eval.OOVSetting:
 		oovDocs, left = eval.WithOOV(vocab, docs)
 		if len(oovDocs) == 0 {
-			return fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", len(docs))
+			return nil, nil, fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", len(docs))
 		}
 		report.Notes = append(report.Notes, fmt.Sprintf("%d documents with OOV terms (%d without left out)", len(oovDocs), left))
 	default:
 		enc = eval.Encode(vocab, docs)
 	}
 	if len(enc) == 0 && len(oovDocs) == 0 {
-		return fmt.Errorf("no document to evaluate")
+		return nil, nil, fmt.Errorf("no document to evaluate")
 	}
+	return enc, oovDocs, nil
+}
 
-	// The entries of the report: baselines in report order, then each model's variants.
-	plan := &compare.Plan{Protocol: proto, Missing: band, VocabSize: vocab.Len(), Trials: req.Trials,
-		Baseline: baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}}
-	scope := baselines.Scope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
-	for _, b := range req.Baselines {
-		if why := baselines.Skip(b, scope); why != "" {
-			report.Notes = append(report.Notes, why)
-			continue
-		}
-		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
-	}
+// evalModels loads the models of ids. Outside the OOV setting they must all
+// have the vocabulary vocab of the first one.
+func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Setting, vocab *corpus.Vocabulary, first *ModelRow) ([]*ce.Model, []*ModelRow, error) {
 	var ms []*ce.Model
 	var rows []*ModelRow
-	for _, id := range req.ModelIDs {
+	for _, id := range ids {
 		row, m, err := s.model(ctx, id)
 		if err != nil {
-			return err
+			return nil, nil, err
 		}
 		if setting != eval.OOVSetting && !slices.Equal(m.Vocabulary().Terms(), vocab.Terms()) {
-			return fmt.Errorf("model %q was trained on another vocabulary than %q; compare models of one corpus", row.Name, first.Name)
+			return nil, nil, fmt.Errorf("model %q was trained on another vocabulary than %q; compare models of one corpus", row.Name, first.Name)
 		}
 		ms, rows = append(ms, m), append(rows, row)
 	}
+	return ms, rows, nil
+}
+
+// variantEntries returns the report entries of the models' variants: with
+// seedTrials one entry per variant whose trial t is ms[t], otherwise one per
+// model and variant (named after the model when there are several).
+func variantEntries(ms []*ce.Model, rows []*ModelRow, setting eval.Setting, seedTrials bool) []compare.Entry {
 	variants := []string{ce.VariantCE, ce.VariantSiamese}
 	if setting == eval.OOVSetting {
 		variants = OOVVariants
@@ -297,9 +350,10 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 			return model(t).EvalModel(v), map[string]any{"model": rows[pick(t)].Name, "train_seed": model(t).Info().Seed}, nil
 		}}
 	}
-	if req.SeedTrials {
+	var entries []compare.Entry
+	if seedTrials {
 		for _, v := range variants {
-			plan.Entries = append(plan.Entries, entry(v, v, func(t int) int { return t }))
+			entries = append(entries, entry(v, v, func(t int) int { return t }))
 		}
 	} else {
 		for i := range ms {
@@ -308,19 +362,17 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 				suffix = " (" + rows[i].Name + ")"
 			}
 			for _, v := range variants {
-				plan.Entries = append(plan.Entries, entry(v+suffix, v, func(int) int { return i }))
+				entries = append(entries, entry(v+suffix, v, func(int) int { return i }))
 			}
 		}
 	}
-	if len(plan.Entries) == 0 {
-		return fmt.Errorf("no model left to evaluate: %s", strings.Join(report.Notes, "; "))
-	}
+	return entries
+}
 
-	train := vocab.EncodeAll(tc.Select(split.Train))
-	plan.Trial = func(t int) (*compare.Trial, error) {
-		return &compare.Trial{Seed: uint64(t + 1), Train: train, Docs: enc, OOVDocs: oovDocs}, nil
-	}
-	plan.Progress = func(e compare.Event) {
+// evalProgress returns the progress callback of an evaluation's comparison,
+// which reports the training of baselines and the evaluation of each entry.
+func evalProgress(rep *Reporter) func(compare.Event) {
+	return func(e compare.Event) {
 		label := fmt.Sprintf("%s, trial %d/%d", e.Entry, e.Trial+1, e.Trials)
 		frac := 0.02 + 0.97*e.Fraction()
 		switch e.Stage {
@@ -330,19 +382,6 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 			rep.Progress(frac, e.Stage, label)
 		}
 	}
-	if err := compare.Run(ctx, plan, report); err != nil {
-		return err
-	}
-	entries := plan.Entries
-	b, err := json.Marshal(report)
-	if err != nil {
-		return err
-	}
-	if err := s.store.SetEvalReport(context.WithoutCancel(ctx), evalID, b); err != nil {
-		return err
-	}
-	rep.Progress(1, "done", fmt.Sprintf("%d models × %d trials on %d documents", len(entries), req.Trials, max(len(enc), len(oovDocs))))
-	return nil
 }
 
 type evalJSON struct {

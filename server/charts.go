@@ -232,6 +232,25 @@ func errorBars(mean, se []float64) []opts.BoxPlotData {
 func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	vm.Interp = "Precision-recall interpolation: " + rep.Interpolation
 	vm.Notes = rep.Notes
+	fillEvalScores(vm, rep)
+	fillEvalPValues(vm, rep)
+	vm.PAtK = patkChart(rep)
+	// MAP and AUC bars with SE, one chart each.
+	names := make([]string, len(rep.Models))
+	var mapv, mapse, aucv, aucse []float64
+	for i, m := range rep.Models {
+		names[i] = m.Name
+		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
+		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
+	}
+	vm.MAP = barWithSE("map", "MAP", names, mapv, mapse, palette.Series[0])
+	vm.AUC = barWithSE("auc", "AUC", names, aucv, aucse, palette.Series[2])
+	vm.PR = prChart(rep)
+}
+
+// fillEvalScores fills the table of scores, one row per model, the best MAP
+// marked.
+func fillEvalScores(vm *views.EvalPage, rep *eval.Report) {
 	best := -1
 	for i, m := range rep.Models {
 		if best < 0 || m.MAP > rep.Models[best].MAP {
@@ -249,6 +268,10 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		vm.Scores = append(vm.Scores, views.ModelScore{Name: m.Name, PAt1: at(1), PAt2: at(2), PAt5: at(5),
 			MAP: pm(m.MAP, m.MAPSE), AUC: pm(m.AUC, m.AUCSE), Queries: m.Queries, Best: i == best})
 	}
+}
+
+// fillEvalPValues fills the p-values of the report, one row per answer.
+func fillEvalPValues(vm *views.EvalPage, rep *eval.Report) {
 	metrics := make([]string, 0, len(rep.PValues))
 	for k := range rep.PValues {
 		metrics = append(metrics, k)
@@ -274,8 +297,10 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	for i, g := range groups {
 		vm.PValues = append(vm.PValues, views.KV{Key: metricRange(g), Value: values[i]})
 	}
+}
 
-	// P@K, K = 1..10, with error bars.
+// patkChart is the chart of P@K, K = 1..10, with error bars.
+func patkChart(rep *eval.Report) views.Chart {
 	ks := make([]string, eval.MaxK)
 	for i := range ks {
 		ks[i] = fmt.Sprint(i + 1)
@@ -300,20 +325,11 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		bars.AddSeries(m.Name, errorBars(m.PAtK, m.PAtKSE), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
 	}
 	line.Overlap(bars)
-	vm.PAtK = snippet(line, "patk")
+	return snippet(line, "patk")
+}
 
-	// MAP and AUC bars with SE, one chart each.
-	names := make([]string, len(rep.Models))
-	var mapv, mapse, aucv, aucse []float64
-	for i, m := range rep.Models {
-		names[i] = m.Name
-		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
-		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
-	}
-	vm.MAP = barWithSE("map", "MAP", names, mapv, mapse, palette.Series[0])
-	vm.AUC = barWithSE("auc", "AUC", names, aucv, aucse, palette.Series[2])
-
-	// Precision at the 11 standard recall levels.
+// prChart is the chart of the precision at the 11 standard recall levels.
+func prChart(rep *eval.Report) views.Chart {
 	pr := charts.NewLine()
 	pr.SetGlobalOptions(baseGlobals("pr", "340px")...)
 	pr.SetGlobalOptions(
@@ -333,7 +349,7 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		}
 		pr.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: palette.Model(m.Name, i)}))
 	}
-	vm.PR = snippet(pr, "pr")
+	return snippet(pr, "pr")
 }
 
 func at(xs []float64, i int) float64 {

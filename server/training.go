@@ -96,6 +96,9 @@ func (s *Server) startTraining(m *ModelRow) (*JobRow, error) {
 	return job, nil
 }
 
+// runTraining trains model modelID on corpus corpusID with seed and the
+// parameters p, reporting its progress to rep, and saves it; on failure it
+// marks the model failed, or interrupted when ctx was cancelled.
 func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
 	st := s.store
 	bg := context.WithoutCancel(ctx)
@@ -128,10 +131,23 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	if err := st.ResetModelLog(bg, modelID); err != nil {
 		return err
 	}
+	m, err := ce.Train(ctx, c, split, cfg, s.trainProgress(bg, rep, modelID))
+	if err != nil {
+		return err
+	}
+	return s.saveTrainedModel(bg, rep, modelID, m)
+}
+
+// trainProgress returns the progress callback of a model's training: it
+// passes the trainer's progress and time estimate to rep and records each
+// epoch of stage 1 or 2 as a point of the model's training curve (bg is the
+// training's context without its cancellation).
+func (s *Server) trainProgress(bg context.Context, rep *Reporter, modelID string) func(ce.Progress) {
+	st := s.store
 	var mu sync.Mutex
 	lastKey := ""
 	epochs := 0
-	m, err := ce.Train(ctx, c, split, cfg, func(pr ce.Progress) {
+	return func(pr ce.Progress) {
 		mu.Lock()
 		defer mu.Unlock()
 		msg := pr.Message
@@ -161,10 +177,13 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 			return
 		}
 		rep.Progress(pr.Fraction, pr.Stage, msg)
-	})
-	if err != nil {
-		return err
 	}
+}
+
+// saveTrainedModel writes the trained model's file, replaces the live
+// training curve by the model's own and marks the model trained.
+func (s *Server) saveTrainedModel(bg context.Context, rep *Reporter, modelID string, m *ce.Model) error {
+	st := s.store
 	rep.Progress(0.99, "saving", "writing the model file")
 	rel := ModelPath(modelID)
 	size, err := st.WriteFileAtomic(rel, m.Write)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"mime/multipart"
 	"net/http"
 	"path"
 	"strings"
@@ -35,23 +36,21 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 	if err != nil {
 		return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
 	}
-	name := strings.TrimSpace(c.QueryParam("name"))
-	format := strings.TrimSpace(c.QueryParam("format"))
-	csrfOK := !csrfPartRequired(c) // a page form without the header carries its token as a field
-	var (
-		cp        *corpus.Corpus // the parsed "file"
-		splitText []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
-	)
+	f := &uploadForm{
+		name:   strings.TrimSpace(c.QueryParam("name")),
+		format: strings.TrimSpace(c.QueryParam("format")),
+		csrfOK: !csrfPartRequired(c), // a page form without the header carries its token as a field
+	}
 	for {
 		part, err := mr.NextPart()
 		if err == io.EOF {
-			if !csrfOK {
+			if !f.csrfOK {
 				return nil, errCSRF()
 			}
-			if cp == nil {
+			if f.cp == nil {
 				return nil, httpErr(http.StatusBadRequest, "%v", errNoFile)
 			}
-			return s.storeUpload(c, cp, splitText)
+			return s.storeUpload(c, f.cp, f.splitText)
 		}
 		if err != nil {
 			var mb *http.MaxBytesError
@@ -60,78 +59,101 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 			}
 			return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
 		}
-		switch part.FormName() {
-		case views.CSRFField:
-			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
-			if err != nil {
-				return nil, err
-			}
-			if !csrfOK && (len(b) > maxFieldBytes || !s.checkCSRFPart(c, string(b))) {
-				return nil, errCSRF()
-			}
-			csrfOK = true
-		case "name", "format":
-			b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
-			if err != nil {
-				return nil, err
-			}
-			if len(b) > maxFieldBytes {
-				return nil, httpErr(http.StatusBadRequest, "field %q is too long", part.FormName())
-			}
-			v := strings.TrimSpace(string(b))
-			if part.FormName() == "name" && v != "" {
-				name = v
-			} else if part.FormName() == "format" && v != "" && v != "auto" {
-				format = v
-			}
-		case "file":
-			if !csrfOK {
-				return nil, errCSRF()
-			}
-			if name == "" {
-				// Display name only: the base name without extension, never a path.
-				name = strings.TrimSuffix(path.Base(strings.ReplaceAll(part.FileName(), `\`, "/")), path.Ext(part.FileName()))
-			}
-			if name == "" || name == "." || name == "/" {
-				name = "uploaded corpus"
-			}
-			if cp != nil {
-				return nil, httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
-			}
-			parsed, err := parseCorpus(part, name, format, s.cfg.MaxCorpus)
-			if err != nil {
-				var mb *http.MaxBytesError
-				if errors.As(err, &mb) {
-					return nil, err
-				}
-				if errors.Is(err, corpus.ErrTooLarge) {
-					return nil, httpErr(http.StatusRequestEntityTooLarge, "%v", err)
-				}
-				return nil, httpErr(http.StatusBadRequest, "%v", err)
-			}
-			if err := validateCorpus(parsed.Docs); err != nil {
-				return nil, httpErr(http.StatusBadRequest, "%v", err)
-			}
-			cp = parsed
-		case "split":
-			if !csrfOK {
-				return nil, errCSRF()
-			}
-			b, err := io.ReadAll(io.LimitReader(part, maxSplitBytes+1))
-			if err != nil {
-				return nil, err
-			}
-			if len(b) > maxSplitBytes {
-				return nil, httpErr(http.StatusRequestEntityTooLarge, "split file larger than %d bytes", maxSplitBytes)
-			}
-			splitText = b
-		default:
-			// Unknown fields are drained and ignored.
-			if _, err := io.Copy(io.Discard, part); err != nil {
-				return nil, err
-			}
+		if err := s.uploadPart(c, f, part); err != nil {
+			return nil, err
 		}
 	}
+}
+
+// uploadForm is what uploadCorpus has read of the multipart form so far.
+type uploadForm struct {
+	name, format string
+	csrfOK       bool
+	cp           *corpus.Corpus // the parsed "file"
+	splitText    []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
+}
+
+// uploadPart reads one part of an upload's form into f.
+func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part) error {
+	switch part.FormName() {
+	case views.CSRFField:
+		b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+		if err != nil {
+			return err
+		}
+		if !f.csrfOK && (len(b) > maxFieldBytes || !s.checkCSRFPart(c, string(b))) {
+			return errCSRF()
+		}
+		f.csrfOK = true
+	case "name", "format":
+		b, err := io.ReadAll(io.LimitReader(part, maxFieldBytes+1))
+		if err != nil {
+			return err
+		}
+		if len(b) > maxFieldBytes {
+			return httpErr(http.StatusBadRequest, "field %q is too long", part.FormName())
+		}
+		v := strings.TrimSpace(string(b))
+		if part.FormName() == "name" && v != "" {
+			f.name = v
+		} else if part.FormName() == "format" && v != "" && v != "auto" {
+			f.format = v
+		}
+	case "file":
+		return s.uploadFile(f, part)
+	case "split":
+		if !f.csrfOK {
+			return errCSRF()
+		}
+		b, err := io.ReadAll(io.LimitReader(part, maxSplitBytes+1))
+		if err != nil {
+			return err
+		}
+		if len(b) > maxSplitBytes {
+			return httpErr(http.StatusRequestEntityTooLarge, "split file larger than %d bytes", maxSplitBytes)
+		}
+		f.splitText = b
+	default:
+		// Unknown fields are drained and ignored.
+		if _, err := io.Copy(io.Discard, part); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// uploadFile parses and validates the "file" part into f.cp, naming the
+// corpus after the file when the form gave no name.
+func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
+	if !f.csrfOK {
+		return errCSRF()
+	}
+	if f.name == "" {
+		// Display name only: the base name without extension, never a path.
+		f.name = strings.TrimSuffix(path.Base(strings.ReplaceAll(part.FileName(), `\`, "/")), path.Ext(part.FileName()))
+	}
+	if f.name == "" || f.name == "." || f.name == "/" {
+		f.name = "uploaded corpus"
+	}
+	if f.cp != nil {
+		return httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
+	}
+	parsed, err := parseCorpus(part, f.name, f.format, s.cfg.MaxCorpus)
+	if err != nil {
+		var mb *http.MaxBytesError
+		if errors.As(err, &mb) {
+			return err
+		}
+		if errors.Is(err, corpus.ErrTooLarge) {
+			return httpErr(http.StatusRequestEntityTooLarge, "%v", err)
+		}
+		return httpErr(http.StatusBadRequest, "%v", err)
+	}
+	if err := validateCorpus(parsed.Docs); err != nil {
+		return httpErr(http.StatusBadRequest, "%v", err)
+	}
+	f.cp = parsed
+	return nil
 }
 
 // maxSplitBytes bounds an uploaded split file.
