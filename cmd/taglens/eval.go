@@ -146,55 +146,98 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		jsonOut:    *jsonOut,
 		cpuProfile: *cpuProf,
 	}
-	var err error
-	if cfg.format, err = corpus.ParseFormat(*format); err != nil {
-		return usage("%v", err)
-	}
-	if *oovP != "" {
-		f, err := os.Open(*oovP)
+	if msg, err := cfg.readValues(*format, *oovP, *protocol, *missing); err != nil || msg != "" {
 		if err != nil {
 			return nil, err
+		}
+		return usage("%s", msg)
+	}
+	if msg := cfg.checkScope(*subset, protocolSet(fs)); msg != "" {
+		return usage("%s", msg)
+	}
+	if msg := cfg.chooseVariants(*variants); msg != "" {
+		return usage("%s", msg)
+	}
+	if msg := cfg.chooseBaselines(*bl); msg != "" {
+		return usage("%s", msg)
+	}
+	if cfg.subset == "oov" && len(cfg.baselines) > 0 {
+		return usage("baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)")
+	}
+	if len(cfg.baselines) == 0 && len(cfg.variants) == 0 {
+		return usage("nothing to evaluate: no variant and no baseline")
+	}
+	return cfg, nil
+}
+
+// readValues sets the format, the reserved OOV tags (read from the file
+// oovPath), the protocol and the missing band from their flags. It returns
+// a usage message for a bad flag value, or an error reading the file.
+func (cfg *evalConfig) readValues(format, oovPath, protocol, missing string) (string, error) {
+	var err error
+	if cfg.format, err = corpus.ParseFormat(format); err != nil {
+		return err.Error(), nil
+	}
+	if oovPath != "" {
+		f, err := os.Open(oovPath)
+		if err != nil {
+			return "", err
 		}
 		cfg.oovTags, err = corpus.ReadOOVTags(f)
 		f.Close()
 		if err != nil {
-			return nil, fmt.Errorf("eval: %s: %w", *oovP, err)
+			return "", fmt.Errorf("eval: %s: %w", oovPath, err)
 		}
 	}
-	if cfg.protocol, err = eval.ParseProtocol(*protocol); err != nil {
-		return usage("%v", err)
+	if cfg.protocol, err = eval.ParseProtocol(protocol); err != nil {
+		return err.Error(), nil
 	}
-	if cfg.missing, err = eval.ParseBand(*missing); err != nil {
-		return usage("%v", err)
+	if cfg.missing, err = eval.ParseBand(missing); err != nil {
+		return err.Error(), nil
 	}
+	return "", nil
+}
+
+// checkScope checks the subset (as given: subset), the trial, worker and
+// model counts and the combinations of --cross and the OOV setting, which
+// uses the priming protocol (protocolGiven: --protocol was set). It returns
+// a usage message, or "" when they are fine.
+func (cfg *evalConfig) checkScope(subset string, protocolGiven bool) string {
 	switch cfg.subset {
 	case "train", "valid", "test", "oov", "all":
 	default:
-		return usage("unknown subset %q (want train, valid, test, oov or all)", *subset)
+		return fmt.Sprintf("unknown subset %q (want train, valid, test, oov or all)", subset)
 	}
 	if cfg.trials < 1 {
-		return usage("--trials must be at least 1")
+		return "--trials must be at least 1"
 	}
 	if cfg.workers < 1 {
-		return usage("--workers must be at least 1")
+		return "--workers must be at least 1"
 	}
 	if n := len(cfg.modelPaths); n != 1 && n != cfg.trials {
-		return usage("--model lists %d files: give one, or one per trial (%d)", n, cfg.trials)
+		return fmt.Sprintf("--model lists %d files: give one, or one per trial (%d)", n, cfg.trials)
 	}
 	if cfg.crossPath != "" && cfg.subset != "all" && cfg.subset != "oov" {
-		return usage("with --cross, --subset must be all (cross-corpora) or oov (real OOV)")
+		return "with --cross, --subset must be all (cross-corpora) or oov (real OOV)"
 	}
-	oov := cfg.subset == "oov"
-	if oov {
-		if cfg.protocol != eval.Priming && protocolSet(fs) {
-			return usage("the OOV setting uses the priming protocol only (paper §6.2.4)")
+	if cfg.subset == "oov" {
+		if cfg.protocol != eval.Priming && protocolGiven {
+			return "the OOV setting uses the priming protocol only (paper §6.2.4)"
 		}
 		cfg.protocol = eval.Priming
 		if !cfg.missing.IsZero() {
-			return usage("--missing does not apply to the OOV setting")
+			return "--missing does not apply to the OOV setting"
 		}
 	}
-	switch v := strings.TrimSpace(*variants); {
+	return ""
+}
+
+// chooseVariants sets the model variants from the --variants value v (the
+// defaults of the subset when empty). It returns a usage message for an
+// unknown variant, or "".
+func (cfg *evalConfig) chooseVariants(v string) string {
+	oov := cfg.subset == "oov"
+	switch v := strings.TrimSpace(v); {
 	case v == "none":
 	case v == "" && oov:
 		cfg.variants = []string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}
@@ -209,17 +252,24 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 			ok = slices.Contains([]string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}, v)
 		}
 		if !ok {
-			return usage("unknown variant %q for subset %s", v, cfg.subset)
+			return fmt.Sprintf("unknown variant %q for subset %s", v, cfg.subset)
 		}
 	}
-	switch b := strings.TrimSpace(*bl); b {
+	return ""
+}
+
+// chooseBaselines sets the baselines from the --baselines value bl, in
+// report order without repeats. It returns a usage message for an unknown
+// baseline, or "".
+func (cfg *evalConfig) chooseBaselines(bl string) string {
+	switch b := strings.TrimSpace(bl); b {
 	case "", "none":
 	case "all":
 		cfg.baselines = slices.Clone(baselineOrder)
 	default:
 		for _, name := range textlist.Split(b) {
 			if !slices.Contains(baselineOrder, name) {
-				return usage("unknown baseline %q (want %s or all)", name, strings.Join(baselineOrder, ","))
+				return fmt.Sprintf("unknown baseline %q (want %s or all)", name, strings.Join(baselineOrder, ","))
 			}
 			if !slices.Contains(cfg.baselines, name) {
 				cfg.baselines = append(cfg.baselines, name)
@@ -229,16 +279,9 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 			return slices.Index(baselineOrder, a) - slices.Index(baselineOrder, b)
 		})
 	}
-	if oov && len(cfg.baselines) > 0 {
-		return usage("baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)")
-	}
-	if len(cfg.baselines) == 0 && len(cfg.variants) == 0 {
-		return usage("nothing to evaluate: no variant and no baseline")
-	}
-	return cfg, nil
+	return ""
 }
 
-// protocolSet reports whether --protocol was given on the command line.
 func protocolSet(fs *flag.FlagSet) bool {
 	set := false
 	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "protocol" })
@@ -261,50 +304,18 @@ type trialData struct {
 	oovDocs []eval.OOVDoc // evaluated documents (OOV setting)
 }
 
+// evaluate runs the evaluation that cfg describes and returns its report;
+// progress goes to stderr.
 func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Report, error) {
 	r := &evalRun{cfg: cfg, progress: stderr}
-	for _, p := range cfg.modelPaths {
-		m, err := ce.ReadFile(p)
-		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		r.models = append(r.models, m)
+	if err := r.loadModels(); err != nil {
+		return nil, err
 	}
-	r.vocab = r.models[0].Vocabulary()
-	for i, m := range r.models[1:] {
-		if !slices.Equal(m.Vocabulary().Terms(), r.vocab.Terms()) {
-			return nil, fmt.Errorf("eval: %s and %s have different vocabularies: trials must use models of the same corpus",
-				cfg.modelPaths[0], cfg.modelPaths[i+1])
-		}
-	}
-	if len(r.models) == 1 && cfg.trials > 1 && len(cfg.variants) > 0 {
-		r.note("one model file for all trials: the trials of its variants differ only by the evaluation's own randomness")
-	}
-	c, err := corpus.ReadFile(cfg.corpusPath, corpus.ParseOptions{Format: cfg.format})
+	c, cross, err := readEvalCorpora(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
+		return nil, err
 	}
-	var cross *corpus.Corpus
-	if cfg.crossPath != "" {
-		if cross, err = corpus.ReadFile(cfg.crossPath, corpus.ParseOptions{Format: cfg.format}); err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-	}
-	rep := &eval.Report{
-		Corpus: c.Name, Subset: cfg.subset, Protocol: string(cfg.protocol), Trials: cfg.trials,
-		Setting: eval.WithinCorpus, Missing: cfg.missing.String(), Interpolation: eval.Interpolation,
-	}
-	switch {
-	case cfg.subset == "oov":
-		rep.Setting = eval.OOVSetting
-	case cross != nil:
-		rep.Setting = eval.CrossCorpora
-	case !cfg.missing.IsZero():
-		rep.Setting = eval.IncompleteContext
-	}
-	if cross != nil {
-		rep.EvalCorpus = cross.Name
-	}
+	rep := newEvalReport(cfg, c, cross)
 
 	// The entries of the report, in report order: baselines, then the variants.
 	plan := &compare.Plan{Protocol: cfg.protocol, Missing: cfg.missing, Workers: cfg.workers,
@@ -319,26 +330,7 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 		}
 		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
 	}
-	for _, name := range cfg.variants {
-		trialModel := func(t int) (*ce.Model, map[string]any) {
-			i := min(t, len(r.models)-1)
-			return r.models[i], modelTuning(cfg.modelPaths[i], r.models[i])
-		}
-		e := compare.Entry{Name: name}
-		if cfg.subset == "oov" {
-			e.OOV = func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
-				m, tun := trialModel(t)
-				om, err := m.OOVEvalModel(name, docs)
-				return om, tun, err
-			}
-		} else {
-			e.Model = func(t int) (eval.Model, map[string]any, error) {
-				m, tun := trialModel(t)
-				return m.EvalModel(name), tun, nil
-			}
-		}
-		plan.Entries = append(plan.Entries, e)
-	}
+	plan.Entries = append(plan.Entries, r.variantEntries()...)
 	if len(plan.Entries) == 0 {
 		return nil, errors.New("eval: no model left to evaluate")
 	}
@@ -361,6 +353,95 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	// the p-values that Run added.
 	rep.Notes = append(slices.Clone(r.notes), rep.Notes...)
 	return rep, nil
+}
+
+// loadModels reads the model files of the run (one per trial, or one for
+// all), which must share a vocabulary.
+func (r *evalRun) loadModels() error {
+	cfg := r.cfg
+	for _, p := range cfg.modelPaths {
+		m, err := ce.ReadFile(p)
+		if err != nil {
+			return fmt.Errorf("eval: %w", err)
+		}
+		r.models = append(r.models, m)
+	}
+	r.vocab = r.models[0].Vocabulary()
+	for i, m := range r.models[1:] {
+		if !slices.Equal(m.Vocabulary().Terms(), r.vocab.Terms()) {
+			return fmt.Errorf("eval: %s and %s have different vocabularies: trials must use models of the same corpus",
+				cfg.modelPaths[0], cfg.modelPaths[i+1])
+		}
+	}
+	if len(r.models) == 1 && cfg.trials > 1 && len(cfg.variants) > 0 {
+		r.note("one model file for all trials: the trials of its variants differ only by the evaluation's own randomness")
+	}
+	return nil
+}
+
+// readEvalCorpora reads the training corpus and, with --cross, the other
+// evaluated corpus (nil without).
+func readEvalCorpora(cfg *evalConfig) (*corpus.Corpus, *corpus.Corpus, error) {
+	c, err := corpus.ReadFile(cfg.corpusPath, corpus.ParseOptions{Format: cfg.format})
+	if err != nil {
+		return nil, nil, fmt.Errorf("eval: %w", err)
+	}
+	var cross *corpus.Corpus
+	if cfg.crossPath != "" {
+		if cross, err = corpus.ReadFile(cfg.crossPath, corpus.ParseOptions{Format: cfg.format}); err != nil {
+			return nil, nil, fmt.Errorf("eval: %w", err)
+		}
+	}
+	return c, cross, nil
+}
+
+// newEvalReport returns the report of the run before any result: corpora,
+// subset, protocol, trials and the evaluation setting.
+func newEvalReport(cfg *evalConfig, c, cross *corpus.Corpus) *eval.Report {
+	rep := &eval.Report{
+		Corpus: c.Name, Subset: cfg.subset, Protocol: string(cfg.protocol), Trials: cfg.trials,
+		Setting: eval.WithinCorpus, Missing: cfg.missing.String(), Interpolation: eval.Interpolation,
+	}
+	switch {
+	case cfg.subset == "oov":
+		rep.Setting = eval.OOVSetting
+	case cross != nil:
+		rep.Setting = eval.CrossCorpora
+	case !cfg.missing.IsZero():
+		rep.Setting = eval.IncompleteContext
+	}
+	if cross != nil {
+		rep.EvalCorpus = cross.Name
+	}
+	return rep
+}
+
+// variantEntries returns the report entries of the model variants: trial t
+// uses the model of trial t, or the last one when there are fewer models.
+func (r *evalRun) variantEntries() []compare.Entry {
+	cfg := r.cfg
+	var entries []compare.Entry
+	for _, name := range cfg.variants {
+		trialModel := func(t int) (*ce.Model, map[string]any) {
+			i := min(t, len(r.models)-1)
+			return r.models[i], modelTuning(cfg.modelPaths[i], r.models[i])
+		}
+		e := compare.Entry{Name: name}
+		if cfg.subset == "oov" {
+			e.OOV = func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
+				m, tun := trialModel(t)
+				om, err := m.OOVEvalModel(name, docs)
+				return om, tun, err
+			}
+		} else {
+			e.Model = func(t int) (eval.Model, map[string]any, error) {
+				m, tun := trialModel(t)
+				return m.EvalModel(name), tun, nil
+			}
+		}
+		entries = append(entries, e)
+	}
+	return entries
 }
 
 // trialDocs selects the documents of trial t, whose model is m. The split is
