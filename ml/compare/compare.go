@@ -97,6 +97,56 @@ func (e Event) Fraction() float64 {
 // order), seeds and p-values. rep's other fields (corpus, setting, notes, …) are
 // the caller's. It stops with ctx.Err() when ctx is cancelled.
 func Run(ctx context.Context, p *Plan, rep *eval.Report) error {
+	if err := p.check(); err != nil {
+		return err
+	}
+	results := make([][]*eval.Result, len(p.Entries))
+	tuning := make([][]map[string]any, len(p.Entries))
+	seeds := make([]uint64, p.Trials)
+	total := len(p.Entries) * p.Trials
+	done := 0
+	for t := range p.Trials {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		data, err := p.Trial(t)
+		if err != nil {
+			return err
+		}
+		seeds[t] = data.Seed
+		for i, e := range p.Entries {
+			base := Event{Trial: t, Trials: p.Trials, Entry: e.Name, Done: done, Total: total}
+			start := time.Now()
+			res, tun, err := p.runEntry(ctx, e, t, data, base)
+			if err != nil {
+				return err
+			}
+			results[i] = append(results[i], res)
+			tuning[i] = append(tuning[i], tun)
+			done++
+			ev := base
+			ev.Done, ev.Stage, ev.Result, ev.Elapsed = done, "done", res, time.Since(start)
+			p.say(ev)
+		}
+	}
+	rep.Models = rep.Models[:0]
+	for i, e := range p.Entries {
+		mr := eval.Summarize(e.Name, results[i], seeds)
+		if slices.ContainsFunc(tuning[i], func(x map[string]any) bool { return x != nil }) {
+			mr.Tuning = map[string]any{"per_trial": tuning[i]}
+		}
+		rep.Models = append(rep.Models, mr)
+	}
+	rep.Seeds = seeds
+	rep.Trials = p.Trials
+	rep.ComputePValues()
+	return nil
+}
+
+// check returns an error when the plan has no trial or no entry, or an entry
+// does not set exactly one of Baseline, Model and OOV, or names an unknown
+// baseline.
+func (p *Plan) check() error {
 	if p.Trials < 1 {
 		return errors.New("compare: at least one trial")
 	}
@@ -117,95 +167,70 @@ func Run(ctx context.Context, p *Plan, rep *eval.Report) error {
 			return fmt.Errorf("compare: unknown baseline %q", e.Baseline)
 		}
 	}
-	say := func(ev Event) {
-		if p.Progress != nil {
-			p.Progress(ev)
-		}
-	}
-	results := make([][]*eval.Result, len(p.Entries))
-	tuning := make([][]map[string]any, len(p.Entries))
-	seeds := make([]uint64, p.Trials)
-	total := len(p.Entries) * p.Trials
-	done := 0
-	for t := range p.Trials {
-		if err := ctx.Err(); err != nil {
-			return err
-		}
-		data, err := p.Trial(t)
-		if err != nil {
-			return err
-		}
-		seeds[t] = data.Seed
-		for i, e := range p.Entries {
-			base := Event{Trial: t, Trials: p.Trials, Entry: e.Name, Done: done, Total: total}
-			start := time.Now()
-			opt := &eval.Options{Seed: data.Seed, Workers: p.Workers, Missing: p.Missing,
-				Progress: func(d, n int) {
-					ev := base
-					ev.Stage, ev.DocsDone, ev.DocsTotal = "documents", d, n
-					say(ev)
-				}}
-			var (
-				res *eval.Result
-				tun map[string]any
-			)
-			switch {
-			case e.Baseline != "":
-				ev := base
-				ev.Stage, ev.Message = "training baseline", fmt.Sprintf("on %d documents", len(data.Train))
-				say(ev)
-				var bm eval.Model
-				bm, tun, err = baselines.Train(ctx, e.Baseline, data.Train, p.VocabSize, p.Baseline, data.Seed, func(msg string) {
-					ev := base
-					ev.Stage, ev.Message = "training baseline", msg
-					say(ev)
-				})
-				if err != nil {
-					return fmt.Errorf("%s: %w", e.Name, err)
-				}
-				ev.Stage, ev.Message = "evaluating", ""
-				say(ev)
-				res, err = eval.Evaluate(ctx, bm, p.Protocol, data.Docs, opt)
-			case e.OOV != nil:
-				var om eval.OOVModel
-				if om, tun, err = e.OOV(t, data.OOVDocs); err != nil {
-					return fmt.Errorf("%s: %w", e.Name, err)
-				}
-				ev := base
-				ev.Stage = "evaluating"
-				say(ev)
-				res, err = eval.EvaluateOOV(ctx, om, data.OOVDocs, opt)
-			default:
-				var m eval.Model
-				if m, tun, err = e.Model(t); err != nil {
-					return fmt.Errorf("%s: %w", e.Name, err)
-				}
-				ev := base
-				ev.Stage = "evaluating"
-				say(ev)
-				res, err = eval.Evaluate(ctx, m, p.Protocol, data.Docs, opt)
-			}
-			if err != nil {
-				return fmt.Errorf("%s: %w", e.Name, err)
-			}
-			results[i] = append(results[i], res)
-			tuning[i] = append(tuning[i], tun)
-			done++
-			ev := base
-			ev.Done, ev.Stage, ev.Result, ev.Elapsed = done, "done", res, time.Since(start)
-			say(ev)
-		}
-	}
-	rep.Models = rep.Models[:0]
-	for i, e := range p.Entries {
-		mr := eval.Summarize(e.Name, results[i], seeds)
-		if slices.ContainsFunc(tuning[i], func(x map[string]any) bool { return x != nil }) {
-			mr.Tuning = map[string]any{"per_trial": tuning[i]}
-		}
-		rep.Models = append(rep.Models, mr)
-	}
-	rep.Seeds = seeds
-	rep.Trials = p.Trials
-	rep.ComputePValues()
 	return nil
+}
+
+// say passes ev to the plan's Progress, if any.
+func (p *Plan) say(ev Event) {
+	if p.Progress != nil {
+		p.Progress(ev)
+	}
+}
+
+// runEntry evaluates entry e in trial t on the trial's data: it trains the
+// baseline or gets the trial's model, then evaluates it, reporting progress
+// as events based on base. Errors are prefixed with the entry's name.
+func (p *Plan) runEntry(ctx context.Context, e Entry, t int, data *Trial, base Event) (*eval.Result, map[string]any, error) {
+	say := p.say
+	opt := &eval.Options{Seed: data.Seed, Workers: p.Workers, Missing: p.Missing,
+		Progress: func(d, n int) {
+			ev := base
+			ev.Stage, ev.DocsDone, ev.DocsTotal = "documents", d, n
+			say(ev)
+		}}
+	var (
+		res *eval.Result
+		tun map[string]any
+		err error
+	)
+	switch {
+	case e.Baseline != "":
+		ev := base
+		ev.Stage, ev.Message = "training baseline", fmt.Sprintf("on %d documents", len(data.Train))
+		say(ev)
+		var bm eval.Model
+		bm, tun, err = baselines.Train(ctx, e.Baseline, data.Train, p.VocabSize, p.Baseline, data.Seed, func(msg string) {
+			ev := base
+			ev.Stage, ev.Message = "training baseline", msg
+			say(ev)
+		})
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		ev.Stage, ev.Message = "evaluating", ""
+		say(ev)
+		res, err = eval.Evaluate(ctx, bm, p.Protocol, data.Docs, opt)
+	case e.OOV != nil:
+		var om eval.OOVModel
+		if om, tun, err = e.OOV(t, data.OOVDocs); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		ev := base
+		ev.Stage = "evaluating"
+		say(ev)
+		res, err = eval.EvaluateOOV(ctx, om, data.OOVDocs, opt)
+	default:
+		var m eval.Model
+		if m, tun, err = e.Model(t); err != nil {
+			return nil, nil, fmt.Errorf("%s: %w", e.Name, err)
+		}
+		ev := base
+		ev.Stage = "evaluating"
+		say(ev)
+		res, err = eval.Evaluate(ctx, m, p.Protocol, data.Docs, opt)
+	}
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", e.Name, err)
+	}
+	return res, tun, nil
 }
