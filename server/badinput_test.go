@@ -51,6 +51,8 @@ func (ts *testServer) count(path string) int {
 // TestBadInputAPI sends bad corpora and bad JSON bodies to the API. Each must
 // be refused with the right status and a message naming the line (when there is
 // one) and the reason, and must store nothing.
+// Kept in one function: it is table-driven, long tables of bad inputs and short
+// loops over them.
 func TestBadInputAPI(t *testing.T) {
 	ts := newTestServer(t, Config{MaxUpload: 16 << 20, MaxCorpus: testMaxCorpus})
 	// One stored corpus, for the JSON cases that need a real corpus id.

@@ -108,6 +108,8 @@ func step(t *testing.T, ctx context.Context, name string, limit time.Duration, a
 
 // TestBrowserEndToEnd drives real headless Chromium through upload → train →
 // explorer map → priming → compare, saving a screenshot of each screen.
+// Kept in one function: it is one user's session through the screens, each step
+// depending on the page the previous one left open.
 func TestBrowserEndToEnd(t *testing.T) {
 	ctx := browser(t)
 	ts := newTestServer(t, Config{TrainSlots: 2})

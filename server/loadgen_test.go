@@ -35,6 +35,8 @@ func (r LoadResult) String() string {
 // for other hosts. A non-200 status counts as an error. Headers are sent with
 // every request (e.g. Accept-Encoding: gzip, which then arrives undecoded and is
 // not decompressed: the figure is the server's, not a client's gunzip).
+// Kept in one function: the workers, their shared counters and the summary of
+// the run belong to one measurement.
 func loadTest(ctx context.Context, target string, conns int, dur time.Duration, maxRequests int, headers map[string]string) (LoadResult, error) {
 	u, err := url.Parse(target)
 	if err != nil {

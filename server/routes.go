@@ -9,6 +9,8 @@ import (
 )
 
 // routes builds the echo instance with every route of the app.
+// Kept in one function: the order of the middleware and route registrations
+// matters, and one list shows it at a glance.
 func (s *Server) routes() *echo.Echo {
 	e := echo.New()
 	e.HideBanner = true

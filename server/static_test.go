@@ -56,6 +56,8 @@ func gunzip(t *testing.T, b []byte) []byte {
 // then from the cache), a request without Accept-Encoding gets the original
 // bytes; both carry Vary and ETags (the identity one the sha256 of the
 // content), and If-None-Match answers 304.
+// Kept in one function: the requests check one asset's responses in sequence,
+// the later ones using the ETags of the earlier ones.
 func TestStaticGzip(t *testing.T) {
 	const path = "/static/vendor/echarts.min.js"
 	orig, err := fs.ReadFile(static.FS, "vendor/echarts.min.js")

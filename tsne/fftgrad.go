@@ -120,6 +120,8 @@ func (f *fftGrad) grad(y, g []float64, exag float64, wantKL bool) float64 {
 }
 
 // repulsive fills f.phi for every point and returns Z = Σ_{k≠l} w_kl.
+// Kept in one function: the interpolation onto the grid, the FFT convolutions
+// and the read-back share the grid buffers and index arithmetic of one pass.
 func (f *fftGrad) repulsive(y []float64) float64 {
 	p := fftInterp
 	n := f.n

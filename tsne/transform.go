@@ -29,6 +29,8 @@ const transformInitK = 25
 // Defaults differ from Embed: Perplexity 5, Iterations 250, LearningRate 0.1,
 // no exaggeration, momentum 0.8. opt.Init, opt.Method and
 // opt.EarlyExaggeration are ignored. The result is m×2.
+// Kept in one function: the affinities to the fixed points and the gradient
+// loop of the new points share their buffers through one optimisation.
 func (e *Embedding) Transform(ctx context.Context, xNew [][]float64, opt Options) ([][]float64, error) {
 	if e == nil || e.tree == nil {
 		return nil, fmt.Errorf("tsne: transform: embedding was not made by Embed")

@@ -256,6 +256,9 @@ func chooseMethod(m Method, n int) (Method, error) {
 // distances to stay finite, too few points, perplexity too large) are
 // returned, as is ErrDiverged if the optimisation produced non-finite
 // coordinates. Cancelling ctx stops the run, in any phase, with ctx's error.
+// Kept in one function: the phases (input reduction, affinities,
+// initialisation, optimisation) hand their buffers and options to one another
+// in a fixed sequence that reads best in one place.
 func Embed(ctx context.Context, x [][]float64, opt Options) (*Embedding, error) {
 	flat, n, d, err := flatten(x, 0)
 	if err != nil {

@@ -28,6 +28,8 @@ func gzipString(t *testing.T, s string) []byte {
 // must fail with the right exit status (1 for bad input, 2 for bad usage) and a
 // message naming the file's line (when there is one) and the reason, and must
 // write no output file.
+// Kept in one function: it is table-driven, one long table of cases and a short
+// loop over it.
 func TestBadInputCLI(t *testing.T) {
 	dir := t.TempDir()
 	file := func(name string, content []byte) string {

@@ -47,6 +47,10 @@ func writeJSONFile(t *testing.T, path string, v any) {
 	}
 }
 
+// TestReportCommand runs taglens report on hand-made evaluation reports and
+// checks the figures of the document against values computed by hand.
+// Kept in one function: the reports and the expected figures are one worked
+// example, laid out together.
 func TestReportCommand(t *testing.T) {
 	dir := t.TempDir()
 	p := 0.0123

@@ -98,6 +98,8 @@ func (s *syncBuffer) String() string {
 // is loaded, the demo model trains in the background with visible progress, a
 // non-loopback address is warned about, and cancelling the context (as SIGTERM
 // does) shuts down with the running job marked interrupted.
+// Kept in one function: the checks follow one server's life from start to
+// shutdown, each step depending on the state the previous one left.
 func TestServeFirstStart(t *testing.T) {
 	if testing.Short() {
 		t.Skip("starts the server and trains the demo model")

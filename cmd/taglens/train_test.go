@@ -41,6 +41,8 @@ func writeTagCorpus(t *testing.T, path string, n int) {
 // TestTrainPrimeExport runs taglens train twice with the same seed (the model
 // files must be byte-identical), then prime --json and
 // export on the result.
+// Kept in one function: each command reads the files the previous one wrote, in
+// one sequence.
 func TestTrainPrimeExport(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two small models")

@@ -23,6 +23,8 @@ func init() {
 
 // runTSNE reads one tab-separated vector per line, embeds them with t-SNE and
 // writes "x\ty" per line in input order.
+// Kept in one function: flag parsing, reading, embedding and writing are one
+// straight sequence of short steps.
 func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("tsne", "--in VECTORS.tsv --out POINTS.tsv [flags]", stderr)
 	in := fs.String("in", "", "input vectors, one tab-separated vector per line")

@@ -77,6 +77,8 @@ type InfoTheoPoint struct {
 
 // FitInfoTheo fits InfoTheo on the encoded training documents, tuning k and α
 // unless fixed. opt may be nil. It stops with ctx.Err() when ctx is cancelled.
+// Kept in one function: the grid's parallel fits, their in-order collection and
+// the final refit share the statistics computed once at the start.
 func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions) (*InfoTheo, error) {
 	if err := checkTrain("infotheo", train, v); err != nil {
 		return nil, err

@@ -68,6 +68,8 @@ func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 }
 
 // FitLSAContext is FitLSA that stops with ctx.Err() when ctx is cancelled.
+// Kept in one function: the weighted matrix and its decomposition are computed
+// once and shared by every grid point of the tuning loop.
 func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 	if err := checkTrain("lsa", train, v); err != nil {
 		return nil, err

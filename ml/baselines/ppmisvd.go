@@ -201,6 +201,8 @@ func ppmiVectors(u *mat.Dense, s []float64, d int, p float64) []float64 {
 // [0, v)), tuning the grid points of opt unless each grid has one point. opt
 // may be nil. It returns an error for invalid input or options, or when no two
 // terms co-occur, and ctx.Err() when ctx is cancelled.
+// Kept in one function: the counts, the PPMI matrix and its decomposition are
+// built once and shared by every grid point of the tuning loop.
 func FitPPMISVD(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) (*PPMISVD, error) {
 	if err := checkTrain("ppmi-svd", train, v); err != nil {
 		return nil, err

@@ -123,6 +123,8 @@ type SkipGramPoint struct {
 // window and the representation unless fixed. opt may be nil. It stops with
 // ctx.Err() when cancelled, and panics if opt.Vectors is not a known
 // representation.
+// Kept in one function: the grid's parallel fits and their in-order collection
+// share the pairs and the results table.
 func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions) (*SkipGram, error) {
 	if err := checkTrain("skipgram", train, v); err != nil {
 		return nil, err

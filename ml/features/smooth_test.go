@@ -12,6 +12,8 @@ import (
 // T_ij>0} T_ij (ties to the smaller index, −1 if none), the smoothed rows
 // S(δ)_j = idf_j·(1 if j ∈ δ else α·|{τ ∈ δ : assoc(τ) = j}|) and T' = SᵀS;
 // and the OOV row with the same smoothing of the given documents.
+// Kept in one function: the expected values are computed by hand step by step
+// from the same small corpus, and the steps build on one another.
 func TestFitTermsSmooth(t *testing.T) {
 	docs := [][]int{{0, 1}, {0, 1}, {1, 2}, {2, 3}, {3}, {4}, {0, 4}, {1}}
 	const v, alpha = 5, 0.5

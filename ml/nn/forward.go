@@ -177,6 +177,9 @@ func (m *MLP) Backward(ws *Workspace, grads []*mat.Dense, dParams []float64) {
 // predictionLossFold writes it). If d1 is not nil (len ≥ batch·Sizes[1]), δ_1 is
 // written there instead and the layer-1 part of dParams is left alone (a Trainer forms
 // ∂L/∂W_1 over the whole batch at once).
+// Kept in one function: the layers' deltas flow from one step to the next
+// through the same workspace buffers, and splitting the pass would scatter that
+// shared state.
 func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, overwrite, topDelta bool, d1 []float64) {
 	ws.check(m)
 	l := m.Layout()

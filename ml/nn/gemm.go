@@ -65,6 +65,9 @@ var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 // products are summed in increasing p within a depth block of kc and the blocks are
 // added in order, so results depend only on the inputs and the kernel. If pre is not
 // nil it holds B already packed by packNT for the current kernel (b is then unused).
+// Kept in one function: the blocking loops, the packing and the kernel calls
+// share one set of offsets, and their order fixes the summation order the
+// results depend on.
 func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, c []float64, ldc int, acc bool, pb *packBuf, pre []float64) {
 	if m == 0 || n == 0 {
 		return

@@ -410,6 +410,8 @@ func (s *sampler) logLik() float64 {
 }
 
 // sweep resamples every token once, documents in order.
+// Kept in one function: the loop's count tables and running sums are shared by
+// every step of the sweep, and it is the sampler's innermost loop.
 func (s *sampler) sweep() {
 	alpha, beta := s.cfg.Alpha, s.cfg.Beta
 	vb := float64(s.v) * beta

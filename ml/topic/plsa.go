@@ -66,6 +66,8 @@ type PLSA struct {
 // iterations. progress, when not nil, is called after every iteration with its
 // number and the log-likelihood. Empty documents are ignored. It stops with
 // ctx.Err() when ctx is cancelled.
+// Kept in one function: the EM iterations update the two parameter tables and
+// their accumulators in place, state shared by every step of an iteration.
 func FitPLSA(ctx context.Context, docs [][]int, v int, cfg PLSAConfig, rng *rand.Rand, progress func(iter int, logLik float64)) (*PLSA, error) {
 	if v <= 0 || cfg.K <= 0 {
 		return nil, fmt.Errorf("topic: fit PLSA: K=%d, V=%d must be positive", cfg.K, v)

@@ -52,6 +52,8 @@ type KScore struct {
 // the grid without fitting. Candidate fits run on Workers goroutines, each
 // with its own random stream drawn from rng beforehand, so the result depends
 // only on the inputs and rng.
+// Kept in one function: the grid, the per-candidate random streams and the
+// worker pool share state that the selection reads in grid order.
 func SelectK(ctx context.Context, docs [][]int, v int, cfg LDAConfig, rng *rand.Rand) (int, []KScore, error) {
 	cfg = cfg.withDefaults()
 	sc := cfg.Select
