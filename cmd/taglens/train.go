@@ -61,6 +61,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 1000 terms, unit above")
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
 	kappa := fs.String("kappa", ce.DefaultKappa, "class weights of Eq. 5: "+ce.KappaPrinted+" (present entries κ, absent 1−κ, as printed) or "+ce.KappaBalanced+" (present 1−κ, absent κ: both classes weigh the same) or "+ce.KappaBalancedStage2+" (printed in stage 1, balanced in stage 2)")
+	stage2Start := fs.String("stage2-start", ce.DefaultStage2Start, "where stage 2 starts: "+ce.Stage2Choose+" (a pilot from stage 1's first and from its best weights, the better one on validation) or "+ce.Stage2Best+" (stage 1's best weights)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -85,7 +86,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg := ce.Config{Seed: *seed, Topics: *topics, MaxTime: *maxTime, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2,
 		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, TermSmooth: *termSmooth, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
-		LearningRate: *lr, Kappa: *kappa, SplitSeed: *splitSeed, SplitFromFile: *splitPath != ""}
+		LearningRate: *lr, Kappa: *kappa, Stage2Start: *stage2Start, SplitSeed: *splitSeed, SplitFromFile: *splitPath != ""}
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}

@@ -572,6 +572,54 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 	}
 }
 
+// TestStage2Start checks Config.Stage2Start: with Stage2Best stage 2 starts
+// from the best stage-1 weights and no extra pilot runs; with Stage2Choose a
+// pilot from the weights of stage 1's first evaluation runs whenever those are
+// not the best ones, and Info.Stage2From names the epoch stage 2 started from
+// (and survives the model file).
+func TestStage2Start(t *testing.T) {
+	tc := makeTestCorpus(1, 600)
+	for _, start := range Stage2Starts {
+		cfg := smallConfig(7)
+		cfg.Stage2Start = start
+		// Short first epochs, so that stage 1 improves after its first one.
+		cfg.EpochExamples, cfg.Average, cfg.PretrainIterations = 1000, -1, -1
+		m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := m.Info()
+		var extra []LogEntry
+		for _, l := range in.Log {
+			if strings.Contains(l.Stage, "from stage-1 epoch") {
+				extra = append(extra, l)
+			}
+		}
+		switch {
+		case start == Stage2Best && (len(extra) > 0 || in.Stage2From != in.BestEpoch1):
+			t.Errorf("%s: %d extra pilots, stage 2 from epoch %d; want none, from the best epoch %d", start, len(extra), in.Stage2From, in.BestEpoch1)
+		case start == Stage2Choose && in.BestEpoch1 == 1:
+			t.Errorf("%s: the best stage-1 epoch is the first: the test needs another configuration", start)
+		case start == Stage2Choose && len(extra) != 1:
+			t.Errorf("%s: best stage-1 epoch %d and %d pilots from the first epoch; want one", start, in.BestEpoch1, len(extra))
+		case start == Stage2Choose && in.Stage2From != 1 && in.Stage2From != in.BestEpoch1:
+			t.Errorf("%s: stage 2 from epoch %d; want 1 or the best epoch %d", start, in.Stage2From, in.BestEpoch1)
+		}
+		var buf bytes.Buffer
+		if err := m.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		m2, err := Read(&buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := m2.Info().Stage2From; got != in.Stage2From {
+			t.Errorf("%s: Stage2From %d after the round trip, want %d", start, got, in.Stage2From)
+		}
+		t.Logf("%s: best stage-1 epoch %d, stage 2 from epoch %d, validation MAP %.4f", start, in.BestEpoch1, in.Stage2From, in.ValidMAPSiamese)
+	}
+}
+
 // TestTrainSameBytesAnyLoad trains the same configuration once on one
 // processor and once on two with a CPU-bound goroutine beside it: without an
 // explicit time limit, nothing of the machine's speed or scheduling may reach

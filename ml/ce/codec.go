@@ -35,7 +35,8 @@ const (
 	// strongest associate of every term (older files: no smoothing).
 	// Version 7 appends Info.Kappa (older files: "printed"). Version 8 appends
 	// Info.SplitSeed and Info.SplitFromFile (older files: the training seed, false).
-	FormatVersion = 8
+	// Version 9 appends Info.Stage2From (older files: Info.BestEpoch1, the only start).
+	FormatVersion = 9
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

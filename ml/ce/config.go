@@ -177,6 +177,26 @@ type Config struct {
 	// what the model is for; see docs/quality-notes.md.
 	EarlyStop string
 
+	// Stage2Start is where stage 2 starts (Stage2Choose, the default, or
+	// Stage2Best). §4.3.3 starts the Siamese stage from the weights stage 1
+	// learned; Stage2Best takes the best stage-1 weights on validation (the
+	// ones kept as the "CE" variant). Stage2Choose also runs one pilot, with
+	// the α and λ the grid chose, from the weights of stage 1's first
+	// evaluation, and starts stage 2 from whichever pilot scores higher on
+	// validation. It applies only when the α × λ grid runs (Alpha or Lambda
+	// zero) and the two stage-1 weights differ; Info.Stage2From records the
+	// stage-1 epoch stage 2 started from.
+	//
+	// Why (validation subsets of the development suite, session 9): on the
+	// large vocabularies validation extended MAP of stage 1 is highest or
+	// nearly so after the first epoch — whose averaged weights still hold much
+	// of the pre-trained encoder of t(τ), which alone ranks about as well as
+	// PCA — drops at the second and recovers slowly; stage 2 started from the
+	// first epoch reached validation MAP 0.297 and 0.302 on lastfm-hetrec
+	// (seeds 2, 3, where it was also the best stage-1 epoch) but 0.246 from
+	// epoch 17 (seed 1). See docs/quality-notes.md.
+	Stage2Start string
+
 	// Kappa selects the class weights of Eq. 5 (nn.Target.Weights):
 	// KappaPrinted weighs a target's present entries by κ and its absent ones
 	// by 1 − κ, as Eq. 5 is printed; KappaBalanced swaps them, the reading of
@@ -283,6 +303,18 @@ var Kappas = []string{KappaBalancedStage2, KappaPrinted, KappaBalanced}
 // 0.703 against 0.696, MagnaTagATune 0.438 against 0.431 with extended-MAP
 // early stopping).
 const DefaultKappa = KappaBalancedStage2
+
+// Starts of stage 2 (Config.Stage2Start).
+const (
+	Stage2Choose = "choose" // a pilot from stage 1's first and from its best weights; the better one
+	Stage2Best   = "best"   // the best stage-1 weights on validation
+)
+
+// Stage2Starts are the values of Config.Stage2Start, the default first.
+var Stage2Starts = []string{Stage2Choose, Stage2Best}
+
+// DefaultStage2Start is the default Config.Stage2Start.
+const DefaultStage2Start = Stage2Choose
 
 // DefaultInputScaling is the default Config.InputScaling.
 const DefaultInputScaling = "per-component"
@@ -415,6 +447,9 @@ func (c Config) withDefaults() Config {
 	if c.Kappa == "" {
 		c.Kappa = DefaultKappa
 	}
+	if c.Stage2Start == "" {
+		c.Stage2Start = DefaultStage2Start
+	}
 
 	setF(&c.WithinDoc, 0.5)
 	if c.WithinDoc < 0 {
@@ -448,6 +483,8 @@ func (c Config) check() error {
 		return fmt.Errorf("within-document pair fractions %v, %v: must be at most 1", c.WithinDoc, c.WithinDocI3)
 	case !slices.Contains(Kappas, c.Kappa):
 		return fmt.Errorf("class weights %q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
+	case !slices.Contains(Stage2Starts, c.Stage2Start):
+		return fmt.Errorf("start of stage 2 %q: must be one of %s", c.Stage2Start, strings.Join(Stage2Starts, ", "))
 	case c.MaxTime < 0:
 		return fmt.Errorf("time limit %v: must not be negative (zero for none)", c.MaxTime)
 	case math.IsNaN(c.TermSmooth) || math.IsInf(c.TermSmooth, 0):

@@ -84,6 +84,7 @@ type Info struct {
 	Average         float64    `json:"weight_average"`    // γ of the weight moving average (Config.Average), 0 for none
 	Kappa           string     `json:"kappa"`             // class weights of Eq. 5 (Config.Kappa)
 	StopReason1     string     `json:"stop_reason1"`
+	Stage2From      int        `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
 	StopReason2     string     `json:"stop_reason2"`
 	Log             []LogEntry `json:"log,omitempty"`
 }
@@ -316,6 +317,7 @@ func encodeInfo(e *encoder, in *Info) {
 	e.str(in.Kappa)      // since version 7
 	e.u64(in.SplitSeed)  // since version 8
 	e.bool(in.SplitFromFile)
+	e.int(in.Stage2From) // since version 9
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -378,6 +380,10 @@ func decodeInfo(d *decoder, version uint32) Info {
 	if version >= 8 {
 		in.SplitSeed = d.u64()
 		in.SplitFromFile = d.bool()
+	}
+	in.Stage2From = in.BestEpoch1 // before version 9 stage 2 always started there
+	if version >= 9 {
+		in.Stage2From = d.int()
 	}
 	return in
 }

@@ -143,7 +143,26 @@ func (t *trainer) stage2() error {
 				}
 			}
 		}
+		info.Stage2From = info.BestEpoch1
+		// The other start (Config.Stage2Start): one pilot with the chosen α
+		// and λ from the weights of stage 1's first evaluation.
+		if cfg.Stage2Start == Stage2Choose && t.first != nil && t.firstEpoch != info.BestEpoch1 {
+			copy(t.net.Params, t.first)
+			name := fmt.Sprintf("pilot α=%g λ=%g from stage-1 epoch %d", alpha, lambda, t.firstEpoch)
+			v, _, _, _, err := t.runSiamese(name, alpha, lambda, 1, pilotPairs, t.elapsed()+per, 0.65, 0.65)
+			if err != nil {
+				return err
+			}
+			if s := v.score(cfg.EarlyStop); s > bestScore {
+				bestParams = slices.Clone(t.net.Params)
+				info.Stage2From = t.firstEpoch
+			}
+		} else {
+			t.nPilots = 0
+		}
 		copy(t.net.Params, bestParams)
+	} else {
+		info.Stage2From = info.BestEpoch1
 	}
 	info.Alpha, info.Lambda = alpha, lambda
 	best, bestEpoch, epochs, reason, err := t.runSiamese("stage2", alpha, lambda, cfg.MaxEpochs2, epochPairs, cfg.MaxTime, 0.65, 1)

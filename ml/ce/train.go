@@ -61,6 +61,11 @@ type trainer struct {
 	epoch1  time.Duration
 	epochs1 int
 	nPilots int
+
+	// first holds the weights of stage 1's first validation evaluation and
+	// firstEpoch its epoch: the other start of stage 2 (Config.Stage2Start).
+	first      []float64
+	firstEpoch int
 }
 
 // gridLen is the number of values stage 2 tries for a parameter: its grid when
@@ -509,6 +514,9 @@ func (t *trainer) stage1() error {
 	// The α/λ pilots of stage 2, for the time estimate.
 	if n := gridLen(cfg.Alpha, cfg.AlphaGrid) * gridLen(cfg.Lambda, cfg.LambdaGrid); n > 1 {
 		t.nPilots = n
+		if cfg.Stage2Start == Stage2Choose {
+			t.nPilots++ // the pilot from the first stage-1 weights, when they differ
+		}
 	}
 	epochs := 0
 	for epoch := 1; epoch <= cfg.MaxEpochs1; epoch++ {
@@ -543,6 +551,9 @@ func (t *trainer) stage1() error {
 			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt})
 			if cfg.epochHook != nil {
 				cfg.epochHook("stage1", epoch, t)
+			}
+			if t.first == nil {
+				t.first, t.firstEpoch = slices.Clone(cur), epoch
 			}
 			stop := st.observe(v, epoch, cur, cfg.Patience)
 			t.bestCE = st.bestVal.p2

@@ -89,6 +89,8 @@ func (c Config) Validate() error {
 		return bad("early_stop", "%q: must be %s or %s", c.EarlyStop, EarlyStopMAP, EarlyStopP2)
 	case c.Kappa != "" && !slices.Contains(Kappas, c.Kappa):
 		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
+	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start):
+		return bad("stage2_start", "%q: must be one of %s", c.Stage2Start, strings.Join(Stage2Starts, ", "))
 	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":
 		return bad("term_norm", "%q: must be unit or none", c.TermNorm)
 	}

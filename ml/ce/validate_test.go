@@ -13,7 +13,7 @@ func TestConfigValidate(t *testing.T) {
 	}
 	ok := []Config{
 		{Hidden: []int{100, 100, 50}, Topics: MaxTopics, LearningRate: 0.1, Momentum: -1, Average: -1, WithinDoc: -1,
-			TermSmooth: -1, Kappa: KappaPrinted, EarlyStop: EarlyStopP2, TermNorm: "unit", InputScaling: "common", MaxTime: time.Hour},
+			TermSmooth: -1, Kappa: KappaPrinted, Stage2Start: Stage2Best, EarlyStop: EarlyStopP2, TermNorm: "unit", InputScaling: "common", MaxTime: time.Hour},
 	}
 	for _, c := range ok {
 		if err := c.Validate(); err != nil {
@@ -36,6 +36,7 @@ func TestConfigValidate(t *testing.T) {
 		{Config{MaxEpochs1: -1}, "max_epochs1"},
 		{Config{MaxEpochs2: MaxEpochs + 1}, "max_epochs2"},
 		{Config{Patience: -1}, "patience"},
+		{Config{Stage2Start: "first"}, "stage2_start"},
 		{Config{EpochExamples: -1}, "epoch_examples"},
 		{Config{MaxTime: -time.Second}, "max_time"},
 		{Config{MaxTime: MaxTrainTime + time.Second}, "max_time"},
