@@ -579,6 +579,7 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 // (and survives the model file).
 func TestStage2Start(t *testing.T) {
 	tc := makeTestCorpus(1, 600)
+	models := map[string]*Model{}
 	for _, start := range Stage2Starts {
 		cfg := smallConfig(7)
 		cfg.Stage2Start = start
@@ -617,6 +618,16 @@ func TestStage2Start(t *testing.T) {
 			t.Errorf("%s: Stage2From %d after the round trip, want %d", start, got, in.Stage2From)
 		}
 		t.Logf("%s: best stage-1 epoch %d, stage 2 from epoch %d, validation MAP %.4f", start, in.BestEpoch1, in.Stage2From, in.ValidMAPSiamese)
+		models[start] = m
+	}
+	// A losing pilot leaves no trace in the weights: its pairs and column
+	// samples come from streams of their own.
+	c, b := models[Stage2Choose], models[Stage2Best]
+	if c.Info().Stage2From != c.Info().BestEpoch1 {
+		t.Fatal("the pilot from the first epoch won: the test needs a configuration where it loses")
+	}
+	if !slices.Equal(c.params[VariantSiamese], b.params[VariantSiamese]) {
+		t.Error("the pilot from the first epoch lost, yet the Siamese-CE weights differ from those of Stage2Best")
 	}
 }
 

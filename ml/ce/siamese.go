@@ -3,6 +3,7 @@ package ce
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"time"
 
@@ -149,7 +150,13 @@ func (t *trainer) stage2() error {
 		if cfg.Stage2Start == Stage2Choose && t.first != nil && t.firstEpoch != info.BestEpoch1 {
 			copy(t.net.Params, t.first)
 			name := fmt.Sprintf("pilot α=%g λ=%g from stage-1 epoch %d", alpha, lambda, t.firstEpoch)
+			// The pilot draws its pairs and column samples from streams of its
+			// own, so that when it loses, stage 2 runs exactly as with
+			// Stage2Best (same weights; the file differs by the log entry).
+			rng, colRng := t.rng, t.step.colRng
+			t.rng, t.step.colRng = rand.New(rand.NewPCG(cfg.Seed, 5)), rand.New(rand.NewPCG(cfg.Seed, 6))
 			v, _, _, _, err := t.runSiamese(name, alpha, lambda, 1, pilotPairs, t.elapsed()+per, 0.65, 0.65)
+			t.rng, t.step.colRng = rng, colRng
 			if err != nil {
 				return err
 			}
