@@ -548,6 +548,13 @@ func TestSizedDefaults(t *testing.T) {
 	if got := own.forVocabulary(9000); !slices.Equal(got.Hidden, []int{20, 5}) {
 		t.Errorf("explicit Hidden replaced: %v", got.Hidden)
 	}
+	if s, l := base.forVocabulary(LargeAbove), base.forVocabulary(LargeAbove+1); s.Patience != SmallPatience || s.MaxEpochs2 != SmallMaxEpochs2 ||
+		l.Patience != DefaultPatience || l.MaxEpochs2 != DefaultMaxEpochs2 {
+		t.Errorf("patience, stage-2 epochs: %d, %d at %d terms, %d, %d above", s.Patience, s.MaxEpochs2, LargeAbove, l.Patience, l.MaxEpochs2)
+	}
+	if got := (Config{Patience: 2, MaxEpochs2: 3}).withDefaults().forVocabulary(50); got.Patience != 2 || got.MaxEpochs2 != 3 {
+		t.Errorf("explicit patience and stage-2 epochs replaced: %d, %d", got.Patience, got.MaxEpochs2)
+	}
 }
 
 // TestTrainRejectsBadConfig: settings outside their range are refused before

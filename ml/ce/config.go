@@ -69,10 +69,12 @@ type Config struct {
 	// about 600,000 to leave the chance level.
 	EpochExamples int
 
-	// MaxEpochs1 and MaxEpochs2 bound stage 1 and stage 2. Defaults 30 and 20.
+	// MaxEpochs1 and MaxEpochs2 bound stage 1 and stage 2. Defaults 30, and 30
+	// (up to LargeAbove terms) or 20 (above) for stage 2: see SmallPatience.
 	MaxEpochs1, MaxEpochs2 int
 
 	// Patience is the number of consecutive validation evaluations without a new
+	// best (DefaultPatience above LargeAbove terms, SmallPatience up to it)
 	// best P@2 after which a stage stops (early stopping, design.md, decision 8). Default 3.
 	Patience int
 
@@ -330,6 +332,20 @@ const (
 	DefaultPatience  = 6
 )
 
+// SmallPatience and SmallMaxEpochs2 are the defaults of Config.Patience and
+// Config.MaxEpochs2 up to LargeAbove terms, chosen on the validation subsets
+// of the development suite (docs/quality-notes.md, session 9). On the small
+// vocabularies an epoch costs a few seconds, and validation MAP climbs in
+// steps separated by plateaus of several epochs; with patience 6 stage 2
+// stopped on such a plateau (Corel5K, seeds 1-3: best Siamese-CE epochs 7, 6,
+// 4 of 13, 12, 10) where with 10 it went on to epochs 17, 19, 18 and
+// validation MAP 0.350, 0.407, 0.310 became 0.398, 0.434, 0.337.
+const (
+	SmallPatience     = 10
+	SmallMaxEpochs2   = 30
+	DefaultMaxEpochs2 = 20
+)
+
 // Early-stopping criteria (Config.EarlyStop).
 const (
 	EarlyStopMAP = "extended-map" // MAP of the extended priming protocol (Eq. 9, 11)
@@ -381,7 +397,9 @@ const LargeAbove = 1000
 var LargeHidden = []int{100, 100, 50}
 
 // forVocabulary returns c with the defaults that depend on the vocabulary
-// size v filled in (after withDefaults): Hidden ({100, 100, 10}, or LargeHidden above LargeAbove terms),
+// size v filled in (after withDefaults): Patience and MaxEpochs2 (SmallPatience
+// and SmallMaxEpochs2 up to LargeAbove terms, DefaultPatience and
+// DefaultMaxEpochs2 above), Hidden ({100, 100, 10}, or LargeHidden above LargeAbove terms),
 // β = √dim(CE) (§4.3.3), TermNorm (none, or unit above LargeAbove terms) and
 // TermSmooth (none, or DefaultTermSmooth above LargeAbove terms; a negative
 // value becomes 0).
@@ -394,6 +412,18 @@ func (c Config) forVocabulary(v int) Config {
 	}
 	if c.Beta == 0 {
 		c.Beta = math.Sqrt(float64(c.Hidden[len(c.Hidden)-1]))
+	}
+	if c.Patience == 0 {
+		c.Patience = DefaultPatience
+		if v <= LargeAbove {
+			c.Patience = SmallPatience
+		}
+	}
+	if c.MaxEpochs2 == 0 {
+		c.MaxEpochs2 = DefaultMaxEpochs2
+		if v <= LargeAbove {
+			c.MaxEpochs2 = SmallMaxEpochs2
+		}
 	}
 	if c.TermNorm == "" {
 		c.TermNorm = "none"
@@ -423,8 +453,6 @@ func (c Config) withDefaults() Config {
 	setF(&c.Average, DefaultAverage)
 	setInt(&c.DecayEvery, 1)
 	setInt(&c.MaxEpochs1, 30)
-	setInt(&c.MaxEpochs2, 20)
-	setInt(&c.Patience, DefaultPatience)
 	setInt(&c.EvalEvery, 1)
 	setInt(&c.ValidDocs, 300)
 	setInt(&c.PretrainExamples, 2000)
