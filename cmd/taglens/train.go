@@ -29,7 +29,9 @@ type trainSummary struct {
 	// The fields docs/results.md shows of a training (report.Training, one
 	// definition for the writer and the reader of this JSON).
 	report.Training
-	Log []ce.LogEntry `json:"log"`
+	// Stage2From is the stage-1 epoch stage 2 started from (ce.Info.Stage2From).
+	Stage2From int           `json:"stage2_from"`
+	Log        []ce.LogEntry `json:"log"`
 }
 
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -165,11 +167,15 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	in := m.Info()
-	fmt.Fprintf(stderr, "wrote %s in %.1fs: %d terms, %d topics, α=%g λ=%g; validation P@2: CE %.4f (epoch %d/%d, %s), Siamese-CE %.4f (epoch %d/%d, %s), random %.4f\n",
+	from := ""
+	if in.Stage2From != in.BestEpoch1 {
+		from = fmt.Sprintf(" from stage-1 epoch %d", in.Stage2From)
+	}
+	fmt.Fprintf(stderr, "wrote %s in %.1fs: %d terms, %d topics, α=%g λ=%g; validation P@2: CE %.4f (epoch %d/%d, %s), Siamese-CE %.4f (epoch %d/%d%s, %s), random %.4f\n",
 		*out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
-		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, in.StopReason2, in.ValidP2Random)
+		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, from, in.StopReason2, in.ValidP2Random)
 	if *jsonOut != "" {
-		s := trainSummary{Model: *out, Log: in.Log, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
+		s := trainSummary{Model: *out, Log: in.Log, Stage2From: in.Stage2From, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
 			ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(), Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda,
 			Epochs1: in.Epochs1, Epochs2: in.Epochs2, ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese,
 			ValidP2Random: in.ValidP2Random, Seconds: time.Since(start).Seconds()}}
