@@ -148,6 +148,7 @@ func (h *modelsAPI) delete(c echo.Context) error {
 	}
 	h.s.models.drop(id)
 	h.s.maps.dropModel(id)
+	h.s.centroids.dropModel(id)
 	h.s.ctxDocs.Delete(id)
 	return c.NoContent(http.StatusNoContent)
 }

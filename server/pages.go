@@ -391,6 +391,25 @@ func (p *pages) readyModels(c echo.Context) ([]views.Model, string, error) {
 	return ready, sel, nil
 }
 
+// spaceView renders the explorer's map of the whole space of the selected model.
+func (p *pages) spaceView(c echo.Context, vm views.ExplorerPage) error {
+	vm.View = "space"
+	vm.Projection = c.QueryParam("projection")
+	if vm.Projection != projPCA {
+		vm.Projection = projTSNE
+	}
+	vm.K = 10
+	if k, err := strconv.Atoi(c.QueryParam("k")); err == nil && k >= 1 && k <= maxSpaceK {
+		vm.K = k
+	}
+	q := url.Values{}
+	q.Set("variant", vm.Variant)
+	q.Set("projection", vm.Projection)
+	vm.SpaceURL = "/api/models/" + vm.ModelID + "/space?" + q.Encode()
+	vm.Map = mapChart("space")
+	return render(c, http.StatusOK, views.ExplorerPageView(vm))
+}
+
 func (p *pages) explorer(c echo.Context) error {
 	ms, sel, err := p.readyModels(c)
 	if err != nil {
@@ -417,6 +436,9 @@ func (p *pages) explorer(c echo.Context) error {
 	vm.CorpusIDs = c.QueryParams()["corpus"]
 	if len(vm.CorpusIDs) == 0 {
 		vm.CorpusIDs = []string{row.CorpusID}
+	}
+	if c.QueryParam("view") == "space" {
+		return p.spaceView(c, vm)
 	}
 	vm.ContextDoc = strings.TrimSpace(c.QueryParam("context_doc"))
 	vm.ContextDocs = p.s.contextDocs(ctx, row.ID, row.CorpusID, m)

@@ -63,6 +63,8 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/models/:id/map", mod.mapPoints)
 	api.GET("/models/:id/context-map", mod.contextMap)
 	api.GET("/models/:id/neighbours", mod.neighbours)
+	api.GET("/models/:id/space", mod.spaceMap)
+	api.GET("/models/:id/space/neighbours", mod.spaceNeighbours)
 	api.GET("/models/:id/tags", mod.tags)
 
 	jobs := &jobsAPI{s}

@@ -82,6 +82,8 @@ type Server struct {
 	// never change once written).
 	verdicts sync.Map
 	maps     *mapCache
+	// centroids caches the term centroids of the whole-space maps.
+	centroids centroidCache
 
 	mu      sync.Mutex
 	httpSrv *http.Server      // set by Serve

@@ -115,6 +115,14 @@ type ExplorerPage struct {
 	// ContextDocs are documents of the model's corpus with an OOV tag, offered
 	// for the context map.
 	ContextDocs []ContextDoc
+	// View is "space" for the map of the whole space (one point per term),
+	// "" for the instances of one term.
+	View string
+	// Projection of the whole-space map: "tsne" or "pca".
+	Projection string
+	// SpaceURL is the API URL of the whole-space map; K the neighbours listed.
+	SpaceURL string
+	K        int
 }
 
 // ContextDoc is a document offered for the context map.

@@ -1,6 +1,7 @@
 package ce
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -194,4 +195,55 @@ func (m *Model) EmbedDocument(variant string, tags []string) (ids []int, oov []s
 		oovCE = append(oovCE, cen)
 	}
 	return ids, oov, ce, oovCE, nil
+}
+
+// TermCentroids returns, for every vocabulary term τ (row τ of the result,
+// in vocabulary order), the mean of CE(τ|δ) over the documents δ of docs that
+// hold τ — a context-free summary of the term, its point in a map of the whole
+// space — and the number of such documents (0 leaves a zero row). Documents
+// without an in-vocabulary tag are skipped. It stops with ctx's error when ctx
+// is cancelled.
+func (m *Model) TermCentroids(ctx context.Context, variant string, docs [][]string) (centroids [][]float64, counts []int, err error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, nil, err
+	}
+	d := e.ceDim()
+	v := m.vocab.Len()
+	sum := make([]float64, v*d)
+	counts = make([]int, v)
+	c := make([]float64, m.ctxProj.Out)
+	var flat []float64
+	for i, tags := range docs {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, err
+			}
+		}
+		ids, _ := m.encodeTags(tags)
+		if len(ids) == 0 {
+			continue
+		}
+		m.contextTo(c, ids)
+		flat = slices.Grow(flat[:0], len(ids)*d)[:len(ids)*d]
+		e.embedTerms(flat, ids, c)
+		for k, id := range ids {
+			row := sum[id*d : (id+1)*d]
+			for j, x := range flat[k*d : (k+1)*d] {
+				row[j] += x
+			}
+			counts[id]++
+		}
+	}
+	centroids = make([][]float64, v)
+	for t := range centroids {
+		row := sum[t*d : (t+1)*d : (t+1)*d]
+		if n := counts[t]; n > 0 {
+			for j := range row {
+				row[j] /= float64(n)
+			}
+		}
+		centroids[t] = row
+	}
+	return centroids, counts, nil
 }

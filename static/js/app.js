@@ -333,6 +333,179 @@
     load();
   }
 
+  // The whole-space map: one point per vocabulary term (its CE averaged over
+  // its training documents). A search box lights up the matching terms in the
+  // map without reloading (a substring, or /a regular expression/); clicking a
+  // term lists and lights up its k nearest terms. The URL keeps the search,
+  // the selection and k, so a view can be shared.
+  function spaceExplorer(box) {
+    var chartID = box.getAttribute("data-space-chart");
+    var url = box.getAttribute("data-space-url");
+    var modelURL = url.replace(/\/space\?.*$/, "");
+    var variant = new URL(url, window.location.href).searchParams.get("variant") || "";
+    var status = document.getElementById("space-status");
+    var search = document.querySelector("[data-testid=space-search]");
+    var kIn = document.querySelector("[data-testid=space-k]");
+    var selEl = document.getElementById("space-selected");
+    var nb = document.getElementById("space-neighbours");
+    var chart = charts[chartID];
+    var data = null, matches = null, selected = -1, near = [], index = {};
+    var page = new URL(window.location.href);
+
+    function load() {
+      fetch(url).then(function (r) {
+        return r.json().then(function (body) { return { status: r.status, body: body }; });
+      }).then(function (res) {
+        if (res.status === 202) {
+          status.textContent = "Computing the map of the whole space in the background…";
+          var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
+          es.addEventListener("progress", function (ev) {
+            var j = JSON.parse(ev.data);
+            status.textContent = "Computing the map: " + Math.round(100 * j.progress) + "% — " + j.message;
+          });
+          es.addEventListener("end", function (ev) {
+            es.close();
+            var j = JSON.parse(ev.data);
+            if (j.state === "done") load();
+            else status.textContent = "The map job " + j.state + ": " + j.message;
+          });
+          return;
+        }
+        if (res.status !== 200) {
+          status.textContent = res.body.error || ("error " + res.status);
+          status.classList.add("alert", "alert-error");
+          return;
+        }
+        data = res.body;
+        data.terms.forEach(function (t, i) { index[t] = i; });
+        // The shared view: read everything before filter() rewrites the URL.
+        var q = page.searchParams.get("q");
+        var s = page.searchParams.get("sel");
+        var k = parseInt(page.searchParams.get("k") || "", 10);
+        if (q) search.value = q;
+        if (k > 0) kIn.value = String(k);
+        filter();
+        if (s && index[s] !== undefined) select(index[s]); else draw();
+      });
+    }
+
+    // matcher returns a predicate for the search text: /re/ is a regular
+    // expression, anything else a case-insensitive substring.
+    function matcher(text) {
+      var m = /^\/(.*)\/([a-z]*)$/.exec(text);
+      if (m) {
+        try { var re = new RegExp(m[1], m[2].indexOf("i") >= 0 ? m[2] : m[2] + "i"); return function (t) { return re.test(t); }; }
+        catch (e) { return null; }
+      }
+      var low = text.toLowerCase();
+      return function (t) { return t.toLowerCase().indexOf(low) >= 0; };
+    }
+
+    function filter() {
+      var text = search.value.trim();
+      matches = null;
+      if (text) {
+        var f = matcher(text);
+        matches = {};
+        if (f) data.terms.forEach(function (t, i) { if (f(t)) matches[i] = true; });
+      }
+      keepURL();
+    }
+
+    function keepURL() {
+      var q = search.value.trim();
+      if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
+      if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
+      page.searchParams.set("k", kIn.value);
+      history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
+    }
+
+    function draw() {
+      var n = data.terms.length;
+      // Labels for the most used terms, the matches, the selection and its neighbours.
+      var byDocs = data.terms.map(function (_, i) { return i; }).sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; });
+      var labelled = {};
+      byDocs.slice(0, 25).forEach(function (i) { labelled[i] = true; });
+      var nearSet = {};
+      near.forEach(function (i) { nearSet[i] = true; labelled[i] = true; });
+      if (selected >= 0) labelled[selected] = true;
+      var nMatch = 0;
+      var rest = [], hit = [], close = [], self = [];
+      for (var i = 0; i < n; i++) {
+        var pt = [data.x[i], data.y[i], i];
+        if (i === selected) self.push(pt);
+        else if (nearSet[i]) close.push(pt);
+        else if (matches && matches[i]) { hit.push(pt); labelled[i] = true; nMatch++; }
+        else rest.push(pt);
+      }
+      if (matches && matches[selected]) nMatch++;
+      near.forEach(function (i) { if (matches && matches[i]) nMatch++; });
+      var large = n > 3000;
+      var dim = matches !== null || selected >= 0;
+      var label = function (p) { return labelled[p.value[2]] ? data.terms[p.value[2]] : ""; };
+      var base = { type: "scatter", large: large, largeThreshold: 3000, progressive: 0, emphasis: { focus: "none", scale: 1.6 },
+        labelLayout: { hideOverlap: true } };
+      function series(name, pts, size, color, show) {
+        return Object.assign({}, base, { name: name, data: pts, symbolSize: size,
+          itemStyle: color ? { color: color } : { opacity: dim ? 0.25 : 0.8 },
+          label: { show: show, position: "right", fontSize: 11, formatter: label } });
+      }
+      chart.setOption({
+        tooltip: { trigger: "item", formatter: function (p) {
+          var i = p.value[2];
+          return "<b>" + esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents";
+        } },
+        legend: { data: ["terms", "matches", "neighbours", "selected"] },
+        series: [
+          series("terms", rest, large ? 4 : 6, dim ? "#c8ccd3" : null, !dim && !large),
+          series("matches", hit, 9, "#d9822b", true),
+          series("neighbours", close, 11, "#2b8a3e", true),
+          series("selected", self, 16, "#c92a2a", true),
+        ],
+      }, { replaceMerge: ["series"] });
+      var parts = [n + " terms (" + data.variant + ", " + data.projection + ")"];
+      if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + search.value.trim() + "”");
+      if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
+      status.textContent = parts.join(" · ");
+      status.setAttribute("data-matches", matches ? String(nMatch) : "");
+      box.setAttribute("data-ready", "true");
+    }
+
+    function select(i) {
+      selected = i;
+      keepURL();
+      selEl.innerHTML = "<b>" + esc(data.terms[i]) + "</b> <span class='muted'>(" + data.docs[i] + " training documents)</span>";
+      nb.textContent = "…";
+      var q = "?term=" + encodeURIComponent(data.terms[i]) + "&variant=" + encodeURIComponent(variant) + "&k=" + encodeURIComponent(kIn.value);
+      fetch(modelURL + "/space/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
+        nb.replaceChildren();
+        near = [];
+        if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; draw(); return; }
+        res.neighbours.forEach(function (x) {
+          if (index[x.term] !== undefined) near.push(index[x.term]);
+          var li = document.createElement("li");
+          li.textContent = x.term + " ";
+          var d = document.createElement("span");
+          d.className = "dist";
+          d.textContent = x.distance.toFixed(3);
+          li.appendChild(d);
+          nb.appendChild(li);
+        });
+        box.setAttribute("data-neighbours", String(near.length));
+        draw();
+      });
+    }
+
+    var timer = null;
+    search.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { if (data) { filter(); draw(); } }, 150);
+    });
+    kIn.addEventListener("change", function () { if (data && selected >= 0) select(selected); else if (data) keepURL(); });
+    chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
+    load();
+  }
+
   // Switching the model of the explorer or the priming page reloads the page for
   // that model alone: the term, documents and corpora chosen for the previous
   // model (and its tag suggestions) may not exist in the new one's vocabulary.
@@ -353,6 +526,7 @@
     root.querySelectorAll("input[data-autocomplete]").forEach(autocomplete);
     root.querySelectorAll("label.drop").forEach(dropzone);
     root.querySelectorAll("[data-map-url]").forEach(explorer);
+    root.querySelectorAll("[data-space-url]").forEach(spaceExplorer);
     root.querySelectorAll("select[data-model-switch]").forEach(modelSwitch);
   }
   document.addEventListener("DOMContentLoaded", function () { boot(document); });

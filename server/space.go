@@ -1,0 +1,363 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"net/http"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/labstack/echo/v4"
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/tsne"
+)
+
+// The whole-space map of a model: one point per vocabulary term, the mean of
+// the term's CE over the training documents that hold it (ce.Model.TermCentroids),
+// projected to 2-D by t-SNE or by PCA. Its JSON lists the terms once and the
+// coordinates as parallel arrays, so that a point costs a few bytes on the wire.
+
+// Projections of the whole-space map.
+const (
+	projTSNE = "tsne"
+	projPCA  = "pca"
+)
+
+// SpaceMap is the whole-space map API's answer: parallel arrays, entry i for
+// vocabulary term Terms[i].
+type SpaceMap struct {
+	Variant    string    `json:"variant"`
+	Projection string    `json:"projection"`
+	Terms      []string  `json:"terms"`
+	Docs       []int     `json:"docs"` // training documents holding the term
+	X          []float64 `json:"x"`
+	Y          []float64 `json:"y"`
+	KL         float64   `json:"kl,omitempty"` // t-SNE's final KL divergence
+}
+
+// spaceKey is the map-cache key of a whole-space map (mapKey's layout; the
+// "term" field starts with a newline, which no tag holds).
+func spaceKey(variant, projection, corpusID string) string {
+	return mapKey(variant, "\nspace "+projection, []string{corpusID})
+}
+
+// centroidSet is a model's term centroids in one variant.
+type centroidSet struct {
+	terms  []string
+	vecs   [][]float64
+	counts []int
+}
+
+// centroidCache keeps the term centroids of recently used models (model id +
+// variant → set), computed once per process.
+type centroidCache struct {
+	mu sync.Mutex
+	m  map[string]*centroidSet
+}
+
+func (c *centroidCache) get(k string) *centroidSet {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.m[k]
+}
+
+func (c *centroidCache) put(k string, v *centroidSet) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || len(c.m) >= 16 {
+		c.m = map[string]*centroidSet{} // a handful of models at a time; start afresh past that
+	}
+	c.m[k] = v
+}
+
+func (c *centroidCache) dropModel(id string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for k := range c.m {
+		if strings.HasPrefix(k, id+"|") {
+			delete(c.m, k)
+		}
+	}
+}
+
+// termCentroids returns the term centroids of a model in a variant over its
+// corpus's training documents (the split the model was trained with).
+func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
+	key := row.ID + "|" + variant
+	if cs := s.centroids.get(key); cs != nil {
+		return cs, nil
+	}
+	crow, err := s.store.Corpus(ctx, row.CorpusID)
+	if err != nil {
+		return nil, err
+	}
+	c, err := s.store.Documents(ctx, row.CorpusID)
+	if err != nil {
+		return nil, err
+	}
+	split := trainSplit(crow, c, m.Info().SplitSeed)
+	docs := make([][]string, 0, len(split.Train))
+	for _, i := range split.Train {
+		docs = append(docs, c.Docs[i].Tags)
+	}
+	vecs, counts, err := m.TermCentroids(ctx, variant, docs)
+	if err != nil {
+		return nil, err
+	}
+	v := m.Vocabulary()
+	cs := &centroidSet{terms: make([]string, v.Len()), vecs: vecs, counts: counts}
+	for i := range cs.terms {
+		cs.terms[i] = v.Term(i)
+	}
+	s.centroids.put(key, cs)
+	return cs, nil
+}
+
+// spaceMap: GET /api/models/:id/space[?variant=siamese-ce|ce][&projection=tsne|pca] —
+// the whole-space map (one point per vocabulary term). Computed by a
+// background job and cached like the term maps; while it runs the answer is
+// 202 {"job_id","state"}.
+func (h *modelsAPI) spaceMap(c echo.Context) error {
+	row, _, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	variant, err := checkVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
+	}
+	proj := c.QueryParam("projection")
+	switch proj {
+	case "":
+		proj = projTSNE
+	case projTSNE, projPCA:
+	default:
+		return httpErr(http.StatusBadRequest, "projection must be %q or %q", projTSNE, projPCA)
+	}
+	key := spaceKey(variant, proj, row.CorpusID)
+	ctx := c.Request().Context()
+	e := h.s.maps.get(row.ID + "|" + key)
+	if e == nil {
+		h.s.mapLoad.Lock()
+		if e = h.s.maps.get(row.ID + "|" + key); e == nil {
+			if b, err := h.s.store.Map(ctx, row.ID, key); err == nil {
+				e = newMapEntry(b, nil, nil)
+				h.s.maps.put(row.ID+"|"+key, e)
+			}
+		}
+		h.s.mapLoad.Unlock()
+	}
+	if e != nil {
+		return serveMap(c, e)
+	}
+	job, err := h.s.spaceJob(row, variant, proj)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
+}
+
+// spaceJob starts (or joins) the job computing a whole-space map.
+func (s *Server) spaceJob(row *ModelRow, variant, proj string) (*JobRow, error) {
+	key := row.ID + "|" + spaceKey(variant, proj, row.CorpusID)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.mapJobs == nil {
+		s.mapJobs = map[string]string{}
+	}
+	if id, ok := s.mapJobs[key]; ok {
+		if j, _, err := s.jobs.Get(s.root, id); err == nil && !j.Finished() {
+			return j, nil
+		}
+	}
+	modelID := row.ID
+	job, err := s.jobs.Submit("space-map", modelID, map[string]any{"variant": variant, "projection": proj},
+		func(ctx context.Context, rep *Reporter) error {
+			return s.computeSpace(ctx, rep, modelID, variant, proj)
+		})
+	if err != nil {
+		return nil, err
+	}
+	s.mapJobs[key] = job.ID
+	return job, nil
+}
+
+// computeSpace computes and stores a whole-space map.
+func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, variant, proj string) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	row, m, err := s.model(ctx, modelID)
+	if err != nil {
+		return err
+	}
+	rep.Progress(0.02, "embedding", "averaging every term's CE over its training documents")
+	cs, err := s.termCentroids(ctx, row, m, variant)
+	if err != nil {
+		return err
+	}
+	var keep []int // terms with at least one training document
+	for t, n := range cs.counts {
+		if n > 0 {
+			keep = append(keep, t)
+		}
+	}
+	if len(keep) < 4 {
+		return fmt.Errorf("the model has %d terms with training documents; a map needs at least 4", len(keep))
+	}
+	x := make([][]float64, len(keep))
+	for i, t := range keep {
+		x[i] = cs.vecs[t]
+	}
+	out := &SpaceMap{Variant: variant, Projection: proj, Terms: make([]string, len(keep)), Docs: make([]int, len(keep)),
+		X: make([]float64, len(keep)), Y: make([]float64, len(keep))}
+	for i, t := range keep {
+		out.Terms[i], out.Docs[i] = cs.terms[t], cs.counts[t]
+	}
+	var y [][]float64
+	switch proj {
+	case projPCA:
+		rep.Progress(0.5, "pca", fmt.Sprintf("PCA of %d terms", len(x)))
+		y, err = pca2(x)
+		if err != nil {
+			return err
+		}
+	default:
+		perp := math.Min(30, float64(len(x)-1)/3-0.01)
+		const iters = 1000
+		rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d terms", len(x)))
+		emb, err := tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Seed: 1, Progress: func(it int, kl float64, _ []float64) bool {
+			if it%50 == 0 {
+				rep.Progress(0.1+0.85*float64(it)/iters, "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
+			}
+			return ctx.Err() == nil
+		}})
+		if err != nil {
+			return err
+		}
+		y, out.KL = emb.Y, emb.KL
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	for i := range y {
+		out.X[i], out.Y[i] = round4(y[i][0]), round4(y[i][1])
+	}
+	b, err := json.Marshal(out)
+	if err != nil {
+		return err
+	}
+	key := spaceKey(variant, proj, row.CorpusID)
+	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, key, b); err != nil {
+		return err
+	}
+	s.maps.put(modelID+"|"+key, newMapEntry(b, nil, nil))
+	rep.Progress(1, "done", fmt.Sprintf("%d terms", len(keep)))
+	return nil
+}
+
+// pca2 projects the rows of x onto their first two principal components.
+func pca2(x [][]float64) ([][]float64, error) {
+	n, d := len(x), len(x[0])
+	a := mat.NewDense(n, d, nil)
+	for i, r := range x {
+		a.SetRow(i, r)
+	}
+	var pc stat.PC
+	if !pc.PrincipalComponents(a, nil) {
+		return nil, fmt.Errorf("PCA of %d×%d did not converge", n, d)
+	}
+	var vecs mat.Dense
+	pc.VectorsTo(&vecs)
+	k := min(2, d)
+	means := make([]float64, d)
+	for j := range d {
+		means[j] = stat.Mean(mat.Col(nil, j, a), nil)
+	}
+	y := make([][]float64, n)
+	for i, r := range x {
+		y[i] = make([]float64, 2)
+		for c := 0; c < k; c++ {
+			var s float64
+			for j, v := range r {
+				s += (v - means[j]) * vecs.At(j, c)
+			}
+			y[i][c] = s
+		}
+	}
+	return y, nil
+}
+
+// Neighbour is one of a term's nearest terms in the whole space.
+type Neighbour struct {
+	Term     string  `json:"term"`
+	Distance float64 `json:"distance"`
+}
+
+// maxSpaceK bounds the neighbours listed by spaceNeighbours.
+const maxSpaceK = 100
+
+// spaceNeighbours: GET /api/models/:id/space/neighbours?term=T[&k=10][&variant=] —
+// the k terms nearest to T by the Euclidean distance of their centroids (the
+// space the whole-space map projects), nearest first.
+func (h *modelsAPI) spaceNeighbours(c echo.Context) error {
+	row, m, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	variant, err := checkVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
+	}
+	term := strings.TrimSpace(c.QueryParam("term"))
+	if term == "" {
+		return httpErr(http.StatusBadRequest, "term is required")
+	}
+	k := 10
+	if v := c.QueryParam("k"); v != "" {
+		if k, err = strconv.Atoi(v); err != nil || k < 1 || k > maxSpaceK {
+			return httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", maxSpaceK)
+		}
+	}
+	id, ok := m.Vocabulary().ID(term)
+	if !ok {
+		return httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", term)
+	}
+	cs, err := h.s.termCentroids(c.Request().Context(), row, m, variant)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": nearestTerms(cs, id, k)})
+}
+
+// nearestTerms lists the k terms (with training documents, other than t)
+// nearest to term t, nearest first; ties in term order.
+func nearestTerms(cs *centroidSet, t, k int) []Neighbour {
+	q := cs.vecs[t]
+	var all []Neighbour // in term order, so that the stable sort keeps ties so
+	for u, v := range cs.vecs {
+		if u == t || cs.counts[u] == 0 {
+			continue
+		}
+		var s float64
+		for j, a := range v {
+			d := a - q[j]
+			s += d * d
+		}
+		all = append(all, Neighbour{Term: cs.terms[u], Distance: math.Sqrt(s)})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].Distance < all[j].Distance })
+	all = all[:min(k, len(all))]
+	for i := range all {
+		all[i].Distance = round4(all[i].Distance)
+	}
+	return slices.Clip(all)
+}

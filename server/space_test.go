@@ -1,0 +1,82 @@
+package server
+
+import (
+	"net/http"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestSpaceMap checks the whole-space map API on a trained model: a first
+// request starts a job (202), then the map answers with one point per term
+// (parallel arrays, each term once); the neighbours of a term are k other
+// terms, nearest first; bad parameters are refused with the reason.
+func TestSpaceMap(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	for _, proj := range []string{"pca", "tsne"} {
+		path := "/api/models/" + modelID + "/space?projection=" + proj
+		rec := ts.do(http.MethodGet, path, nil, "")
+		if rec.Code == http.StatusAccepted {
+			job := decode[map[string]string](t, rec)
+			if j := ts.waitJob(job["job_id"]); j.State != JobDone {
+				t.Fatalf("%s: map job %s: %s", proj, j.State, j.Message)
+			}
+			rec = ts.do(http.MethodGet, path, nil, "")
+		}
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: status %d: %s", proj, rec.Code, rec.Body)
+		}
+		sm := decode[SpaceMap](t, rec)
+		n := len(sm.Terms)
+		if n < 4 || len(sm.X) != n || len(sm.Y) != n || len(sm.Docs) != n || sm.Projection != proj {
+			t.Fatalf("%s: %d terms, %d x, %d y, %d counts, projection %q", proj, n, len(sm.X), len(sm.Y), len(sm.Docs), sm.Projection)
+		}
+		seen := map[string]bool{}
+		for i, term := range sm.Terms {
+			if seen[term] || sm.Docs[i] < 1 {
+				t.Fatalf("%s: term %q listed twice or with %d documents", proj, term, sm.Docs[i])
+			}
+			seen[term] = true
+		}
+		spread := slices.Max(sm.X) - slices.Min(sm.X) + slices.Max(sm.Y) - slices.Min(sm.Y)
+		if !(spread > 0) {
+			t.Errorf("%s: every point at one place", proj)
+		}
+	}
+	term := "guitar"
+	rec := ts.do(http.MethodGet, "/api/models/"+modelID+"/space/neighbours?k=5&term="+term, nil, "")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("neighbours: %d %s", rec.Code, rec.Body)
+	}
+	res := decode[struct {
+		Neighbours []Neighbour `json:"neighbours"`
+	}](t, rec)
+	if len(res.Neighbours) != 5 {
+		t.Fatalf("%d neighbours, want 5", len(res.Neighbours))
+	}
+	for i, nb := range res.Neighbours {
+		if nb.Term == term || (i > 0 && nb.Distance < res.Neighbours[i-1].Distance) {
+			t.Errorf("neighbour %d: %+v (the term itself, or out of order)", i, nb)
+		}
+	}
+	for _, c := range []struct {
+		path string
+		code int
+		want string
+	}{
+		{"/space?projection=umap", http.StatusBadRequest, "projection"},
+		{"/space?variant=word2vec", http.StatusBadRequest, "variant"},
+		{"/space/neighbours?term=" + term + "&k=0", http.StatusBadRequest, "k must be"},
+		{"/space/neighbours?term=" + term + "&k=101", http.StatusBadRequest, "k must be"},
+		{"/space/neighbours", http.StatusBadRequest, "term is required"},
+		{"/space/neighbours?term=no-such-tag", http.StatusNotFound, "not in the model's vocabulary"},
+	} {
+		rec := ts.do(http.MethodGet, "/api/models/"+modelID+c.path, nil, "")
+		if rec.Code != c.code || !strings.Contains(rec.Body.String(), c.want) {
+			t.Errorf("%s: %d %s; want %d naming %q", c.path, rec.Code, rec.Body, c.code, c.want)
+		}
+	}
+	if rec := ts.do(http.MethodGet, "/api/models/nope/space", nil, ""); rec.Code != http.StatusNotFound {
+		t.Errorf("unknown model: %d", rec.Code)
+	}
+}
