@@ -718,3 +718,58 @@ func TestMaxTimeCutsTraining(t *testing.T) {
 		t.Fatalf("epochs %d, %d after the limit: want 1 and 1", in.Epochs1, in.Epochs2)
 	}
 }
+
+// TestTermCentroids checks ce.Model.TermCentroids against the mean of
+// EmbedDocument's rows over the documents holding each term.
+func TestTermCentroids(t *testing.T) {
+	tc, m := trainSmall(t)
+	var docs [][]string
+	for _, i := range tc.split.Train[:200] {
+		docs = append(docs, tc.c.Docs[i].Tags)
+	}
+	docs = append(docs, []string{"not-a-tag"}) // skipped: nothing in the vocabulary
+	got, counts, err := m.TermCentroids(context.Background(), VariantSiamese, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := m.Vocabulary().Len()
+	want := make([][]float64, v)
+	n := make([]int, v)
+	for _, d := range docs[:len(docs)-1] {
+		ids, _, vecs, _, err := m.EmbedDocument(VariantSiamese, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, id := range ids {
+			if want[id] == nil {
+				want[id] = make([]float64, len(vecs[k]))
+			}
+			for j, x := range vecs[k] {
+				want[id][j] += x
+			}
+			n[id]++
+		}
+	}
+	for id := range v {
+		if counts[id] != n[id] {
+			t.Fatalf("term %d: %d documents, want %d", id, counts[id], n[id])
+		}
+		for j := range got[id] {
+			w := 0.0
+			if n[id] > 0 {
+				w = want[id][j] / float64(n[id])
+			}
+			if math.Abs(got[id][j]-w) > 1e-12 {
+				t.Fatalf("term %d, dimension %d: %v, want %v", id, j, got[id][j], w)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := m.TermCentroids(ctx, VariantSiamese, docs); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
+	}
+	if _, _, err := m.TermCentroids(context.Background(), "word2vec", docs); err == nil {
+		t.Error("an unknown variant was accepted")
+	}
+}
