@@ -463,6 +463,8 @@ func TestBrowserNarrowScreen(t *testing.T) {
 		{"/models", "model-list"},
 		{"/models/" + modelID, "kv-params"},
 		{"/train", "train-form"},
+		{"/explorer?model=" + modelID, "map"},
+		{"/explorer?view=space&model=" + modelID, "space-map"},
 	}
 	for _, p := range pages {
 		step(t, ctx, p.path, 30*time.Second, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
