@@ -62,6 +62,19 @@ func TestBrowserSpaceMap(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, shotDir(t), "5c-space-map")
+	// Isolate the matches and the selection, then colour the rest by frequency.
+	step(t, ctx, "isolate", 10*time.Second, chromedp.Click(tid("space-isolate")))
+	waitJS(t, ctx, "only the lit-up terms drawn", 10*time.Second,
+		`window.taglensCharts["space"].getOption().series[0].data.length === 0 && location.search.indexOf("isolate=1") >= 0`)
+	step(t, ctx, "colour by frequency", 10*time.Second, chromedp.Click(tid("space-isolate")),
+		chromedp.SetValue(tid("space-color"), "docs"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="space-color"]').dispatchEvent(new Event("change"))`))
+	waitJS(t, ctx, "coloured by frequency", 10*time.Second,
+		`window.taglensCharts["space"].getOption().visualMap.length === 1 && window.taglensCharts["space"].getOption().series[0].data.length > 0 && location.search.indexOf("color=docs") >= 0`)
+	href, err = chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
+	if err != nil {
+		t.Fatal(err)
+	}
 	// The shared URL opens the same view: the selection and its neighbours.
 	step(t, ctx, "reopen the shared view", time.Minute, chromedp.Navigate(href))
 	waitJS(t, ctx, "shared view restored", time.Minute,

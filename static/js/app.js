@@ -346,6 +346,8 @@
     var status = document.getElementById("space-status");
     var search = document.querySelector("[data-testid=space-search]");
     var kIn = document.querySelector("[data-testid=space-k]");
+    var colorIn = document.querySelector("[data-testid=space-color]");
+    var isolateIn = document.querySelector("[data-testid=space-isolate]");
     var selEl = document.getElementById("space-selected");
     var nb = document.getElementById("space-neighbours");
     var chart = charts[chartID];
@@ -384,6 +386,8 @@
         var k = parseInt(page.searchParams.get("k") || "", 10);
         if (q) search.value = q;
         if (k > 0) kIn.value = String(k);
+        if (page.searchParams.get("color") === "docs") colorIn.value = "docs";
+        isolateIn.checked = page.searchParams.get("isolate") === "1";
         filter();
         if (s && index[s] !== undefined) select(index[s]); else draw();
       });
@@ -417,6 +421,8 @@
       if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
       if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
       page.searchParams.set("k", kIn.value);
+      if (colorIn.value === "docs") page.searchParams.set("color", "docs"); else page.searchParams.delete("color");
+      if (isolateIn.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
       history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
     }
 
@@ -438,10 +444,13 @@
         else if (matches && matches[i]) { hit.push(pt); labelled[i] = true; nMatch++; }
         else rest.push(pt);
       }
+      var isolated = isolateIn.checked && (matches !== null || selected >= 0);
+      if (isolated) rest = [];
+      var byColor = colorIn.value === "docs";
       if (matches && matches[selected]) nMatch++;
       near.forEach(function (i) { if (matches && matches[i]) nMatch++; });
       var large = n > 3000;
-      var dim = matches !== null || selected >= 0;
+      var dim = (matches !== null || selected >= 0) && !byColor;
       var label = function (p) { return labelled[p.value[2]] ? data.terms[p.value[2]] : ""; };
       var base = { type: "scatter", large: large, largeThreshold: 3000, progressive: 0, emphasis: { focus: "none", scale: 1.6 },
         labelLayout: { hideOverlap: true } };
@@ -450,7 +459,15 @@
           itemStyle: color ? { color: color } : { opacity: dim ? 0.25 : 0.8 },
           label: { show: show, position: "right", fontSize: 11, formatter: label } });
       }
+      // Colour by tag frequency: the log of the training documents holding a
+      // term, on the "terms" series (the highlighted series keep their colours).
+      var maxDocs = Math.max.apply(null, data.docs.concat([1]));
+      var visualMap = byColor ? [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
+        text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
+        inRange: { color: ["#cfe3ff", "#4c6ef5", "#1b2a6b"] }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }] : [];
+      if (byColor) rest.forEach(function (p) { p.push(Math.log10(Math.max(1, data.docs[p[2]]))); });
       chart.setOption({
+        visualMap: visualMap,
         tooltip: { trigger: "item", formatter: function (p) {
           var i = p.value[2];
           return "<b>" + esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents";
@@ -462,8 +479,8 @@
           series("neighbours", close, 11, "#2b8a3e", true),
           series("selected", self, 16, "#c92a2a", true),
         ],
-      }, { replaceMerge: ["series"] });
-      var parts = [n + " terms (" + data.variant + ", " + data.projection + ")"];
+      }, { replaceMerge: ["series", "visualMap"] });
+      var parts = [(isolated ? "showing " + (hit.length + close.length + self.length) + " of " : "") + n + " terms (" + data.variant + ", " + data.projection + ")"];
       if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + search.value.trim() + "”");
       if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
       status.textContent = parts.join(" · ");
@@ -502,6 +519,7 @@
       timer = setTimeout(function () { if (data) { filter(); draw(); } }, 150);
     });
     kIn.addEventListener("change", function () { if (data && selected >= 0) select(selected); else if (data) keepURL(); });
+    [colorIn, isolateIn].forEach(function (el) { el.addEventListener("change", function () { if (data) { keepURL(); draw(); } }); });
     chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
     load();
   }
