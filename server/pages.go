@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/taglens/taglens/ml/baselines"
 	"math"
 	"net/http"
 	"net/url"
@@ -14,6 +13,9 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/taglens/taglens/internal/textlist"
+	"github.com/taglens/taglens/ml/baselines"
 
 	"github.com/labstack/echo/v4"
 
@@ -298,12 +300,45 @@ func (p *pages) startTraining(c echo.Context) error {
 		return httpErr(http.StatusBadRequest, "%v", err)
 	}
 	req.Params = &tp
-	m, _, err := p.s.createModel(c, req)
-	if err != nil {
-		return err
+	seeds := 1
+	if v := strings.TrimSpace(c.FormValue("seeds")); v != "" {
+		if seeds, err = strconv.Atoi(v); err != nil || seeds < 1 || seeds > maxSeedGroup {
+			return httpErr(http.StatusBadRequest, "seeds must be an integer in 1..%d", maxSeedGroup)
+		}
 	}
-	return c.Redirect(http.StatusSeeOther, "/models/"+m.ID)
+	if seeds == 1 {
+		m, _, err := p.s.createModel(c, req)
+		if err != nil {
+			return err
+		}
+		return c.Redirect(http.StatusSeeOther, "/models/"+m.ID)
+	}
+	// A seed group: the same parameters with seeds seed, seed+1, …; the
+	// compare page then evaluates them as one model with trials.
+	first := uint64(1)
+	if req.Seed != nil {
+		first = *req.Seed
+	}
+	name := strings.TrimSpace(req.Name)
+	var ids []string
+	for k := range seeds {
+		r := req
+		seed := first + uint64(k)
+		r.Seed = &seed
+		if name != "" {
+			r.Name = fmt.Sprintf("%s · seed %d", name, seed)
+		}
+		m, _, err := p.s.createModel(c, r)
+		if err != nil {
+			return err
+		}
+		ids = append(ids, m.ID)
+	}
+	return c.Redirect(http.StatusSeeOther, "/compare?seed_trials=1&group="+url.QueryEscape(strings.Join(ids, ",")))
 }
+
+// maxSeedGroup bounds the models of one seed group (the train form's "Seeds").
+const maxSeedGroup = 10
 
 func (p *pages) models(c echo.Context) error {
 	ms, err := p.modelVMs(c)
@@ -536,8 +571,24 @@ func (p *pages) compare(c echo.Context) error {
 		return err
 	}
 	var vm views.ComparePage
+	group := textlist.Split(c.QueryParam("group"))
+	if len(group) > 0 {
+		// The seed group the train form started: every model, ready or not.
+		for _, id := range group {
+			r, err := p.s.store.Model(c.Request().Context(), id)
+			if err != nil {
+				return notFound(err, "model", id)
+			}
+			vm.Group = append(vm.Group, p.modelVM(c, r, names))
+		}
+		vm.SeedTrials = c.QueryParam("seed_trials") != ""
+	}
 	for _, m := range ms {
-		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: m.ID == sel})
+		picked := m.ID == sel
+		if len(group) > 0 {
+			picked = slices.Contains(group, m.ID)
+		}
+		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: picked})
 	}
 	for _, b := range baselines.Names {
 		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == "random" || b == "lda"})

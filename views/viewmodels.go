@@ -174,7 +174,11 @@ type Option struct {
 
 // ComparePage is the comparison form and the stored evaluations.
 type ComparePage struct {
-	Models    []Option
+	// Group lists the models of a seed group being compared (the train form's
+	// "Seeds"), with their states; SeedTrials checks the seed-trials box.
+	Group      []Model
+	SeedTrials bool
+	Models     []Option
 	Baselines []Option
 	Corpora   []Option
 	Subsets   []Option
