@@ -179,12 +179,12 @@ type ComparePage struct {
 	Group      []Model
 	SeedTrials bool
 	Models     []Option
-	Baselines []Option
-	Corpora   []Option
-	Subsets   []Option
-	Protocols []Option
-	Settings  []Option
-	Evals     []Eval
+	Baselines  []Option
+	Corpora    []Option
+	Subsets    []Option
+	Protocols  []Option
+	Settings   []Option
+	Evals      []Eval
 }
 
 // Eval is one stored evaluation in lists.
