@@ -328,7 +328,8 @@ func patkChart(rep *eval.Report) views.Chart {
 	return snippet(line, "patk")
 }
 
-// prChart is the chart of the precision at the 11 standard recall levels.
+// prChart is the chart of the precision at the 11 standard recall levels,
+// with error bars.
 func prChart(rep *eval.Report) views.Chart {
 	pr := charts.NewLine()
 	pr.SetGlobalOptions(baseGlobals("pr", "340px")...)
@@ -342,13 +343,18 @@ func prChart(rep *eval.Report) views.Chart {
 		levels[i] = fmt.Sprintf("%.1f", float64(i)/10)
 	}
 	pr.SetXAxis(levels)
+	bars := charts.NewBoxPlot()
+	bars.SetXAxis(levels)
 	for i, m := range rep.Models {
 		ys := make([]opts.LineData, len(m.PR))
 		for i, v := range m.PR {
 			ys[i] = opts.LineData{Value: v}
 		}
-		pr.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: palette.Model(m.Name, i)}))
+		col := palette.Model(m.Name, i)
+		pr.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
+		bars.AddSeries(m.Name, errorBars(m.PR, m.PRSE), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
 	}
+	pr.Overlap(bars)
 	return snippet(pr, "pr")
 }
 

@@ -77,5 +77,11 @@ func TestBrowserSeedGroup(t *testing.T) {
 	if ours < 2 {
 		t.Errorf("score rows %q: want CE and Siamese-CE", rows)
 	}
+	for _, chart := range []string{"patk", "pr", "map"} {
+		bars, err := chromedp.Run(ctx, chromedp.Evaluate[int](`window.taglensCharts["`+chart+`"].getOption().series.filter(function (s) { return s.type === "custom"; }).length`))
+		if err != nil || bars == 0 {
+			t.Errorf("chart %s: %d error-bar series (%v)", chart, bars, err)
+		}
+	}
 	screenshot(t, ctx, shotDir(t), "7b-seed-group")
 }
