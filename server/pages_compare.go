@@ -1,0 +1,169 @@
+package server
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"slices"
+	"strconv"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+	"github.com/taglens/taglens/internal/textlist"
+	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/views"
+)
+
+func (p *pages) compare(c echo.Context) error {
+	ms, sel, err := p.readyModels(c)
+	if err != nil {
+		return err
+	}
+	cs, names, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	var vm views.ComparePage
+	group := textlist.Split(c.QueryParam("group"))
+	if len(group) > 0 {
+		// The seed group the train form started: every model, ready or not.
+		for _, id := range group {
+			r, err := p.s.store.Model(c.Request().Context(), id)
+			if err != nil {
+				return notFound(err, "model", id)
+			}
+			vm.Group = append(vm.Group, p.modelVM(c, r, names))
+		}
+		vm.SeedTrials = c.QueryParam("seed_trials") != ""
+	}
+	for _, m := range ms {
+		picked := m.ID == sel
+		if len(group) > 0 {
+			picked = slices.Contains(group, m.ID)
+		}
+		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: picked})
+	}
+	for _, b := range baselines.Names {
+		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == "random" || b == "lda"})
+	}
+	vm.Corpora = append(vm.Corpora, views.Option{Value: "", Label: "the model's own corpus", Selected: true})
+	for _, c := range cs {
+		vm.Corpora = append(vm.Corpora, views.Option{Value: c.ID, Label: c.Name})
+	}
+	for _, s := range []string{"test", "valid", "train", "oov", "all"} {
+		vm.Subsets = append(vm.Subsets, views.Option{Value: s, Label: s, Selected: s == "test"})
+	}
+	vm.Protocols = []views.Option{{Value: "priming", Label: "priming (Eq. 8)", Selected: true}, {Value: "extended", Label: "extended priming (Eq. 9)"}}
+	vm.Settings = []views.Option{
+		{Value: "within-corpus", Label: "within corpus (§6.2.1)", Selected: true},
+		{Value: "cross-corpora", Label: "cross corpora: another corpus (§6.2.2)"},
+		{Value: "incomplete-context|10", Label: "incomplete context, missing ≤10 % (§6.2.3)"},
+		{Value: "incomplete-context|10-30", Label: "incomplete context, missing 10–30 %"},
+		{Value: "incomplete-context|30-50", Label: "incomplete context, missing 30–50 %"},
+		{Value: "oov", Label: "OOV terms: ce/siamese-ce × feature/avg (§6.2.4)"},
+	}
+	evs, err := p.s.store.Evals(c.Request().Context())
+	if err != nil {
+		return err
+	}
+	for _, e := range evs {
+		vm.Evals = append(vm.Evals, p.evalVM(c, e, names))
+	}
+	return render(c, http.StatusOK, views.ComparePageView(vm))
+}
+
+// baselineLabels describe the baselines on the compare form.
+var baselineLabels = map[string]string{
+	"random":   "random",
+	"lsa":      "lsa (global)",
+	"pca":      "pca (global)",
+	"infotheo": "infotheo (global)",
+	"skipgram": "skipgram (global)",
+	"lda":      "lda",
+	"plsa":     "plsa",
+	"crbm":     "crbm (train subset only)",
+	"ppmi-svd": "ppmi-svd (global, not in the paper)",
+	"glove":    "glove (global, not in the paper)",
+}
+
+func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) views.Eval {
+	var req EvalRequest
+	_ = jsonUnmarshal(e.Request, &req)
+	vm := views.Eval{ID: e.ID, Corpus: names[e.CorpusID], Subset: req.Subset, Protocol: req.Protocol, Setting: req.Setting,
+		Created: fmtTime(e.CreatedAt), JobID: e.JobID, State: JobDone}
+	if req.Missing != "" {
+		vm.Setting += " " + req.Missing + " %"
+	}
+	var mnames []string
+	for _, id := range req.ModelIDs {
+		if m, err := p.s.store.Model(c.Request().Context(), id); err == nil {
+			mnames = append(mnames, m.Name)
+		} else {
+			mnames = append(mnames, id+" (deleted)")
+		}
+	}
+	mnames = append(mnames, req.Baselines...)
+	vm.Models = strings.Join(mnames, ", ")
+	if j, _, err := p.s.jobs.Get(c.Request().Context(), e.JobID); err == nil {
+		vm.State = j.State
+	}
+	return vm
+}
+
+// startCompare: POST /compare (form) → redirect to the evaluation page.
+func (p *pages) startCompare(c echo.Context) error {
+	if err := c.Request().ParseForm(); err != nil {
+		return httpErr(http.StatusBadRequest, "bad form: %v", err)
+	}
+	f := c.Request().PostForm
+	req := EvalRequest{ModelIDs: f["model_ids"], Baselines: f["baselines"], CorpusID: f.Get("corpus_id"),
+		Subset: f.Get("subset"), Protocol: f.Get("protocol"), SeedTrials: f.Get("seed_trials") == "on"}
+	setting := f.Get("setting")
+	if s, band, ok := strings.Cut(setting, "|"); ok {
+		req.Setting, req.Missing = s, band
+	} else {
+		req.Setting = setting
+	}
+	if v := f.Get("trials"); v != "" && !req.SeedTrials {
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			return httpErr(http.StatusBadRequest, "trials must be an integer")
+		}
+		req.Trials = n
+	}
+	ev, _, err := p.s.createEval(c.Request().Context(), req)
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/compare/"+ev.ID)
+}
+
+func (p *pages) evaluation(c echo.Context) error {
+	id := c.Param("id")
+	ctx := c.Request().Context()
+	e, err := p.s.store.Eval(ctx, id)
+	if err != nil {
+		return notFound(err, "evaluation", id)
+	}
+	_, names, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	vm := views.EvalPage{Eval: p.evalVM(c, e, names)}
+	if len(e.Report) == 0 {
+		if j, eta, err := p.s.jobs.Get(ctx, e.JobID); err == nil {
+			vm.Job = jobVM(j, eta, "", "/compare/"+id)
+			if j.State == JobFailed {
+				vm.Error = j.Message
+			}
+		}
+		return render(c, http.StatusOK, views.EvalPageView(vm))
+	}
+	var rep eval.Report
+	if err := json.Unmarshal(e.Report, &rep); err != nil {
+		return fmt.Errorf("evaluation %s report: %w", id, err)
+	}
+	fillEvalCharts(&vm, &rep)
+	return render(c, http.StatusOK, views.EvalPageView(vm))
+}
