@@ -165,44 +165,87 @@ func (t *trainer) report(p Progress) {
 }
 
 func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
-	cfg := t.cfg
+	trainIdx, validIdx, err := t.holdOut(c, split)
+	if err != nil {
+		return nil, err
+	}
+	vocab, docs, err := t.encode(c, trainIdx, validIdx)
+	if err != nil {
+		return nil, err
+	}
+	if err := t.inputs(c, vocab, docs); err != nil {
+		return nil, err
+	}
+	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
+	if err := t.stage0(); err != nil {
+		return nil, err
+	}
+	info := &t.m.info
+	t.step = newStepper(t.set, t.net, t.cfg.BatchSize, info.OutputSample, t.cfg.Seed)
+	// Stage 1: prediction learning (Eq. 5) → "CE".
+	if err := t.stage1(); err != nil {
+		return nil, err
+	}
+	t.m.params[VariantCE] = slices.Clone(t.net.Params)
+	// Stage 2: Siamese distance learning (Eq. 6-7) → "Siamese-CE".
+	if err := t.stage2(); err != nil {
+		return nil, err
+	}
+	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
+	t.m.init()
+	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
+		Message: fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random)})
+	return t.m, nil
+}
+
+// holdOut checks the split and returns the training and validation documents:
+// the split's own validation documents, or, when it has none, ValidDocs
+// training documents held out at random (§5.2 uses 300).
+func (t *trainer) holdOut(c *corpus.Corpus, split corpus.Split) (trainIdx, validIdx []int, err error) {
 	if len(split.Train) == 0 {
-		return nil, errors.New("no training documents in the split")
+		return nil, nil, errors.New("no training documents in the split")
 	}
 	for _, list := range [][]int{split.Train, split.Valid} {
 		for _, i := range list {
 			if i < 0 || i >= len(c.Docs) {
-				return nil, fmt.Errorf("split refers to document %d of a corpus of %d", i, len(c.Docs))
+				return nil, nil, fmt.Errorf("split refers to document %d of a corpus of %d", i, len(c.Docs))
 			}
 		}
 	}
-	trainIdx := slices.Clone(split.Train)
-	validIdx := slices.Clone(split.Valid)
-	if len(validIdx) == 0 {
-		// Hold out validation documents from training at random (§5.2 uses 300).
-		n := min(cfg.ValidDocs, len(trainIdx)/5)
-		perm := t.rng.Perm(len(trainIdx))
-		hold := make(map[int]bool, n)
-		for _, p := range perm[:n] {
-			hold[trainIdx[p]] = true
-		}
-		var keep []int
-		for _, i := range trainIdx {
-			if hold[i] {
-				validIdx = append(validIdx, i)
-			} else {
-				keep = append(keep, i)
-			}
-		}
-		trainIdx = keep
+	trainIdx = slices.Clone(split.Train)
+	validIdx = slices.Clone(split.Valid)
+	if len(validIdx) > 0 {
+		return trainIdx, validIdx, nil
 	}
+	n := min(t.cfg.ValidDocs, len(trainIdx)/5)
+	perm := t.rng.Perm(len(trainIdx))
+	hold := make(map[int]bool, n)
+	for _, p := range perm[:n] {
+		hold[trainIdx[p]] = true
+	}
+	var keep []int
+	for _, i := range trainIdx {
+		if hold[i] {
+			validIdx = append(validIdx, i)
+		} else {
+			keep = append(keep, i)
+		}
+	}
+	return keep, validIdx, nil
+}
+
+// encode builds the vocabulary of the training documents, fills in the
+// defaults that depend on its size (Config.forVocabulary), and returns the
+// non-empty training documents as sorted term ids; it keeps in t.valid the
+// validation documents with at least two in-vocabulary terms, at most
+// ValidDocs of them (a seeded random subset).
+func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vocabulary, [][]int, error) {
 	vocab := corpus.NewVocabulary(c.Select(trainIdx))
 	V := vocab.Len()
 	if V < 2 {
-		return nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
+		return nil, nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
 	}
 	t.cfg = t.cfg.forVocabulary(V)
-	cfg = t.cfg
 	var docs [][]int
 	for _, ids := range vocab.EncodeAll(c.Select(trainIdx)) {
 		if len(ids) > 0 {
@@ -210,15 +253,15 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		}
 	}
 	if len(docs) < 2 {
-		return nil, fmt.Errorf("%d non-empty training documents, need at least 2", len(docs))
+		return nil, nil, fmt.Errorf("%d non-empty training documents, need at least 2", len(docs))
 	}
 	for _, ids := range vocab.EncodeAll(c.Select(validIdx)) {
 		if b := features.BoW(ids); len(b) >= 2 {
 			t.valid = append(t.valid, b)
 		}
 	}
-	if len(t.valid) > cfg.ValidDocs {
-		perm := t.rng.Perm(len(t.valid))[:cfg.ValidDocs]
+	if len(t.valid) > t.cfg.ValidDocs {
+		perm := t.rng.Perm(len(t.valid))[:t.cfg.ValidDocs]
 		slices.Sort(perm)
 		sub := make([][]int, len(perm))
 		for i, p := range perm {
@@ -227,25 +270,32 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		t.valid = sub
 	}
 	if len(t.valid) == 0 {
-		return nil, errors.New("no validation document with at least two in-vocabulary terms (early stopping needs some)")
+		return nil, nil, errors.New("no validation document with at least two in-vocabulary terms (early stopping needs some)")
 	}
+	return vocab, docs, nil
+}
 
-	// Term features t(τ), Eq. 2, with PCA and (-1,1) scaling (§5.2).
+// inputs computes the network's inputs — the term features t(τ) of Eq. 2
+// (PCA, scaling, §5.2) and the local contexts l(δ) of Eq. 3 (LDA, §3.2, then
+// PCA and scaling) — and sets up the training set, the model under
+// construction and its Info.
+func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]int) error {
+	cfg := t.cfg
+	V := vocab.Len()
 	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V)})
 	scaling, err := features.ParseScaling(cfg.InputScaling)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	if cfg.TermNorm != "unit" && cfg.TermNorm != "none" {
-		return nil, fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
+		return fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
 	}
 	terms, err := features.FitTermsContext(t.ctx, docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
 		Normalize: cfg.TermNorm == "unit", Smooth: cfg.TermSmooth})
 	if err != nil {
-		return nil, err
+		return err
 	}
 
-	// Local context: LDA on the training documents (§3.2, Eq. 3).
 	t.report(Progress{Stage: "lda", Fraction: 0.02, Message: "fitting LDA"})
 	// Under an explicit time limit LDA must end within it too: it has no
 	// partial result worth keeping, so running out of time there is an error.
@@ -254,9 +304,9 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	cancelLDA()
 	if err != nil {
 		if t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return nil, fmt.Errorf("the time limit (%v) was reached while fitting LDA with %d documents: allow more time or fewer topics", cfg.MaxTime, len(docs))
+			return fmt.Errorf("the time limit (%v) was reached while fitting LDA with %d documents: allow more time or fewer topics", cfg.MaxTime, len(docs))
 		}
-		return nil, fmt.Errorf("lda: %w", err)
+		return fmt.Errorf("lda: %w", err)
 	}
 	K := lda.NumTopics()
 	raw := mat.NewDense(len(docs), K, nil)
@@ -265,7 +315,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	}
 	ctxProj, err := features.FitPCA(raw, &features.PCAOptions{Scaling: scaling})
 	if err != nil {
-		return nil, fmt.Errorf("context PCA: %w", err)
+		return fmt.Errorf("context PCA: %w", err)
 	}
 	set := &trainSet{v: V, docs: docs, termX: make([][]float64, V), ctxX: make([][]float64, len(docs)), ctxRaw: make([][]float64, len(docs)), balanced: cfg.Kappa == KappaBalanced}
 	for i := range set.termX {
@@ -282,35 +332,15 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	t.set = set
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
 	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[string][]float64{}}
-	info := &t.m.info
-	*info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
+	t.m.info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
 		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
 		Average: max(cfg.Average, 0), Kappa: cfg.Kappa,
 		SplitSeed: cfg.SplitSeed, SplitFromFile: cfg.SplitFromFile}
-	info.ValidP2Random = randomP2(t.valid, V)
-
-	// Stage 0: greedy layer-wise sparse auto-encoders (A.1).
-	if err := t.stage0(); err != nil {
-		return nil, err
-	}
-	t.step = newStepper(set, t.net, cfg.BatchSize, info.OutputSample, cfg.Seed)
-	// Stage 1: prediction learning (Eq. 5) → "CE".
-	if err := t.stage1(); err != nil {
-		return nil, err
-	}
-	t.m.params[VariantCE] = slices.Clone(t.net.Params)
-	// Stage 2: Siamese distance learning (Eq. 6-7) → "Siamese-CE".
-	if err := t.stage2(); err != nil {
-		return nil, err
-	}
-	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
-	t.m.init()
-	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
-		Message: fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random)})
-	return t.m, nil
+	t.m.info.ValidP2Random = randomP2(t.valid, V)
+	return nil
 }
 
 // Settings of the local-context LDA (§3.2).
