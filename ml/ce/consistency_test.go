@@ -25,6 +25,9 @@ import (
 //   - the distances eval.Model.Distances returns for a query are the Euclidean
 //     distances between those training-path CEs, with the query's own distance 0;
 //   - after a file round trip the saved "ce" network gives the same distances.
+//
+// Kept in one function: the three checks share one trained model and the
+// trainer state it was trained with.
 func TestTrainingMatchesInference(t *testing.T) {
 	tc := makeTestCorpus(3, 400)
 	cfg := smallConfig(5)

@@ -388,7 +388,9 @@ func decodeInfo(d *decoder, version uint32) Info {
 	return in
 }
 
-// decode parses and validates the payload of a file of the given format version.
+// decode parses and validates the payload of a file of the given format
+// version. Kept in one function: it reads the payload's fields in file order,
+// and that order is the format.
 func decode(payload []byte, version uint32) (*Model, error) {
 	d := &decoder{b: payload}
 	if tag := d.str(); d.err == nil && tag != payloadTag {

@@ -92,9 +92,11 @@ func stageName(s string) string {
 	return "pilot"
 }
 
-// stage2 chooses α and λ on validation P@2 by short pilot runs from the stage-1
-// weights when Config.Alpha or Config.Lambda is zero, then continues the best
-// pilot with early stopping.
+// stage2 chooses α and λ on the validation criterion by short pilot runs from
+// the stage-1 weights when Config.Alpha or Config.Lambda is zero, with one more
+// pilot from stage 1's first weights (Config.Stage2Start), then continues the
+// best pilot with early stopping. Kept in one function: the pilots share the
+// best score, the kept weights and the time budget that stage 2 then uses.
 func (t *trainer) stage2() error {
 	cfg := t.cfg
 	info := &t.m.info
