@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"slices"
 	"strings"
 	"time"
@@ -567,23 +566,6 @@ func modelTuning(path string, m *ce.Model) map[string]any {
 		"best_epoch_ce": in.BestEpoch1, "best_epoch_siamese": in.BestEpoch2,
 		"valid_p2_ce": in.ValidP2CE, "valid_p2_siamese": in.ValidP2Siamese,
 	}
-}
-
-// startCPUProfile starts a CPU profile written to path and returns the
-// function that stops it and closes the file.
-func startCPUProfile(path string) (stop func(), err error) {
-	f, err := os.Create(path)
-	if err != nil {
-		return nil, fmt.Errorf("eval: %w", err)
-	}
-	if err := pprof.StartCPUProfile(f); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("eval: cpu profile: %w", err)
-	}
-	return func() {
-		pprof.StopCPUProfile()
-		f.Close()
-	}, nil
 }
 
 // writeReportFile writes b to path atomically (internal/atomicfile), so a

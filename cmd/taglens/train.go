@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"runtime/pprof"
 	"strings"
 	"time"
 
@@ -34,6 +33,8 @@ type trainSummary struct {
 	Log        []ce.LogEntry `json:"log"`
 }
 
+// runTrain is `taglens train`. Kept in one function: most of it is the
+// command's flag table, one line per flag, read top to bottom with the help.
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("train", trainSynopsis, stderr)
 	corpusPath := fs.String("corpus", "", "corpus file (any accepted format, gzip-compressed or not)")
@@ -69,18 +70,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	if *cpuProfile != "" {
-		f, err := os.Create(*cpuProfile)
+		stop, err := startCPUProfile(*cpuProfile)
 		if err != nil {
-			return fmt.Errorf("train: %w", err)
+			return err
 		}
-		if err := pprof.StartCPUProfile(f); err != nil {
-			f.Close()
-			return fmt.Errorf("train: %w", err)
-		}
-		defer func() {
-			pprof.StopCPUProfile()
-			f.Close()
-		}()
+		defer stop()
 	}
 	if err := requireFlags(fs, "corpus", "out"); err != nil {
 		return err
@@ -110,35 +104,57 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 		return &usageError{msg: err.Error()}
 	}
-	f, err := corpus.ParseFormat(*format)
-	if err != nil {
-		return &usageError{msg: err.Error()}
-	}
 	start := time.Now()
-	c, err := corpus.ReadFile(*corpusPath, corpus.ParseOptions{Format: f})
+	c, split, err := loadTrainData(*corpusPath, *format, *splitPath, *oovPath, *splitSeed)
 	if err != nil {
 		return err
 	}
-	var reserved []string
-	if *oovPath != "" {
-		if reserved, err = readFileWith(*oovPath, corpus.ReadOOVTags); err != nil {
-			return err
-		}
-	}
-	var split corpus.Split
-	if *splitPath != "" {
-		if split, err = readFileWith(*splitPath, func(r io.Reader) (corpus.Split, error) { return corpus.ReadSplit(r, c) }); err != nil {
-			return err
-		}
-		// Documents holding a reserved OOV tag never train the model (§5.2).
-		split.Train = withoutTags(c, split.Train, reserved)
-		split.Valid = withoutTags(c, split.Valid, reserved)
-	} else {
-		split = corpus.RandomSplit(c, reserved, 0, *splitSeed)
-	}
 	fmt.Fprintf(stderr, "corpus %s: %d documents; %d train, %d valid\n", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
+	m, err := ce.Train(ctx, c, split, cfg, trainProgress(stderr, start))
+	if err != nil {
+		return err
+	}
+	if err := m.WriteFile(*out); err != nil {
+		return err
+	}
+	return reportTraining(stdout, stderr, m, c, *out, *jsonOut, start)
+}
+
+// loadTrainData reads the corpus, the reserved OOV tags and the split of a
+// training: the split file's (without the documents holding a reserved tag in
+// train and valid, §5.2), or corpus.RandomSplit with splitSeed.
+func loadTrainData(corpusPath, format, splitPath, oovPath string, splitSeed uint64) (*corpus.Corpus, corpus.Split, error) {
+	f, err := corpus.ParseFormat(format)
+	if err != nil {
+		return nil, corpus.Split{}, &usageError{msg: err.Error()}
+	}
+	c, err := corpus.ReadFile(corpusPath, corpus.ParseOptions{Format: f})
+	if err != nil {
+		return nil, corpus.Split{}, err
+	}
+	var reserved []string
+	if oovPath != "" {
+		if reserved, err = readFileWith(oovPath, corpus.ReadOOVTags); err != nil {
+			return nil, corpus.Split{}, err
+		}
+	}
+	if splitPath == "" {
+		return c, corpus.RandomSplit(c, reserved, 0, splitSeed), nil
+	}
+	split, err := readFileWith(splitPath, func(r io.Reader) (corpus.Split, error) { return corpus.ReadSplit(r, c) })
+	if err != nil {
+		return nil, corpus.Split{}, err
+	}
+	// Documents holding a reserved OOV tag never train the model (§5.2).
+	split.Train = withoutTags(c, split.Train, reserved)
+	split.Valid = withoutTags(c, split.Valid, reserved)
+	return c, split, nil
+}
+
+// trainProgress prints one line per new progress report of a training.
+func trainProgress(stderr io.Writer, start time.Time) func(ce.Progress) {
 	last := ""
-	m, err := ce.Train(ctx, c, split, cfg, func(p ce.Progress) {
+	return func(p ce.Progress) {
 		line := fmt.Sprintf("[%5.1fs %3.0f%%] %-7s", time.Since(start).Seconds(), 100*p.Fraction, p.Stage)
 		if p.Epochs > 0 {
 			line += fmt.Sprintf(" epoch %d/%d loss %.5g", p.Epoch, p.Epochs, p.Loss)
@@ -159,27 +175,26 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			fmt.Fprintln(stderr, line)
 			last = line
 		}
-	})
-	if err != nil {
-		return err
 	}
-	if err := m.WriteFile(*out); err != nil {
-		return err
-	}
+}
+
+// reportTraining prints the summary line of a written model and, with
+// jsonOut, its JSON summary.
+func reportTraining(stdout, stderr io.Writer, m *ce.Model, c *corpus.Corpus, out, jsonOut string, start time.Time) error {
 	in := m.Info()
 	from := ""
 	if in.Stage2From != in.BestEpoch1 {
 		from = fmt.Sprintf(" from stage-1 epoch %d", in.Stage2From)
 	}
 	fmt.Fprintf(stderr, "wrote %s in %.1fs: %d terms, %d topics, α=%g λ=%g; validation P@2: CE %.4f (epoch %d/%d, %s), Siamese-CE %.4f (epoch %d/%d%s, %s), random %.4f\n",
-		*out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
+		out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
 		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, from, in.StopReason2, in.ValidP2Random)
-	if *jsonOut != "" {
-		s := trainSummary{Model: *out, Log: in.Log, Stage2From: in.Stage2From, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
+	if jsonOut != "" {
+		s := trainSummary{Model: out, Log: in.Log, Stage2From: in.Stage2From, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
 			ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(), Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda,
 			Epochs1: in.Epochs1, Epochs2: in.Epochs2, ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese,
 			ValidP2Random: in.ValidP2Random, Seconds: time.Since(start).Seconds()}}
-		return writeJSONTo(*jsonOut, stdout, s)
+		return writeJSONTo(jsonOut, stdout, s)
 	}
 	return nil
 }
