@@ -56,54 +56,9 @@ func (p *pages) startTraining(c echo.Context) error {
 		}
 		req.Seed = &seed
 	}
-	var tp TrainParams
-	var err error
-	geti := func(name string) int {
-		v := strings.TrimSpace(c.FormValue(name))
-		if v == "" || err != nil {
-			return 0
-		}
-		n, e := strconv.Atoi(v)
-		if e != nil {
-			err = fmt.Errorf("%s must be an integer", name)
-		}
-		return n
-	}
-	getf := func(name string) float64 {
-		v := strings.TrimSpace(c.FormValue(name))
-		if v == "" || err != nil {
-			return 0
-		}
-		f, e := strconv.ParseFloat(v, 64)
-		if e != nil {
-			err = fmt.Errorf("%s must be a number", name)
-		}
-		return f
-	}
-	tp.MaxTimeSeconds = getf("max_time_seconds")
-	tp.Topics = geti("topics")
-	tp.BatchSize = geti("batch_size")
-	tp.LearningRate = getf("learning_rate")
-	tp.MaxEpochs1 = geti("max_epochs1")
-	tp.MaxEpochs2 = geti("max_epochs2")
-	tp.Patience = geti("patience")
-	tp.EpochExamples = geti("epoch_examples")
-	tp.Alpha = getf("alpha")
-	tp.Lambda = getf("lambda")
-	tp.EarlyStop = strings.TrimSpace(c.FormValue("early_stop"))
-	tp.Kappa = strings.TrimSpace(c.FormValue("kappa"))
-	if h := strings.TrimSpace(c.FormValue("hidden")); h != "" && err == nil {
-		for _, f := range strings.Split(h, ",") {
-			n, e := strconv.Atoi(strings.TrimSpace(f))
-			if e != nil {
-				err = fmt.Errorf("hidden must be comma-separated integers")
-				break
-			}
-			tp.Hidden = append(tp.Hidden, n)
-		}
-	}
+	tp, err := trainParamsFromForm(c)
 	if err != nil {
-		return httpErr(http.StatusBadRequest, "%v", err)
+		return err
 	}
 	req.Params = &tp
 	seeds := 1
@@ -210,4 +165,59 @@ func kvs(m map[string]any) []views.KV {
 		out = append(out, views.KV{Key: k, Value: s})
 	}
 	return out
+}
+
+// trainParamsFromForm reads the training form's parameters; empty fields keep
+// their defaults (zero).
+func trainParamsFromForm(c echo.Context) (TrainParams, error) {
+	var tp TrainParams
+	var err error
+	geti := func(name string) int {
+		v := strings.TrimSpace(c.FormValue(name))
+		if v == "" || err != nil {
+			return 0
+		}
+		n, e := strconv.Atoi(v)
+		if e != nil {
+			err = fmt.Errorf("%s must be an integer", name)
+		}
+		return n
+	}
+	getf := func(name string) float64 {
+		v := strings.TrimSpace(c.FormValue(name))
+		if v == "" || err != nil {
+			return 0
+		}
+		f, e := strconv.ParseFloat(v, 64)
+		if e != nil {
+			err = fmt.Errorf("%s must be a number", name)
+		}
+		return f
+	}
+	tp.MaxTimeSeconds = getf("max_time_seconds")
+	tp.Topics = geti("topics")
+	tp.BatchSize = geti("batch_size")
+	tp.LearningRate = getf("learning_rate")
+	tp.MaxEpochs1 = geti("max_epochs1")
+	tp.MaxEpochs2 = geti("max_epochs2")
+	tp.Patience = geti("patience")
+	tp.EpochExamples = geti("epoch_examples")
+	tp.Alpha = getf("alpha")
+	tp.Lambda = getf("lambda")
+	tp.EarlyStop = strings.TrimSpace(c.FormValue("early_stop"))
+	tp.Kappa = strings.TrimSpace(c.FormValue("kappa"))
+	if h := strings.TrimSpace(c.FormValue("hidden")); h != "" && err == nil {
+		for _, f := range strings.Split(h, ",") {
+			n, e := strconv.Atoi(strings.TrimSpace(f))
+			if e != nil {
+				err = fmt.Errorf("hidden must be comma-separated integers")
+				break
+			}
+			tp.Hidden = append(tp.Hidden, n)
+		}
+	}
+	if err != nil {
+		return tp, httpErr(http.StatusBadRequest, "%v", err)
+	}
+	return tp, nil
 }
