@@ -188,6 +188,37 @@
     });
   }
 
+  // loadMap fetches a map that a background job computes: on 202 it follows
+  // the job's progress in status and fetches again when it is done; on 200 it
+  // hands the body to draw; otherwise it shows the error.
+  function loadMap(url, status, what, draw) {
+    fetch(url).then(function (r) {
+      return r.json().then(function (body) { return { status: r.status, body: body }; });
+    }).then(function (res) {
+      if (res.status === 202) {
+        status.textContent = "Computing " + what + " in the background…";
+        var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
+        es.addEventListener("progress", function (ev) {
+          var j = JSON.parse(ev.data);
+          status.textContent = "Computing " + what + ": " + Math.round(100 * j.progress) + "% — " + j.message;
+        });
+        es.addEventListener("end", function (ev) {
+          es.close();
+          var j = JSON.parse(ev.data);
+          if (j.state === "done") loadMap(url, status, what, draw);
+          else status.textContent = "The map job " + j.state + ": " + j.message;
+        });
+        return;
+      }
+      if (res.status !== 200) {
+        status.textContent = res.body.error || ("error " + res.status);
+        status.classList.add("alert", "alert-error");
+        return;
+      }
+      draw(res.body);
+    });
+  }
+
   function explorer(box) {
     var chartID = box.getAttribute("data-map-chart");
     var url = box.getAttribute("data-map-url");
@@ -198,33 +229,7 @@
     var modelURL = url.replace(/\/(context-)?map\?.*$/, "");
     var points = [];
 
-    function load() {
-      fetch(url).then(function (r) {
-        return r.json().then(function (body) { return { status: r.status, body: body }; });
-      }).then(function (res) {
-        if (res.status === 202) {
-          status.textContent = "Computing the t-SNE map in the background…";
-          var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
-          es.addEventListener("progress", function (ev) {
-            var j = JSON.parse(ev.data);
-            status.textContent = "Computing the t-SNE map: " + Math.round(100 * j.progress) + "% — " + j.message;
-          });
-          es.addEventListener("end", function (ev) {
-            es.close();
-            var j = JSON.parse(ev.data);
-            if (j.state === "done") load();
-            else status.textContent = "The map job " + j.state + ": " + j.message;
-          });
-          return;
-        }
-        if (res.status !== 200) {
-          status.textContent = res.body.error || ("error " + res.status);
-          status.classList.add("alert", "alert-error");
-          return;
-        }
-        draw(res.body);
-      });
-    }
+    function load() { loadMap(url, status, "the t-SNE map", draw); }
 
     function draw(data) {
       points = data.points;
@@ -354,43 +359,21 @@
     var data = null, matches = null, selected = -1, near = [], index = {};
     var page = new URL(window.location.href);
 
-    function load() {
-      fetch(url).then(function (r) {
-        return r.json().then(function (body) { return { status: r.status, body: body }; });
-      }).then(function (res) {
-        if (res.status === 202) {
-          status.textContent = "Computing the map of the whole space in the background…";
-          var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
-          es.addEventListener("progress", function (ev) {
-            var j = JSON.parse(ev.data);
-            status.textContent = "Computing the map: " + Math.round(100 * j.progress) + "% — " + j.message;
-          });
-          es.addEventListener("end", function (ev) {
-            es.close();
-            var j = JSON.parse(ev.data);
-            if (j.state === "done") load();
-            else status.textContent = "The map job " + j.state + ": " + j.message;
-          });
-          return;
-        }
-        if (res.status !== 200) {
-          status.textContent = res.body.error || ("error " + res.status);
-          status.classList.add("alert", "alert-error");
-          return;
-        }
-        data = res.body;
-        data.terms.forEach(function (t, i) { index[t] = i; });
-        // The shared view: read everything before filter() rewrites the URL.
-        var q = page.searchParams.get("q");
-        var s = page.searchParams.get("sel");
-        var k = parseInt(page.searchParams.get("k") || "", 10);
-        if (q) search.value = q;
-        if (k > 0) kIn.value = String(k);
-        if (page.searchParams.get("color") === "docs") colorIn.value = "docs";
-        isolateIn.checked = page.searchParams.get("isolate") === "1";
-        filter();
-        if (s && index[s] !== undefined) select(index[s]); else draw();
-      });
+    function load() { loadMap(url, status, "the map of the whole space", show); }
+
+    function show(body) {
+      data = body;
+      data.terms.forEach(function (t, i) { index[t] = i; });
+      // The shared view: read everything before filter() rewrites the URL.
+      var q = page.searchParams.get("q");
+      var s = page.searchParams.get("sel");
+      var k = parseInt(page.searchParams.get("k") || "", 10);
+      if (q) search.value = q;
+      if (k > 0) kIn.value = String(k);
+      if (page.searchParams.get("color") === "docs") colorIn.value = "docs";
+      isolateIn.checked = page.searchParams.get("isolate") === "1";
+      filter();
+      if (s && index[s] !== undefined) select(index[s]); else draw();
     }
 
     // matcher returns a predicate for the search text: /re/ is a regular
