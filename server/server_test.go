@@ -37,16 +37,22 @@ func newTestServer(t *testing.T, cfg Config) *testServer {
 
 func openTestServer(t *testing.T, dir string, cfg Config) *testServer {
 	t.Helper()
+	log := slog.New(slog.DiscardHandler)
+	if testing.Verbose() {
+		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
+	}
+	return openTestServerLog(t, dir, cfg, log)
+}
+
+// openTestServerLog is openTestServer logging to log.
+func openTestServerLog(t *testing.T, dir string, cfg Config, log *slog.Logger) *testServer {
+	t.Helper()
 	st, err := OpenStore(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if cfg.TrainSlots == 0 {
 		cfg.TrainSlots = 1
-	}
-	log := slog.New(slog.DiscardHandler)
-	if testing.Verbose() {
-		log = slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 	}
 	s, err := New(cfg, Deps{Store: st}, log)
 	if err != nil {

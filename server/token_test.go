@@ -9,7 +9,6 @@ import (
 	"strings"
 	"sync"
 	"testing"
-	"time"
 )
 
 const testToken = "s3cret-Token-for-tests-0123"
@@ -110,21 +109,7 @@ func TestAccessToken(t *testing.T) {
 // logBuf and is shut down at the end of the test.
 func openTokenServer(t *testing.T, logBuf *syncBuf, cfg Config) *testServer {
 	t.Helper()
-	st, err := OpenStore(context.Background(), t.TempDir())
-	if err != nil {
-		t.Fatal(err)
-	}
-	s, err := New(cfg, Deps{Store: st}, slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelDebug})))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		st.Close()
-	})
-	return &testServer{Server: s, t: t}
+	return openTestServerLog(t, t.TempDir(), cfg, slog.New(slog.NewTextHandler(logBuf, &slog.HandlerOptions{Level: slog.LevelDebug})))
 }
 
 // accessCookie visits the given server with ?token= and returns the access

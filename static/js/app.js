@@ -188,6 +188,17 @@
     });
   }
 
+  // neighbourItem is the list item of a neighbour: its term and distance.
+  function neighbourItem(n) {
+    var li = document.createElement("li");
+    li.textContent = n.term + " ";
+    var d = document.createElement("span");
+    d.className = "dist";
+    d.textContent = n.distance.toFixed(3);
+    li.appendChild(d);
+    return li;
+  }
+
   // loadMap fetches a map that a background job computes: on 202 it follows
   // the job's progress in status and fetches again when it is done; on 200 it
   // hands the body to draw; otherwise it shows the error.
@@ -324,12 +335,7 @@
         nb.replaceChildren();
         if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; return; }
         res.neighbours.forEach(function (n) {
-          var li = document.createElement("li");
-          li.textContent = n.term + " ";
-          var d = document.createElement("span");
-          d.className = "dist";
-          d.textContent = n.distance.toFixed(3);
-          li.appendChild(d);
+          var li = neighbourItem(n);
           if (n.in_doc) li.className = "hit";
           nb.appendChild(li);
         });
@@ -483,13 +489,7 @@
         if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; draw(); return; }
         res.neighbours.forEach(function (x) {
           if (index[x.term] !== undefined) near.push(index[x.term]);
-          var li = document.createElement("li");
-          li.textContent = x.term + " ";
-          var d = document.createElement("span");
-          d.className = "dist";
-          d.textContent = x.distance.toFixed(3);
-          li.appendChild(d);
-          nb.appendChild(li);
+          nb.appendChild(neighbourItem(x));
         });
         box.setAttribute("data-neighbours", String(near.length));
         draw();
