@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/url"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -335,5 +336,41 @@ func TestHomeVerdict(t *testing.T) {
 	}
 	if aucLine.AttrOr("data-first", "") != "true" || !strings.Contains(aucLine.Text(), "AUC: our Siamese-CE ranks first") {
 		t.Errorf("AUC line %q: want Siamese-CE first", aucLine.Text())
+	}
+}
+
+// TestTrainParamsDocumented checks that the API's training parameters are the
+// documented ones (ce.Params) under their names, and that the form's fields
+// are documented parameters with their help.
+func TestTrainParamsDocumented(t *testing.T) {
+	api := map[string]bool{}
+	rt := reflect.TypeOf(TrainParams{})
+	for i := range rt.NumField() {
+		name, _, _ := strings.Cut(rt.Field(i).Tag.Get("json"), ",")
+		switch name {
+		case "max_time_seconds":
+			name = "max_time"
+		case "pretrain_iterations":
+			continue // an API-only knob of the tests' fast trainings
+		}
+		api[name] = true
+	}
+	for _, p := range ce.Params {
+		if !api[p.Name] {
+			t.Errorf("documented parameter %s is not a field of the API's params", p.Name)
+		}
+		delete(api, p.Name)
+	}
+	for name := range api {
+		t.Errorf("API parameter %s is not documented in ce.Params", name)
+	}
+	for _, f := range trainParamsHelp {
+		name := f.Name
+		if name == "max_time_seconds" {
+			name = "max_time"
+		}
+		if p := ce.ParamByName(name); !strings.Contains(f.Help, p.Help[1:]) || !strings.Contains(f.Help, p.Default) {
+			t.Errorf("form field %s: help %q is not the documented one", f.Name, f.Help)
+		}
 	}
 }

@@ -9,29 +9,54 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/labstack/echo/v4"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/views"
 )
 
-// trainParamsHelp documents the training form; defaults are ce.Config's.
+// trainParamsHelp documents the training form: labels, defaults and help come
+// from ce.Params, the one description of the training parameters that
+// `taglens train`'s flags and the API share.
 var trainParamsHelp = []views.Param{
-	{Name: "max_time_seconds", Label: "Time limit (s)", Value: "none", Type: "number", Help: "Optional wall-clock limit of the whole training; empty = none. Without a limit training stops by early stopping and the epoch limits, so the same seed gives the same model on any machine; with one, a stage cut short keeps its best weights and the model depends on the machine's speed."},
-	{Name: "hidden", Label: "Hidden layers", Value: "auto", Type: "text", Help: "Widths of the tanh layers; the last is the CE dimension. Empty = the paper's 100,100,10, or 100,100,50 above 1,000 terms."},
-	{Name: "topics", Label: "LDA topics", Value: "auto", Type: "number", Help: "Topics of the local context l(τ|δ) (Eq. 3); empty = chosen by held-out perplexity."},
-	{Name: "batch_size", Label: "Batch size", Value: "100", Type: "number", Help: "Mini-batch size of stage 1 (examples) and stage 2 (pairs)."},
-	{Name: "learning_rate", Label: "Learning rate", Value: "0.05", Type: "number", Help: "Initial SGD step, decayed ×0.95 every epoch."},
-	{Name: "max_epochs1", Label: "Max epochs, stage 1", Value: "30", Type: "number", Help: "Prediction learning (Eq. 5); early stopping on the validation criterion below."},
-	{Name: "max_epochs2", Label: "Max epochs, stage 2", Value: "auto", Type: "number", Help: "Siamese distance learning (Eq. 6-7); empty = 30 up to 1,000 terms, 20 above."},
-	{Name: "early_stop", Label: "Early stopping on", Value: ce.DefaultEarlyStop, Options: []string{ce.EarlyStopMAP, ce.EarlyStopP2},
-		Help: "Validation criterion that picks the kept weights, the pilots' α, λ and κ, and stops each stage: extended-priming MAP (the default, chosen on the development suite's validation subsets) or priming P@2."},
-	{Name: "patience", Label: "Patience", Value: "auto", Type: "number", Help: "Validation checks without a new best before a stage stops; empty = 10 up to 1,000 terms (epochs are cheap there and validation MAP climbs in steps), 6 above."},
-	{Name: "kappa", Label: "Class weights of Eq. 5", Value: ce.DefaultKappa, Options: ce.Kappas,
-		Help: "balanced-stage2 (the default): Eq. 5 as printed (present entries κ, absent 1−κ) in stage 1, balanced (present 1−κ, absent κ) in stage 2; printed: as printed in both stages; balanced: balanced in both."},
-	{Name: "epoch_examples", Label: "Examples per epoch", Value: "120000", Type: "number", Help: "Examples (stage 1) or pairs (stage 2) per epoch, the period between validation checks: a random part of one pass on a large corpus, several passes on a small one."},
-	{Name: "alpha", Label: "α (Eq. 7)", Value: "auto", Type: "number", Help: "Trade-off of prediction and distance loss; empty = chosen by pilot runs on the validation criterion."},
-	{Name: "lambda", Label: "λ (Eq. 6)", Value: "auto", Type: "number", Help: "Sensitivity of the context similarity D = exp(−λ/2·KL_sym)."},
+	formParam("max_time", "max_time_seconds", "number"),
+	formParam("hidden", "", "text"),
+	formParam("topics", "", "number"),
+	formParam("batch_size", "", "number"),
+	formParam("learning_rate", "", "number"),
+	formParam("max_epochs1", "", "number"),
+	formParam("max_epochs2", "", "number"),
+	formParam("early_stop", "", "", ce.EarlyStopMAP, ce.EarlyStopP2),
+	formParam("patience", "", "number"),
+	formParam("kappa", "", "", ce.Kappas...),
+	formParam("stage2_start", "", "", ce.Stage2Starts...),
+	formParam("epoch_examples", "", "number"),
+	formParam("alpha", "", "number"),
+	formParam("lambda", "", "number"),
+}
+
+// formParam is the form field of the training parameter name (ce.Params):
+// field is its form and API name when it differs (max_time is given in
+// seconds), typ the input type, options the choices of a select (the default
+// first). A default longer than a word shows as "auto" in the empty field and
+// in full in the help.
+func formParam(name, field, typ string, options ...string) views.Param {
+	p := ce.ParamByName(name)
+	r, size := utf8.DecodeRuneInString(p.Help)
+	f := views.Param{Name: name, Label: p.Label, Value: p.Default, Type: typ, Options: options,
+		Help: string(unicode.ToUpper(r)) + p.Help[size:] + ". Default: " + p.Default + "."}
+	if field != "" {
+		f.Name = field
+	}
+	if name == "max_time" {
+		f.Label += " (s)"
+	}
+	if strings.ContainsAny(f.Value, " ;,(") {
+		f.Value = "auto"
+	}
+	return f
 }
 
 func (p *pages) train(c echo.Context) error {
@@ -206,6 +231,7 @@ func trainParamsFromForm(c echo.Context) (TrainParams, error) {
 	tp.Lambda = getf("lambda")
 	tp.EarlyStop = strings.TrimSpace(c.FormValue("early_stop"))
 	tp.Kappa = strings.TrimSpace(c.FormValue("kappa"))
+	tp.Stage2Start = strings.TrimSpace(c.FormValue("stage2_start"))
 	if h := strings.TrimSpace(c.FormValue("hidden")); h != "" && err == nil {
 		for _, f := range strings.Split(h, ",") {
 			n, e := strconv.Atoi(strings.TrimSpace(f))

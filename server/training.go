@@ -15,8 +15,10 @@ import (
 	"github.com/taglens/taglens/ml/corpus"
 )
 
-// TrainParams are the hyper-parameters accepted by POST /api/models ("params").
-// Zero or absent fields mean ce.Config's defaults.
+// TrainParams are the hyper-parameters accepted by POST /api/models ("params"):
+// the training parameters documented in ce.Params, under their names (the time
+// limit in seconds), and pretrain_iterations. Zero or absent fields mean
+// ce.Config's defaults.
 type TrainParams struct {
 	Hidden        []int   `json:"hidden,omitempty"`
 	Topics        int     `json:"topics,omitempty"`
@@ -34,12 +36,15 @@ type TrainParams struct {
 	Alpha              float64 `json:"alpha,omitempty"`
 	Lambda             float64 `json:"lambda,omitempty"`
 	WithinDoc          float64 `json:"within_doc,omitempty"`
-	// EarlyStop is the validation criterion of early stopping: "priming-p2"
-	// (the default, design.md, decision 8) or "extended-map" (ce.Config.EarlyStop).
-	EarlyStop string `json:"early_stop,omitempty"`
-	// Kappa is the class weighting of Eq. 5 (ce.Config.Kappa):
-	// "balanced-stage2" (the default), "printed" or "balanced".
-	Kappa string `json:"kappa,omitempty"`
+	EarlyStop          string  `json:"early_stop,omitempty"`
+	Kappa              string  `json:"kappa,omitempty"`
+	Stage2Start        string  `json:"stage2_start,omitempty"`
+	Decay              float64 `json:"decay,omitempty"`
+	Average            float64 `json:"average,omitempty"`
+	OutputSample       int     `json:"output_sample,omitempty"`
+	InputScaling       string  `json:"input_scaling,omitempty"`
+	TermNorm           string  `json:"term_norm,omitempty"`
+	TermSmooth         float64 `json:"term_smooth,omitempty"`
 }
 
 // validate checks the parameters with ce.Config.Validate, the one check of
@@ -64,6 +69,8 @@ func (p TrainParams) config(seed uint64) ce.Config {
 		MaxEpochs1: p.MaxEpochs1, MaxEpochs2: p.MaxEpochs2, Patience: p.Patience, EpochExamples: p.EpochExamples,
 		MaxTime: time.Duration(p.MaxTimeSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
 		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc, EarlyStop: p.EarlyStop, Kappa: p.Kappa,
+		Stage2Start: p.Stage2Start, Decay: p.Decay, Average: p.Average, OutputSample: p.OutputSample,
+		InputScaling: p.InputScaling, TermNorm: p.TermNorm, TermSmooth: p.TermSmooth,
 	}
 }
 

@@ -44,27 +44,28 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	oovPath := fs.String("oov", "", "file of reserved OOV tags, one per line: documents holding one are left out of training")
 	out := fs.String("out", "", "model file to write")
 	seed := fs.Uint64("seed", 1, "random seed")
-	topics := fs.Int("topics", 0, "LDA topics (0 = automatic)")
-	hidden := fs.String("hidden", "", "hidden layer widths, comma-separated (default 100,100,10; 100,100,50 above 1000 terms)")
-	maxTime := fs.Duration("max-time", 0, "wall-clock limit of the whole training, off by default; training ends by early stopping or the epoch limits, so the same seed gives the same model file on any machine, which a limit gives up")
-	alpha := fs.Float64("alpha", 0, "Eq. 7 trade-off α (0 = choose on validation)")
-	lambda := fs.Float64("lambda", 0, "Eq. 6 context sensitivity λ (0 = choose on validation)")
-	outSample := fs.Int("output-sample", 0, "output units M sampled per batch by the sampled Eq. 5 (0 = automatic: exact up to 3000 terms, 512 above; -1 = exact)")
-	maxEp1 := fs.Int("max-epochs1", 0, "epoch limit of stage 1 (0 = default 30; early stopping usually ends it sooner)")
-	maxEp2 := fs.Int("max-epochs2", 0, "epoch limit of stage 2 (0 = default: 30 up to 1000 terms, 20 above)")
-	patience := fs.Int("patience", 0, "validation evaluations without improvement before a stage stops (0 = default: 10 up to 1000 terms, 6 above)")
-	epochEx := fs.Int("epoch-examples", 0, "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations (0 = 120000)")
-	earlyStop := fs.String("early-stop", ce.DefaultEarlyStop, "validation criterion of early stopping and of the kept weights: "+ce.EarlyStopMAP+" (extended-priming MAP) or "+ce.EarlyStopP2+" (priming P@2)")
-	scaling := fs.String("input-scaling", ce.DefaultInputScaling, "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common")
-	average := fs.Float64("average", 0, "γ of the moving average of the weights used for validation and saved (0 = default 0.998; negative = last SGD iterate)")
-	withinDoc := fs.Float64("within-doc", 0, "fraction of stage-2 I1 pairs drawn from two terms of one training document (0 = default 0.5; negative = none, the paper's random pairing)")
-	lr := fs.Float64("learning-rate", 0, "initial SGD step of stage 1 and stage 2 (0 = default 0.05)")
-	decay := fs.Float64("decay", 0, "learning-rate factor applied after every epoch of both stages (0 = default 0.95)")
-	termSmooth := fs.Float64("term-smooth", 0, "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); 0 = default: none up to 1000 terms, 0.5 above; negative = none")
-	termNorm := fs.String("term-norm", "", "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed); default none up to 1000 terms, unit above")
+	topics := fs.Int("topics", 0, ce.ParamHelp("topics"))
+	hidden := fs.String("hidden", "", ce.ParamHelp("hidden"))
+	maxTime := fs.Duration("max-time", 0, ce.ParamHelp("max_time"))
+	alpha := fs.Float64("alpha", 0, ce.ParamHelp("alpha"))
+	lambda := fs.Float64("lambda", 0, ce.ParamHelp("lambda"))
+	outSample := fs.Int("output-sample", 0, ce.ParamHelp("output_sample"))
+	maxEp1 := fs.Int("max-epochs1", 0, ce.ParamHelp("max_epochs1"))
+	maxEp2 := fs.Int("max-epochs2", 0, ce.ParamHelp("max_epochs2"))
+	patience := fs.Int("patience", 0, ce.ParamHelp("patience"))
+	batchSize := fs.Int("batch-size", 0, ce.ParamHelp("batch_size"))
+	epochEx := fs.Int("epoch-examples", 0, ce.ParamHelp("epoch_examples"))
+	earlyStop := fs.String("early-stop", "", ce.ParamHelp("early_stop"))
+	scaling := fs.String("input-scaling", "", ce.ParamHelp("input_scaling"))
+	average := fs.Float64("average", 0, ce.ParamHelp("average"))
+	withinDoc := fs.Float64("within-doc", 0, ce.ParamHelp("within_doc"))
+	lr := fs.Float64("learning-rate", 0, ce.ParamHelp("learning_rate"))
+	decay := fs.Float64("decay", 0, ce.ParamHelp("decay"))
+	termSmooth := fs.Float64("term-smooth", 0, ce.ParamHelp("term_smooth"))
+	termNorm := fs.String("term-norm", "", ce.ParamHelp("term_norm"))
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
-	kappa := fs.String("kappa", ce.DefaultKappa, "class weights of Eq. 5: "+ce.KappaPrinted+" (present entries κ, absent 1−κ, as printed) or "+ce.KappaBalanced+" (present 1−κ, absent κ: both classes weigh the same) or "+ce.KappaBalancedStage2+" (printed in stage 1, balanced in stage 2)")
-	stage2Start := fs.String("stage2-start", ce.DefaultStage2Start, "where stage 2 starts: "+ce.Stage2Choose+" (a pilot from stage 1's first and from its best weights, the better one on validation) or "+ce.Stage2Best+" (stage 1's best weights)")
+	kappa := fs.String("kappa", "", ce.ParamHelp("kappa"))
+	stage2Start := fs.String("stage2-start", "", ce.ParamHelp("stage2_start"))
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -82,7 +83,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	cfg := ce.Config{Seed: *seed, Topics: *topics, MaxTime: *maxTime, Alpha: *alpha, Lambda: *lambda,
 		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2,
 		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, TermSmooth: *termSmooth, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
-		LearningRate: *lr, Kappa: *kappa, Stage2Start: *stage2Start, SplitSeed: *splitSeed, SplitFromFile: *splitPath != ""}
+		LearningRate: *lr, BatchSize: *batchSize, Kappa: *kappa, Stage2Start: *stage2Start, SplitSeed: *splitSeed, SplitFromFile: *splitPath != ""}
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}
@@ -100,7 +101,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := cfg.Validate(); err != nil {
 		var pe *ce.ParamError
 		if errors.As(err, &pe) {
-			return &usageError{msg: fmt.Sprintf("--%s %s", strings.ReplaceAll(pe.Param, "_", "-"), pe.Reason)}
+			return &usageError{msg: fmt.Sprintf("--%s %s", ce.FlagName(pe.Param), pe.Reason)}
 		}
 		return &usageError{msg: err.Error()}
 	}

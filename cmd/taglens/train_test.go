@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taglens/taglens/ml/ce"
 )
 
 // writeTagCorpus writes a small tab-separated corpus of n documents drawn from
@@ -139,4 +141,22 @@ func readLines(t *testing.T, path string) []string {
 		lines = append(lines, sc.Text())
 	}
 	return lines
+}
+
+// TestTrainFlagsDocumented checks that every documented training parameter
+// (ce.Params, which the web form and the API also use) is a flag of `taglens
+// train` whose help is the parameter's own, default included.
+func TestTrainFlagsDocumented(t *testing.T) {
+	var stdout, stderr bytes.Buffer
+	_ = run(context.Background(), []string{"train", "-h"}, &stdout, &stderr)
+	help := strings.ReplaceAll(stderr.String()+stdout.String(), "\n    \t", " ")
+	for _, p := range ce.Params {
+		if !strings.Contains(help, "-"+p.Flag+" ") {
+			t.Errorf("taglens train has no flag --%s for %s", p.Flag, p.Name)
+			continue
+		}
+		if !strings.Contains(help, p.Usage()) {
+			t.Errorf("--%s: its help is not ce.Params' %q", p.Flag, p.Usage())
+		}
+	}
 }

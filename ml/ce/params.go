@@ -1,0 +1,85 @@
+package ce
+
+import (
+	"fmt"
+	"strings"
+)
+
+// A Param documents one training parameter of Config for every front end, so
+// that the command line, the web form and the API say the same thing: Name is
+// the parameter's name in the API's "params" object and in ParamError (the
+// JSON name), Flag the flag of `taglens train`, Label the form's label,
+// Default the default in words and Help one sentence on what it does.
+type Param struct {
+	Name, Flag, Label, Default, Help string
+}
+
+// Usage is the parameter's help with its default, as a flag's usage text.
+func (p Param) Usage() string {
+	return fmt.Sprintf("%s (default: %s)", p.Help, p.Default)
+}
+
+// Params are the documented training parameters, in the order the training
+// form shows them.
+var Params = []Param{
+	{Name: "max_time", Flag: "max-time", Label: "Time limit", Default: "none",
+		Help: "wall-clock limit of the whole training; without one training ends by early stopping and the epoch limits, so the same seed gives the same model file on any machine, which a limit gives up"},
+	{Name: "hidden", Flag: "hidden", Label: "Hidden layers", Default: "100,100,10; 100,100,50 above 1000 terms",
+		Help: "widths of the tanh layers, comma-separated; the last is the CE dimension"},
+	{Name: "topics", Flag: "topics", Label: "LDA topics", Default: "chosen by held-out perplexity (0)",
+		Help: "topics of the local context l(τ|δ) (Eq. 3)"},
+	{Name: "batch_size", Flag: "batch-size", Label: "Batch size", Default: "100",
+		Help: "mini-batch size of stage 1 (examples) and stage 2 (pairs)"},
+	{Name: "learning_rate", Flag: "learning-rate", Label: "Learning rate", Default: "0.05",
+		Help: "initial SGD step of stage 1 and stage 2"},
+	{Name: "decay", Flag: "decay", Label: "Learning-rate decay", Default: "0.95",
+		Help: "factor applied to the learning rate after every epoch of both stages"},
+	{Name: "max_epochs1", Flag: "max-epochs1", Label: "Max epochs, stage 1", Default: "30",
+		Help: "epoch limit of prediction learning (Eq. 5); early stopping usually ends it sooner"},
+	{Name: "max_epochs2", Flag: "max-epochs2", Label: "Max epochs, stage 2", Default: "30 up to 1000 terms, 20 above",
+		Help: "epoch limit of Siamese distance learning (Eq. 6-7)"},
+	{Name: "early_stop", Flag: "early-stop", Label: "Early stopping on", Default: DefaultEarlyStop,
+		Help: "validation criterion of early stopping, of the kept weights and of the α, λ pilots: " + EarlyStopMAP + " (extended-priming MAP) or " + EarlyStopP2 + " (priming P@2)"},
+	{Name: "patience", Flag: "patience", Label: "Patience", Default: "10 up to 1000 terms, 6 above",
+		Help: "validation evaluations without a new best before a stage stops"},
+	{Name: "epoch_examples", Flag: "epoch-examples", Label: "Examples per epoch", Default: fmt.Sprint(DefaultEpochExamples),
+		Help: "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations"},
+	{Name: "kappa", Flag: "kappa", Label: "Class weights of Eq. 5", Default: DefaultKappa,
+		Help: KappaPrinted + " (present entries κ, absent 1−κ, as printed), " + KappaBalanced + " (present 1−κ, absent κ: both classes weigh the same) or " + KappaBalancedStage2 + " (printed in stage 1, balanced in stage 2)"},
+	{Name: "stage2_start", Flag: "stage2-start", Label: "Start of stage 2", Default: DefaultStage2Start,
+		Help: Stage2Choose + " (a pilot from stage 1's first and from its best weights, the better one on validation) or " + Stage2Best + " (stage 1's best weights)"},
+	{Name: "alpha", Flag: "alpha", Label: "α (Eq. 7)", Default: "chosen by pilot runs on validation (0)",
+		Help: "trade-off of the prediction and the distance loss"},
+	{Name: "lambda", Flag: "lambda", Label: "λ (Eq. 6)", Default: "chosen by pilot runs on validation (0)",
+		Help: "sensitivity of the context similarity D = exp(−λ/2·KL_sym)"},
+	{Name: "within_doc", Flag: "within-doc", Label: "Within-document pairs", Default: "0.5",
+		Help: "fraction of stage-2 (positive, positive) pairs drawn from two terms of one training document; negative = none, the paper's random pairing"},
+	{Name: "average", Flag: "average", Label: "Weight average γ", Default: fmt.Sprint(DefaultAverage),
+		Help: "γ of the moving average of the weights used for validation and saved; negative = the last SGD iterate"},
+	{Name: "output_sample", Flag: "output-sample", Label: "Sampled output units", Default: fmt.Sprintf("exact up to %d terms, %d above", SampleAbove, DefaultOutputSample),
+		Help: "output units M sampled per batch by the sampled Eq. 5; -1 = exact"},
+	{Name: "input_scaling", Flag: "input-scaling", Label: "Input scaling", Default: DefaultInputScaling,
+		Help: "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common"},
+	{Name: "term_norm", Flag: "term-norm", Label: "Term rows", Default: "none up to 1000 terms, unit above",
+		Help: "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed)"},
+	{Name: "term_smooth", Flag: "term-smooth", Label: "Term smoothing α", Default: "none up to 1000 terms, 0.5 above",
+		Help: "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); negative = none"},
+}
+
+// ParamByName returns the documented parameter of that name; it panics on an
+// unknown name (a programming error of a front end).
+func ParamByName(name string) Param {
+	for _, p := range Params {
+		if p.Name == name {
+			return p
+		}
+	}
+	panic("ce: no documented training parameter " + name)
+}
+
+// ParamHelp is ParamByName(name).Usage(), for flag definitions.
+func ParamHelp(name string) string { return ParamByName(name).Usage() }
+
+// FlagName returns the flag of `taglens train` for a ParamError's parameter
+// name ('_' becomes '-').
+func FlagName(param string) string { return strings.ReplaceAll(param, "_", "-") }
