@@ -3,6 +3,7 @@ package server
 import (
 	"archive/zip"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -61,16 +62,17 @@ func (h *modelsAPI) create(c echo.Context) error {
 	if err := bindJSON(c, &req); err != nil {
 		return err
 	}
-	m, job, err := h.s.createModel(c, req)
+	m, job, err := h.s.createModel(c.Request().Context(), req)
 	if err != nil {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, map[string]string{"model_id": m.ID, "job_id": job.ID})
 }
 
-// createModel validates a training request, stores the model row and starts its job.
-func (s *Server) createModel(c echo.Context, req createModelReq) (*ModelRow, *JobRow, error) {
-	ctx := c.Request().Context()
+// createModel validates a training request, stores the model row and starts its
+// job: the use case behind POST /api/models and the training form, with plain
+// inputs (errors carry their HTTP status for the handlers).
+func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow, *JobRow, error) {
 	if req.CorpusID == "" {
 		return nil, nil, httpErr(http.StatusBadRequest, "corpus_id is required")
 	}

@@ -93,7 +93,7 @@ func (p *pages) startTraining(c echo.Context) error {
 		}
 	}
 	if seeds == 1 {
-		m, _, err := p.s.createModel(c, req)
+		m, _, err := p.s.createModel(c.Request().Context(), req)
 		if err != nil {
 			return err
 		}
@@ -114,7 +114,7 @@ func (p *pages) startTraining(c echo.Context) error {
 		if name != "" {
 			r.Name = fmt.Sprintf("%s · seed %d", name, seed)
 		}
-		m, _, err := p.s.createModel(c, r)
+		m, _, err := p.s.createModel(c.Request().Context(), r)
 		if err != nil {
 			return err
 		}
