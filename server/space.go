@@ -97,11 +97,11 @@ func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, 
 	}
 	crow, err := s.store.Corpus(ctx, row.CorpusID)
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "corpus", row.CorpusID)
 	}
 	c, err := s.store.Documents(ctx, row.CorpusID)
 	if err != nil {
-		return nil, err
+		return nil, notFound(err, "corpus", row.CorpusID)
 	}
 	split := trainSplit(crow, c, m.Info().SplitSeed)
 	docs := make([][]string, 0, len(split.Train))
