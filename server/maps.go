@@ -24,7 +24,8 @@ import (
 	"github.com/taglens/taglens/tsne"
 )
 
-// MapPoint is one point of an explorer map (API contract: x, y, term, doc_id, kind).
+// MapPoint is one point of an explorer map (in the JSON, a column entry of
+// MapData's columnar form).
 type MapPoint struct {
 	X       float64  `json:"x"`
 	Y       float64  `json:"y"`
@@ -44,69 +45,139 @@ type MapData struct {
 	KL      float64    `json:"kl"`
 }
 
-// The JSON of a map lists each document's tags once, in "docs", and every
-// point names its document by index ("doc"): a point's tags are its document's,
-// and repeating them per point made a 444-point map of a corpus of long
+// The JSON of a map is columnar: parallel arrays of coordinates and small
+// integer ids, one entry per point, with the strings sent once — the
+// documents (corpus, id, tags as indices into "tags"), the terms and the
+// kinds. A point costs a few bytes: the objects of every point, each
+// repeating its document's tags, made a 444-point map of a corpus of long
 // documents 344 kB.
 type (
-	mapPointJSON struct {
-		X       float64 `json:"x"`
-		Y       float64 `json:"y"`
-		Term    string  `json:"term"`
-		DocID   string  `json:"doc_id"`
-		Kind    string  `json:"kind"`
-		Corpus  string  `json:"corpus"`
-		Cluster int     `json:"cluster"`
-		Doc     int     `json:"doc"` // index into docs
-	}
 	mapDocJSON struct {
-		Corpus string   `json:"corpus"`
-		ID     string   `json:"id"`
-		Tags   []string `json:"tags"`
+		Corpus string `json:"corpus"`
+		ID     string `json:"id"`
+		Tags   []int  `json:"tags"` // indices into mapDataJSON.Tags
 	}
 	mapDataJSON struct {
-		Term    string         `json:"term"`
-		Variant string         `json:"variant"`
-		Points  []mapPointJSON `json:"points"`
-		Docs    []mapDocJSON   `json:"docs"`
-		KL      float64        `json:"kl"`
+		Term    string       `json:"term"`
+		Variant string       `json:"variant"`
+		KL      float64      `json:"kl"`
+		X       []float64    `json:"x"`
+		Y       []float64    `json:"y"`
+		Doc     []int        `json:"doc"`     // index into docs
+		TermOf  []int        `json:"term_of"` // index into terms
+		Kind    []int        `json:"kind"`    // index into kinds
+		Cluster []int        `json:"cluster"`
+		Docs    []mapDocJSON `json:"docs"`
+		Terms   []string     `json:"terms"`
+		Kinds   []string     `json:"kinds"`
+		Tags    []string     `json:"tags"`
 	}
 )
 
-// MarshalJSON writes the map with its documents' tags listed once.
+// MarshalJSON writes the map in its columnar form.
 func (d MapData) MarshalJSON() ([]byte, error) {
+	n := len(d.Points)
 	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL,
-		Points: make([]mapPointJSON, len(d.Points)), Docs: []mapDocJSON{}}
-	index := map[[2]string]int{}
+		X: make([]float64, n), Y: make([]float64, n), Doc: make([]int, n), TermOf: make([]int, n),
+		Kind: make([]int, n), Cluster: make([]int, n),
+		Docs: []mapDocJSON{}, Terms: []string{}, Kinds: []string{}, Tags: []string{}}
+	docs := map[[2]string]int{}
+	terms, kinds, tags := map[string]int{}, map[string]int{}, map[string]int{}
+	index := func(m map[string]int, list *[]string, s string) int {
+		k, ok := m[s]
+		if !ok {
+			k = len(*list)
+			m[s] = k
+			*list = append(*list, s)
+		}
+		return k
+	}
 	for i, p := range d.Points {
 		key := [2]string{p.Corpus, p.DocID}
-		k, ok := index[key]
+		k, ok := docs[key]
 		if !ok {
 			k = len(out.Docs)
-			index[key] = k
-			out.Docs = append(out.Docs, mapDocJSON{Corpus: p.Corpus, ID: p.DocID, Tags: p.Tags})
+			docs[key] = k
+			doc := mapDocJSON{Corpus: p.Corpus, ID: p.DocID, Tags: make([]int, len(p.Tags))}
+			for j, t := range p.Tags {
+				doc.Tags[j] = index(tags, &out.Tags, t)
+			}
+			out.Docs = append(out.Docs, doc)
 		}
-		out.Points[i] = mapPointJSON{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus, Cluster: p.Cluster, Doc: k}
+		out.X[i], out.Y[i], out.Doc[i], out.Cluster[i] = p.X, p.Y, k, p.Cluster
+		out.TermOf[i] = index(terms, &out.Terms, p.Term)
+		out.Kind[i] = index(kinds, &out.Kinds, p.Kind)
 	}
 	return json.Marshal(out)
 }
 
 // UnmarshalJSON reads what MarshalJSON writes, each point getting its
-// document's tags back.
+// document, term, kind and tags back.
 func (d *MapData) UnmarshalJSON(b []byte) error {
 	var in mapDataJSON
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
 	}
-	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Points: make([]MapPoint, len(in.Points))}
-	for i, p := range in.Points {
-		if p.Doc < 0 || p.Doc >= len(in.Docs) {
-			return fmt.Errorf("map point %d: document %d of %d", i, p.Doc, len(in.Docs))
+	n := len(in.X)
+	if len(in.Y) != n || len(in.Doc) != n || len(in.TermOf) != n || len(in.Kind) != n || len(in.Cluster) != n {
+		return fmt.Errorf("map: columns of %d, %d, %d, %d, %d and %d points", n, len(in.Y), len(in.Doc), len(in.TermOf), len(in.Kind), len(in.Cluster))
+	}
+	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Points: make([]MapPoint, n)}
+	docTags := make([][]string, len(in.Docs))
+	for k, doc := range in.Docs {
+		docTags[k] = make([]string, len(doc.Tags))
+		for j, t := range doc.Tags {
+			if t < 0 || t >= len(in.Tags) {
+				return fmt.Errorf("map document %d: tag %d of %d", k, t, len(in.Tags))
+			}
+			docTags[k][j] = in.Tags[t]
 		}
-		d.Points[i] = MapPoint{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus,
-			Cluster: p.Cluster, Tags: in.Docs[p.Doc].Tags}
+	}
+	for i := range n {
+		k, t, c := in.Doc[i], in.TermOf[i], in.Kind[i]
+		if k < 0 || k >= len(in.Docs) || t < 0 || t >= len(in.Terms) || c < 0 || c >= len(in.Kinds) {
+			return fmt.Errorf("map point %d: document %d of %d, term %d of %d, kind %d of %d", i, k, len(in.Docs), t, len(in.Terms), c, len(in.Kinds))
+		}
+		d.Points[i] = MapPoint{X: in.X[i], Y: in.Y[i], Term: in.Terms[t], DocID: in.Docs[k].ID, Kind: in.Kinds[c],
+			Corpus: in.Docs[k].Corpus, Cluster: in.Cluster[i], Tags: docTags[k]}
 	}
 	return nil
+}
+
+// storedMapJSON returns a stored map's JSON in the current columnar form:
+// maps stored by earlier versions list one object per point ("points") and are
+// converted; other bytes are returned as they are.
+func storedMapJSON(b []byte) []byte {
+	var old struct {
+		Term, Variant string
+		KL            float64 `json:"kl"`
+		Points        []struct {
+			X, Y         float64
+			Term         string
+			DocID        string `json:"doc_id"`
+			Kind, Corpus string
+			Cluster, Doc int
+		}
+		Docs []struct {
+			Corpus, ID string
+			Tags       []string
+		}
+	}
+	if json.Unmarshal(b, &old) != nil || old.Points == nil {
+		return b
+	}
+	d := MapData{Term: old.Term, Variant: old.Variant, KL: old.KL, Points: make([]MapPoint, len(old.Points))}
+	for i, p := range old.Points {
+		d.Points[i] = MapPoint{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus, Cluster: p.Cluster}
+		if p.Doc >= 0 && p.Doc < len(old.Docs) {
+			d.Points[i].Tags = old.Docs[p.Doc].Tags
+		}
+	}
+	nb, err := json.Marshal(d)
+	if err != nil {
+		return b
+	}
+	return nb
 }
 
 // mapEntry is a computed base map kept in memory: its JSON and the t-SNE
@@ -285,7 +356,7 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 		h.s.mapLoad.Lock()
 		if e = h.s.maps.get(key); e == nil {
 			if b, err := h.s.store.Map(ctx, row.ID, mapKey(variant, term, corpora)); err == nil {
-				e = newMapEntry(b, nil, nil)
+				e = newMapEntry(storedMapJSON(b), nil, nil)
 				h.s.maps.put(key, e)
 			}
 		}

@@ -188,6 +188,20 @@
     });
   }
 
+  // mapPoints rebuilds the points of a map from its columnar JSON: parallel
+  // arrays of coordinates and small ids into the documents, terms, kinds and
+  // tags, which come once each.
+  function mapPoints(data) {
+    var tags = data.docs.map(function (d) { return d.tags.map(function (t) { return data.tags[t]; }); });
+    var pts = new Array(data.x.length);
+    for (var i = 0; i < pts.length; i++) {
+      var d = data.docs[data.doc[i]];
+      pts[i] = { x: data.x[i], y: data.y[i], term: data.terms[data.term_of[i]], kind: data.kinds[data.kind[i]],
+        cluster: data.cluster[i], doc_id: d.id, corpus: d.corpus, tags: tags[data.doc[i]] };
+    }
+    return pts;
+  }
+
   // neighbourItem is the list item of a neighbour: its term and distance.
   function neighbourItem(n) {
     var li = document.createElement("li");
@@ -243,9 +257,7 @@
     function load() { loadMap(url, status, "the t-SNE map", draw); }
 
     function draw(data) {
-      points = data.points;
-      // Each document's tags come once, in data.docs; points refer to them.
-      if (Array.isArray(data.docs)) points.forEach(function (p) { var d = data.docs[p.doc]; p.tags = d ? d.tags : []; });
+      points = mapPoints(data);
       var groups = {};
       var order = [];
       points.forEach(function (p, i) {
