@@ -1,13 +1,13 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"slices"
-	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -147,8 +147,15 @@ func TestMapJSONDocsOnce(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := strings.Count(string(b), `"loud","a-long-tag-that-shows-up"`); n != 1 {
-		t.Errorf("the document's tag list appears %d times in %s", n, b)
+	var raw struct {
+		Docs []struct{ Tags []int }
+		Tags []string
+	}
+	if err := json.Unmarshal(b, &raw); err != nil {
+		t.Fatal(err)
+	}
+	if len(raw.Tags) != 5 || len(raw.Docs) != 2 || len(raw.Docs[0].Tags) != 4 {
+		t.Errorf("want each tag once in the dictionary and each document once, with its tags as indices: %s", b)
 	}
 	var back MapData
 	if err := json.Unmarshal(b, &back); err != nil {
@@ -157,7 +164,59 @@ func TestMapJSONDocsOnce(t *testing.T) {
 	if !reflect.DeepEqual(back, md) {
 		t.Errorf("round trip:\n got %+v\nwant %+v", back, md)
 	}
-	if err := json.Unmarshal([]byte(`{"points":[{"doc":3}],"docs":[]}`), &back); err == nil {
-		t.Error("a point naming a missing document was accepted")
+	for _, bad := range []string{
+		`{"x":[0],"y":[0],"doc":[3],"term_of":[0],"kind":[0],"cluster":[0],"docs":[],"terms":["a"],"kinds":["instance"]}`,
+		`{"x":[0,1],"y":[0],"doc":[0],"term_of":[0],"kind":[0],"cluster":[0],"docs":[{"id":"d","tags":[]}],"terms":["a"],"kinds":["instance"]}`,
+		`{"x":[0],"y":[0],"doc":[0],"term_of":[0],"kind":[0],"cluster":[0],"docs":[{"id":"d","tags":[7]}],"terms":["a"],"kinds":["instance"],"tags":[]}`,
+	} {
+		if err := json.Unmarshal([]byte(bad), &back); err == nil {
+			t.Errorf("a damaged map was accepted: %s", bad)
+		}
+	}
+}
+
+// TestStoredMapJSON: a map stored in the former form (one object per point,
+// each document's tags once in "docs") is served in the columnar form with
+// every point as it was; current bytes pass through unchanged.
+func TestStoredMapJSON(t *testing.T) {
+	old := `{"term":"rock","variant":"ce","kl":0.25,"points":[` +
+		`{"x":1,"y":2,"term":"rock","doc_id":"d1","kind":"instance","corpus":"songs","cluster":1,"doc":0},` +
+		`{"x":3,"y":4,"term":"rock","doc_id":"d2","kind":"instance","corpus":"songs","cluster":0,"doc":1}],` +
+		`"docs":[{"corpus":"songs","id":"d1","tags":["rock","loud"]},{"corpus":"songs","id":"d2","tags":["rock","calm"]}]}`
+	var got MapData
+	if err := json.Unmarshal(storedMapJSON([]byte(old)), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := MapData{Term: "rock", Variant: "ce", KL: 0.25, Points: []MapPoint{
+		{X: 1, Y: 2, Term: "rock", DocID: "d1", Kind: "instance", Corpus: "songs", Cluster: 1, Tags: []string{"rock", "loud"}},
+		{X: 3, Y: 4, Term: "rock", DocID: "d2", Kind: "instance", Corpus: "songs", Cluster: 0, Tags: []string{"rock", "calm"}},
+	}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("converted:\n got %+v\nwant %+v", got, want)
+	}
+	cur, err := json.Marshal(want)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(storedMapJSON(cur), cur) {
+		t.Error("a map in the current form was changed")
+	}
+}
+
+// TestMapBytesPerPoint measures the wire size of a 100,000-point map (the
+// synthetic map of the load tests: 5 tags per document from a 10,000-tag
+// vocabulary) gzip-compressed as the map endpoint serves it, and fails above
+// 24 bytes a point.
+func TestMapBytesPerPoint(t *testing.T) {
+	const n = 100000
+	b, err := json.Marshal(syntheticMap(n, "rock", 3))
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newMapEntry(b, nil, nil)
+	per := float64(len(e.gz)) / n
+	t.Logf("%d points: %d bytes of JSON, %d gzip-compressed, %.1f bytes a point", n, len(b), len(e.gz), per)
+	if per > 24 {
+		t.Errorf("%.1f bytes a point on the wire, want at most 24", per)
 	}
 }
