@@ -75,9 +75,18 @@ func TestBrowserSpaceMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The shared URL opens the same view: the selection and its neighbours.
+	// Zoom in: the URL keeps the ranges.
+	step(t, ctx, "zoom", 10*time.Second, chromedp.Evaluate[chromedp.Void](
+		`window.taglensCharts["space"].dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 20, end: 60})`))
+	waitJS(t, ctx, "zoom in the URL", 10*time.Second, `location.search.indexOf("zx=20%2C60") >= 0 || location.search.indexOf("zx=20,60") >= 0`)
+	href, err = chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The shared URL opens the same view: the selection, its neighbours, the zoom.
 	step(t, ctx, "reopen the shared view", time.Minute, chromedp.Navigate(href))
 	waitJS(t, ctx, "shared view restored", time.Minute,
 		fmt.Sprintf(`document.querySelector('[data-testid="space-search"]').value === "gui" &&
-		 document.querySelectorAll('[data-testid="space-neighbours"] li').length === %d`, 10))
+		 document.querySelectorAll('[data-testid="space-neighbours"] li').length === %d &&
+		 window.taglensCharts["space"].getOption().dataZoom[0].start === 20`, 10))
 }

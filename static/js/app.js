@@ -360,7 +360,8 @@
   // its training documents). A search box lights up the matching terms in the
   // map without reloading (a substring, or /a regular expression/); clicking a
   // term lists and lights up its k nearest terms. The URL keeps the search,
-  // the selection and k, so a view can be shared.
+  // the selection, k, the colouring, the isolation and the zoom, so a view can
+  // be shared.
   function spaceExplorer(box) {
     var chartID = box.getAttribute("data-space-chart");
     var url = box.getAttribute("data-space-url");
@@ -392,6 +393,7 @@
       isolateIn.checked = page.searchParams.get("isolate") === "1";
       filter();
       if (s && index[s] !== undefined) select(index[s]); else draw();
+      restoreZoom();
     }
 
     // matcher returns a predicate for the search text: /re/ is a regular
@@ -516,6 +518,19 @@
     kIn.addEventListener("change", function () { if (data && selected >= 0) select(selected); else if (data) keepURL(); });
     [colorIn, isolateIn].forEach(function (el) { el.addEventListener("change", function () { if (data) { keepURL(); draw(); } }); });
     chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
+    // The zoom (x and y ranges, in percent of the data) is part of the shared view.
+    chart.on("datazoom", function () {
+      var dz = chart.getOption().dataZoom || [];
+      var r = function (z) { return z ? Math.round(z.start * 10) / 10 + "," + Math.round(z.end * 10) / 10 : ""; };
+      if (dz.length >= 2) { page.searchParams.set("zx", r(dz[0])); page.searchParams.set("zy", r(dz[1])); }
+      history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
+    });
+    function restoreZoom() {
+      [["zx", 0], ["zy", 1]].forEach(function (z) {
+        var v = (page.searchParams.get(z[0]) || "").split(",").map(Number);
+        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: z[1], start: v[0], end: v[1] });
+      });
+    }
     load();
   }
 
