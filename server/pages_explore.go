@@ -49,6 +49,12 @@ func (p *pages) spaceView(c echo.Context, vm views.ExplorerPage) error {
 	q := url.Values{}
 	q.Set("variant", vm.Variant)
 	q.Set("projection", vm.Projection)
+	for i, name := range []string{"perplexity", "iters", "seed"} {
+		if v := strings.TrimSpace(c.QueryParam(name)); v != "" {
+			vm.TSNE[i] = v
+			q.Set(name, v)
+		}
+	}
 	vm.SpaceURL = "/api/models/" + vm.ModelID + "/space?" + q.Encode()
 	vm.Map = mapChart("space")
 	return render(c, http.StatusOK, views.ExplorerPageView(vm))

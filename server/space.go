@@ -43,10 +43,60 @@ type SpaceMap struct {
 	KL         float64   `json:"kl,omitempty"` // t-SNE's final KL divergence
 }
 
+// tsneSettings are the t-SNE controls of a whole-space map: perplexity 0
+// means min(30, (n−1)/3).
+type tsneSettings struct {
+	Perplexity float64
+	Iterations int
+	Seed       uint64
+}
+
+// Bounds of the t-SNE controls.
+const (
+	minTSNEIters, maxTSNEIters = 250, 5000
+	maxPerplexity              = 100
+)
+
+func (t tsneSettings) String() string {
+	return fmt.Sprintf("p=%g i=%d s=%d", t.Perplexity, t.Iterations, t.Seed)
+}
+
 // spaceKey is the map-cache key of a whole-space map (mapKey's layout; the
 // "term" field starts with a newline, which no tag holds).
-func spaceKey(variant, projection, corpusID string) string {
-	return mapKey(variant, "\nspace "+projection, []string{corpusID})
+func spaceKey(variant, projection, corpusID string, ts tsneSettings) string {
+	term := "\nspace " + projection
+	if projection == projTSNE {
+		term += " " + ts.String()
+	}
+	return mapKey(variant, term, []string{corpusID})
+}
+
+// parseTSNE reads the t-SNE controls of a request (perplexity, iters, seed),
+// with the defaults 0 (automatic), 1000 and 1.
+func parseTSNE(c echo.Context) (tsneSettings, error) {
+	ts := tsneSettings{Iterations: 1000, Seed: 1}
+	if v := c.QueryParam("perplexity"); v != "" {
+		p, err := strconv.ParseFloat(v, 64)
+		if err != nil || !(p >= 1 && p <= maxPerplexity) {
+			return ts, httpErr(http.StatusBadRequest, "perplexity must be a number in 1..%d", maxPerplexity)
+		}
+		ts.Perplexity = p
+	}
+	if v := c.QueryParam("iters"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < minTSNEIters || n > maxTSNEIters {
+			return ts, httpErr(http.StatusBadRequest, "iters must be an integer in %d..%d", minTSNEIters, maxTSNEIters)
+		}
+		ts.Iterations = n
+	}
+	if v := c.QueryParam("seed"); v != "" {
+		n, err := strconv.ParseUint(v, 10, 64)
+		if err != nil {
+			return ts, httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
+		}
+		ts.Seed = n
+	}
+	return ts, nil
 }
 
 // centroidSet is a model's term centroids in one variant.
@@ -121,8 +171,9 @@ func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, 
 	return cs, nil
 }
 
-// spaceMap: GET /api/models/:id/space[?variant=siamese-ce|ce][&projection=tsne|pca] —
-// the whole-space map (one point per vocabulary term). Computed by a
+// spaceMap: GET /api/models/:id/space[?variant=siamese-ce|ce][&projection=tsne|pca]
+// [&perplexity=P][&iters=N][&seed=S] — the whole-space map (one point per
+// vocabulary term); perplexity, iters and seed are t-SNE's. Computed by a
 // background job and cached like the term maps; while it runs the answer is
 // 202 {"job_id","state"}.
 func (h *modelsAPI) spaceMap(c echo.Context) error {
@@ -142,7 +193,11 @@ func (h *modelsAPI) spaceMap(c echo.Context) error {
 	default:
 		return httpErr(http.StatusBadRequest, "projection must be %q or %q", projTSNE, projPCA)
 	}
-	key := spaceKey(variant, proj, row.CorpusID)
+	ts, err := parseTSNE(c)
+	if err != nil {
+		return err
+	}
+	key := spaceKey(variant, proj, row.CorpusID, ts)
 	ctx := c.Request().Context()
 	e := h.s.maps.get(row.ID + "|" + key)
 	if e == nil {
@@ -158,7 +213,7 @@ func (h *modelsAPI) spaceMap(c echo.Context) error {
 	if e != nil {
 		return serveMap(c, e)
 	}
-	job, err := h.s.spaceJob(row, variant, proj)
+	job, err := h.s.spaceJob(row, variant, proj, ts)
 	if err != nil {
 		return err
 	}
@@ -166,8 +221,8 @@ func (h *modelsAPI) spaceMap(c echo.Context) error {
 }
 
 // spaceJob starts (or joins) the job computing a whole-space map.
-func (s *Server) spaceJob(row *ModelRow, variant, proj string) (*JobRow, error) {
-	key := row.ID + "|" + spaceKey(variant, proj, row.CorpusID)
+func (s *Server) spaceJob(row *ModelRow, variant, proj string, ts tsneSettings) (*JobRow, error) {
+	key := row.ID + "|" + spaceKey(variant, proj, row.CorpusID, ts)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mapJobs == nil {
@@ -179,9 +234,9 @@ func (s *Server) spaceJob(row *ModelRow, variant, proj string) (*JobRow, error) 
 		}
 	}
 	modelID := row.ID
-	job, err := s.jobs.Submit("space-map", modelID, map[string]any{"variant": variant, "projection": proj},
+	job, err := s.jobs.Submit("space-map", modelID, map[string]any{"variant": variant, "projection": proj, "tsne": ts.String()},
 		func(ctx context.Context, rep *Reporter) error {
-			return s.computeSpace(ctx, rep, modelID, variant, proj)
+			return s.computeSpace(ctx, rep, modelID, variant, proj, ts)
 		})
 	if err != nil {
 		return nil, err
@@ -191,7 +246,7 @@ func (s *Server) spaceJob(row *ModelRow, variant, proj string) (*JobRow, error) 
 }
 
 // computeSpace computes and stores a whole-space map.
-func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, variant, proj string) error {
+func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, variant, proj string, ts tsneSettings) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}
@@ -231,12 +286,16 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 			return err
 		}
 	default:
-		perp := math.Min(30, float64(len(x)-1)/3-0.01)
-		const iters = 1000
-		rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d terms", len(x)))
-		emb, err := tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Seed: 1, Progress: func(it int, kl float64, _ []float64) bool {
+		perp := ts.Perplexity
+		if perp == 0 {
+			perp = 30
+		}
+		perp = math.Min(perp, float64(len(x)-1)/3-0.01)
+		iters := ts.Iterations
+		rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d terms (perplexity %.3g, %d iterations, seed %d)", len(x), perp, iters, ts.Seed))
+		emb, err := tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Iterations: iters, Seed: ts.Seed, Progress: func(it int, kl float64, _ []float64) bool {
 			if it%50 == 0 {
-				rep.Progress(0.1+0.85*float64(it)/iters, "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
+				rep.Progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
 			}
 			return ctx.Err() == nil
 		}})
@@ -255,7 +314,7 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 	if err != nil {
 		return err
 	}
-	key := spaceKey(variant, proj, row.CorpusID)
+	key := spaceKey(variant, proj, row.CorpusID, ts)
 	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, key, b); err != nil {
 		return err
 	}

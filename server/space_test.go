@@ -43,6 +43,25 @@ func TestSpaceMap(t *testing.T) {
 			t.Errorf("%s: every point at one place", proj)
 		}
 	}
+	// t-SNE's controls make another map, cached under its own key.
+	var maps [2]SpaceMap
+	for i, q := range []string{"", "&perplexity=5&iters=300&seed=2"} {
+		path := "/api/models/" + modelID + "/space?projection=tsne" + q
+		rec := ts.do(http.MethodGet, path, nil, "")
+		if rec.Code == http.StatusAccepted {
+			if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != JobDone {
+				t.Fatalf("%s: %s %s", q, j.State, j.Message)
+			}
+			rec = ts.do(http.MethodGet, path, nil, "")
+		}
+		if rec.Code != http.StatusOK {
+			t.Fatalf("%s: %d %s", q, rec.Code, rec.Body)
+		}
+		maps[i] = decode[SpaceMap](t, rec)
+	}
+	if slices.Equal(maps[0].X, maps[1].X) {
+		t.Error("another perplexity, iteration count and seed gave the same map")
+	}
 	term := "guitar"
 	rec := ts.do(http.MethodGet, "/api/models/"+modelID+"/space/neighbours?k=5&term="+term, nil, "")
 	if rec.Code != http.StatusOK {
@@ -65,6 +84,11 @@ func TestSpaceMap(t *testing.T) {
 		want string
 	}{
 		{"/space?projection=umap", http.StatusBadRequest, "projection"},
+		{"/space?perplexity=0", http.StatusBadRequest, "perplexity"},
+		{"/space?perplexity=101", http.StatusBadRequest, "perplexity"},
+		{"/space?perplexity=abc", http.StatusBadRequest, "perplexity"},
+		{"/space?iters=10", http.StatusBadRequest, "iters"},
+		{"/space?seed=-1", http.StatusBadRequest, "seed"},
 		{"/space?variant=word2vec", http.StatusBadRequest, "variant"},
 		{"/space/neighbours?term=" + term + "&k=0", http.StatusBadRequest, "k must be"},
 		{"/space/neighbours?term=" + term + "&k=101", http.StatusBadRequest, "k must be"},

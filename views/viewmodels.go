@@ -123,6 +123,9 @@ type ExplorerPage struct {
 	// SpaceURL is the API URL of the whole-space map; K the neighbours listed.
 	SpaceURL string
 	K        int
+	// TSNE holds the t-SNE controls of the whole-space map as given
+	// (perplexity, iters, seed; empty for the defaults).
+	TSNE [3]string
 }
 
 // ContextDoc is a document offered for the context map.
