@@ -27,19 +27,7 @@ func BenchmarkCRBMDistances(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Run(fmt.Sprintf("V=%d/docs=%d", v, len(train)), func(b *testing.B) {
-		dst := make([]float64, 64*v)
-		rng := rand.New(rand.NewPCG(1, 1))
-		queries := 0
-		b.ReportAllocs()
-		b.ResetTimer()
-		for i := 0; i < b.N; i++ {
-			d := train[i%len(train)]
-			m.Distances(d, d, rng, dst[:len(d)*v])
-			queries += len(d)
-		}
-		b.ReportMetric(float64(queries)/b.Elapsed().Seconds(), "queries/s")
-	})
+	b.Run(fmt.Sprintf("V=%d/docs=%d", v, len(train)), func(b *testing.B) { benchDistances(b, m, train, v) })
 	b.Run(fmt.Sprintf("V=%d/docs=%d/parallel", v, len(train)), func(b *testing.B) {
 		var next, queries, seed atomic.Int64
 		b.ReportAllocs()
@@ -76,19 +64,7 @@ func BenchmarkContextualBaselines(b *testing.B) {
 		b.Fatal(err)
 	}
 	for _, m := range []eval.Model{lda, plsa, crbm} {
-		b.Run(fmt.Sprintf("%s/V=%d", m.Name(), v), func(b *testing.B) {
-			dst := make([]float64, 64*v)
-			rng := rand.New(rand.NewPCG(1, 1))
-			queries := 0
-			b.ReportAllocs()
-			b.ResetTimer()
-			for i := 0; i < b.N; i++ {
-				d := train[i%len(train)]
-				m.Distances(d, d, rng, dst[:len(d)*v])
-				queries += len(d)
-			}
-			b.ReportMetric(float64(queries)/b.Elapsed().Seconds(), "queries/s")
-		})
+		b.Run(fmt.Sprintf("%s/V=%d", m.Name(), v), func(b *testing.B) { benchDistances(b, m, train, v) })
 	}
 }
 
@@ -139,4 +115,20 @@ func loadTrain(tb testing.TB, corpusName string) ([][]int, int) {
 		}
 	}
 	return docs, len(terms)
+}
+
+// benchDistances times m's distances from every term of the training
+// documents in turn (one document per iteration), reporting queries/s.
+func benchDistances(b *testing.B, m eval.Model, train [][]int, v int) {
+	dst := make([]float64, 64*v)
+	rng := rand.New(rand.NewPCG(1, 1))
+	queries := 0
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		d := train[i%len(train)]
+		m.Distances(d, d, rng, dst[:len(d)*v])
+		queries += len(d)
+	}
+	b.ReportMetric(float64(queries)/b.Elapsed().Seconds(), "queries/s")
 }

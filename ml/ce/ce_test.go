@@ -321,3 +321,17 @@ func TestEmbedderMatchesNetwork(t *testing.T) {
 		}
 	}
 }
+
+// roundTrip writes m to a buffer and reads it back.
+func roundTrip(t *testing.T, m *Model) *Model {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	m2, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m2
+}

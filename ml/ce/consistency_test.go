@@ -1,7 +1,6 @@
 package ce
 
 import (
-	"bytes"
 	"context"
 	"math"
 	"math/rand/v2"
@@ -96,14 +95,7 @@ func TestTrainingMatchesInference(t *testing.T) {
 		t.Fatalf("hook ran %d times, want stage 1 and stage 2", checked)
 	}
 	// The saved "ce" variant after a file round trip ranks like the in-memory one.
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	m2, err := Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	m2 := roundTrip(t, m)
 	docs := eval.Encode(m.Vocabulary(), tc.c.Select(tc.split.Train[:10]))
 	v := m.Vocabulary().Len()
 	for _, doc := range docs {

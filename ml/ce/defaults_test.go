@@ -162,14 +162,7 @@ func TestStage2Start(t *testing.T) {
 		case start == Stage2Choose && in.Stage2From != 1 && in.Stage2From != in.BestEpoch1:
 			t.Errorf("%s: stage 2 from epoch %d; want 1 or the best epoch %d", start, in.Stage2From, in.BestEpoch1)
 		}
-		var buf bytes.Buffer
-		if err := m.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		m2, err := Read(&buf)
-		if err != nil {
-			t.Fatal(err)
-		}
+		m2 := roundTrip(t, m)
 		if got := m2.Info().Stage2From; got != in.Stage2From {
 			t.Errorf("%s: Stage2From %d after the round trip, want %d", start, got, in.Stage2From)
 		}
