@@ -54,14 +54,21 @@ const loadTerm = "rock"
 // the model's corpus).
 func putSyntheticMap(t *testing.T, ts *testServer, modelID, corpusID string) {
 	t.Helper()
-	b, err := json.Marshal(syntheticMap(10000, loadTerm, 1))
+	putSyntheticMapN(t, ts, modelID, corpusID, 10000)
+}
+
+// putSyntheticMapN caches a synthetic map of n points of loadTerm.
+func putSyntheticMapN(t *testing.T, ts *testServer, modelID, corpusID string, n int) {
+	t.Helper()
+	b, err := json.Marshal(syntheticMap(n, loadTerm, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := ts.store.PutMap(context.Background(), modelID, mapKey("siamese-ce", loadTerm, []string{corpusID}), b); err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("synthetic map: 10,000 points, %d bytes of JSON", len(b))
+	ts.maps.dropModel(modelID)
+	t.Logf("synthetic map: %d points, %d bytes of JSON", n, len(b))
 }
 
 // TestMapLoad measures the map endpoint on a cached 10,000-point map with 50
@@ -71,7 +78,15 @@ func putSyntheticMap(t *testing.T, ts *testServer, modelID, corpusID string) {
 // logged, not asserted.
 func TestMapLoad(t *testing.T) {
 	ts, corpusID, modelID := trainedServer(t)
-	putSyntheticMap(t, ts, modelID, corpusID)
+	points := 10000
+	if v := os.Getenv("TAGLENS_LOAD_POINTS"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 10 || n > 1_000_000 {
+			t.Fatalf("TAGLENS_LOAD_POINTS=%q: want 10..1000000", v)
+		}
+		points = n
+	}
+	putSyntheticMapN(t, ts, modelID, corpusID, points)
 	base := liveServer(t, ts)
 	target := base + "/api/models/" + modelID + "/map?term=" + loadTerm + "&variant=siamese-ce"
 
@@ -94,7 +109,7 @@ func TestMapLoad(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("map endpoint, 10,000 points, 50 connections, %s: %v; load average after: %s", enc, res, loadAverage())
+		t.Logf("map endpoint, %d points, 50 connections, %s: %v; load average after: %s", points, enc, res, loadAverage())
 		if res.Errors != 0 || res.Requests == 0 {
 			t.Errorf("%s: got %d errors in %d requests, want 0 errors", enc, res.Errors, res.Requests)
 		}
