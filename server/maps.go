@@ -351,16 +351,7 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 
 	e := h.s.maps.get(key)
 	if e == nil && len(docs) == 0 {
-		// Cached on disk: load it once (concurrent requests wait for the first
-		// one rather than each reading and compressing the same map).
-		h.s.mapLoad.Lock()
-		if e = h.s.maps.get(key); e == nil {
-			if b, err := h.s.store.Map(ctx, row.ID, mapKey(variant, term, corpora)); err == nil {
-				e = newMapEntry(storedMapJSON(b), nil, nil)
-				h.s.maps.put(key, e)
-			}
-		}
-		h.s.mapLoad.Unlock()
+		e = h.s.loadMap(ctx, row.ID, mapKey(variant, term, corpora))
 	}
 	if e != nil && (len(docs) == 0 || e.emb != nil) {
 		if len(docs) == 0 {
@@ -485,7 +476,15 @@ func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
 
 // mapJob starts (or joins) the background job computing a base map.
 func (s *Server) mapJob(modelID, variant, term string, corpora []string) (*JobRow, error) {
-	key := mapKey(variant, term, corpora)
+	return s.mapJobFor(modelID, mapKey(variant, term, corpora), "map", map[string]any{"variant": variant, "term": term, "corpora": corpora},
+		func(ctx context.Context, rep *Reporter) error {
+			return s.computeMap(ctx, rep, modelID, variant, term, corpora)
+		})
+}
+
+// mapJobFor starts the background job (of kind, with args) computing the map
+// stored under a model's map key, or joins the one still running for it.
+func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run func(context.Context, *Reporter) error) (*JobRow, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mapJobs == nil {
@@ -496,15 +495,60 @@ func (s *Server) mapJob(modelID, variant, term string, corpora []string) (*JobRo
 			return j, nil
 		}
 	}
-	job, err := s.jobs.Submit("map", modelID, map[string]any{"variant": variant, "term": term, "corpora": corpora},
-		func(ctx context.Context, rep *Reporter) error {
-			return s.computeMap(ctx, rep, modelID, variant, term, corpora)
-		})
+	job, err := s.jobs.Submit(kind, modelID, args, run)
 	if err != nil {
 		return nil, err
 	}
 	s.mapJobs[modelID+"|"+key] = job.ID
 	return job, nil
+}
+
+// loadMap returns the in-memory map of a model's map key, loading it from the
+// store once when only the store has it (concurrent requests wait for the
+// first one rather than each reading and compressing the same map); nil when
+// neither has it.
+func (s *Server) loadMap(ctx context.Context, modelID, key string) *mapEntry {
+	if e := s.maps.get(modelID + "|" + key); e != nil {
+		return e
+	}
+	s.mapLoad.Lock()
+	defer s.mapLoad.Unlock()
+	if e := s.maps.get(modelID + "|" + key); e != nil {
+		return e
+	}
+	b, err := s.store.Map(ctx, modelID, key)
+	if err != nil {
+		return nil
+	}
+	e := newMapEntry(storedMapJSON(b), nil, nil)
+	s.maps.put(modelID+"|"+key, e)
+	return e
+}
+
+// saveMap stores a computed map under a model's map key and keeps it in
+// memory with its data and t-SNE state (for overlays) when given.
+func (s *Server) saveMap(ctx context.Context, modelID, key string, b []byte, data *MapData, emb *tsne.Embedding) error {
+	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, key, b); err != nil {
+		return err
+	}
+	s.maps.put(modelID+"|"+key, newMapEntry(b, data, emb))
+	return nil
+}
+
+// mapTSNE embeds the rows of x in 2-D for a map, reporting progress; a
+// perplexity of 0 means 30, and any is capped at (n−1)/3, t-SNE's bound.
+func mapTSNE(ctx context.Context, rep *Reporter, x [][]float64, what string, perp float64, iters int, seed uint64) (*tsne.Embedding, error) {
+	if perp == 0 {
+		perp = 30
+	}
+	perp = math.Min(perp, float64(len(x)-1)/3-0.01)
+	rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d %s (perplexity %.3g, %d iterations, seed %d)", len(x), what, perp, iters, seed))
+	return tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Iterations: iters, Seed: seed, Progress: func(it int, kl float64, _ []float64) bool {
+		if it%50 == 0 {
+			rep.Progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
+		}
+		return ctx.Err() == nil
+	}})
 }
 
 // maxMapPoints bounds a base map (t-SNE cost and page weight).
@@ -559,15 +603,7 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	for i := range pts {
 		pts[i].Cluster = clusters[i]
 	}
-	perp := math.Min(30, float64(len(x)-1)/3-0.01)
-	rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d points", len(x)))
-	iters := 1000
-	emb, err := tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Seed: 1, Progress: func(it int, kl float64, _ []float64) bool {
-		if it%50 == 0 {
-			rep.Progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
-		}
-		return ctx.Err() == nil
-	}})
+	emb, err := mapTSNE(ctx, rep, x, "points", 0, 1000, 1)
 	if err != nil {
 		return err
 	}
@@ -582,10 +618,9 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err != nil {
 		return err
 	}
-	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, mapKey(variant, term, corpora), b); err != nil {
+	if err := s.saveMap(ctx, modelID, mapKey(variant, term, corpora), b, data, emb); err != nil {
 		return err
 	}
-	s.maps.put(modelID+"|"+mapKey(variant, term, corpora), newMapEntry(b, data, emb))
 	rep.Progress(1, "done", fmt.Sprintf("%d points, KL %.3f", len(pts), emb.KL))
 	return nil
 }

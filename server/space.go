@@ -17,7 +17,6 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/taglens/taglens/ml/ce"
-	"github.com/taglens/taglens/tsne"
 )
 
 // The whole-space map of a model: one point per vocabulary term, the mean of
@@ -197,20 +196,7 @@ func (h *modelsAPI) spaceMap(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	key := spaceKey(variant, proj, row.CorpusID, ts)
-	ctx := c.Request().Context()
-	e := h.s.maps.get(row.ID + "|" + key)
-	if e == nil {
-		h.s.mapLoad.Lock()
-		if e = h.s.maps.get(row.ID + "|" + key); e == nil {
-			if b, err := h.s.store.Map(ctx, row.ID, key); err == nil {
-				e = newMapEntry(b, nil, nil)
-				h.s.maps.put(row.ID+"|"+key, e)
-			}
-		}
-		h.s.mapLoad.Unlock()
-	}
-	if e != nil {
+	if e := h.s.loadMap(c.Request().Context(), row.ID, spaceKey(variant, proj, row.CorpusID, ts)); e != nil {
 		return serveMap(c, e)
 	}
 	job, err := h.s.spaceJob(row, variant, proj, ts)
@@ -222,27 +208,12 @@ func (h *modelsAPI) spaceMap(c echo.Context) error {
 
 // spaceJob starts (or joins) the job computing a whole-space map.
 func (s *Server) spaceJob(row *ModelRow, variant, proj string, ts tsneSettings) (*JobRow, error) {
-	key := row.ID + "|" + spaceKey(variant, proj, row.CorpusID, ts)
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.mapJobs == nil {
-		s.mapJobs = map[string]string{}
-	}
-	if id, ok := s.mapJobs[key]; ok {
-		if j, _, err := s.jobs.Get(s.root, id); err == nil && !j.Finished() {
-			return j, nil
-		}
-	}
 	modelID := row.ID
-	job, err := s.jobs.Submit("space-map", modelID, map[string]any{"variant": variant, "projection": proj, "tsne": ts.String()},
+	return s.mapJobFor(modelID, spaceKey(variant, proj, row.CorpusID, ts), "space-map",
+		map[string]any{"variant": variant, "projection": proj, "tsne": ts.String()},
 		func(ctx context.Context, rep *Reporter) error {
 			return s.computeSpace(ctx, rep, modelID, variant, proj, ts)
 		})
-	if err != nil {
-		return nil, err
-	}
-	s.mapJobs[key] = job.ID
-	return job, nil
 }
 
 // computeSpace computes and stores a whole-space map.
@@ -286,19 +257,7 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 			return err
 		}
 	default:
-		perp := ts.Perplexity
-		if perp == 0 {
-			perp = 30
-		}
-		perp = math.Min(perp, float64(len(x)-1)/3-0.01)
-		iters := ts.Iterations
-		rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d terms (perplexity %.3g, %d iterations, seed %d)", len(x), perp, iters, ts.Seed))
-		emb, err := tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Iterations: iters, Seed: ts.Seed, Progress: func(it int, kl float64, _ []float64) bool {
-			if it%50 == 0 {
-				rep.Progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
-			}
-			return ctx.Err() == nil
-		}})
+		emb, err := mapTSNE(ctx, rep, x, "terms", ts.Perplexity, ts.Iterations, ts.Seed)
 		if err != nil {
 			return err
 		}
@@ -314,11 +273,9 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 	if err != nil {
 		return err
 	}
-	key := spaceKey(variant, proj, row.CorpusID, ts)
-	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, key, b); err != nil {
+	if err := s.saveMap(ctx, modelID, spaceKey(variant, proj, row.CorpusID, ts), b, nil, nil); err != nil {
 		return err
 	}
-	s.maps.put(modelID+"|"+key, newMapEntry(b, nil, nil))
 	rep.Progress(1, "done", fmt.Sprintf("%d terms", len(keep)))
 	return nil
 }

@@ -119,6 +119,7 @@ func (t *trainer) stage2() error {
 	stage1 := slices.Clone(t.net.Params)
 	alpha, lambda := alphas[0], lambdas[0]
 	var bestParams []float64
+	info.Stage2From = info.BestEpoch1 // unless the pilot from the first epoch wins
 	// Pilots need time: under an explicit time limit with less than 20 s left
 	// for stage 2 the grid is skipped and its first values are used (recorded
 	// in Info).
@@ -146,7 +147,6 @@ func (t *trainer) stage2() error {
 				}
 			}
 		}
-		info.Stage2From = info.BestEpoch1
 		// The other start (Config.Stage2Start): one pilot with the chosen α
 		// and λ from the weights of stage 1's first evaluation.
 		if cfg.Stage2Start == Stage2Choose && t.first != nil && t.firstEpoch != info.BestEpoch1 {
@@ -170,8 +170,6 @@ func (t *trainer) stage2() error {
 			t.nPilots = 0
 		}
 		copy(t.net.Params, bestParams)
-	} else {
-		info.Stage2From = info.BestEpoch1
 	}
 	info.Alpha, info.Lambda = alpha, lambda
 	best, bestEpoch, epochs, reason, err := t.runSiamese("stage2", alpha, lambda, cfg.MaxEpochs2, epochPairs, cfg.MaxTime, 0.65, 1)

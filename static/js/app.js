@@ -387,6 +387,8 @@
     var nb = document.getElementById("space-neighbours");
     var chart = charts[chartID];
     var data = null, matches = null, selected = -1, near = [], index = {};
+    var mostUsed = []; // the 25 terms with the most training documents, labelled in every view
+    var maxDocs = 1;   // the most training documents of a term (the colour scale's top)
     var page = new URL(window.location.href);
 
     function load() { loadMap(url, status, "the map of the whole space", show); }
@@ -394,6 +396,9 @@
     function show(body) {
       data = body;
       data.terms.forEach(function (t, i) { index[t] = i; });
+      mostUsed = data.terms.map(function (_, i) { return i; })
+        .sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; }).slice(0, 25);
+      maxDocs = Math.max(1, data.docs[mostUsed[0]] || 1);
       // The shared view: read everything before filter() rewrites the URL.
       var q = page.searchParams.get("q");
       var s = page.searchParams.get("sel");
@@ -443,9 +448,8 @@
     function draw() {
       var n = data.terms.length;
       // Labels for the most used terms, the matches, the selection and its neighbours.
-      var byDocs = data.terms.map(function (_, i) { return i; }).sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; });
       var labelled = {};
-      byDocs.slice(0, 25).forEach(function (i) { labelled[i] = true; });
+      mostUsed.forEach(function (i) { labelled[i] = true; });
       var nearSet = {};
       near.forEach(function (i) { nearSet[i] = true; labelled[i] = true; });
       if (selected >= 0) labelled[selected] = true;
@@ -475,7 +479,6 @@
       }
       // Colour by tag frequency: the log of the training documents holding a
       // term, on the "terms" series (the highlighted series keep their colours).
-      var maxDocs = Math.max.apply(null, data.docs.concat([1]));
       var visualMap = byColor ? [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
         text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
         inRange: { color: ["#cfe3ff", "#4c6ef5", "#1b2a6b"] }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }] : [];
