@@ -10,3 +10,10 @@ var useEuclidGroups = cpu.X86.HasAVX2
 
 //go:noescape
 func euclidGroup(a *float64, d int, blk *float64, dst *float64)
+
+// useTanhSum reports whether embedPre's layer-1 addition theorem runs the AVX2
+// kernel tanhSumAVX2; tests switch it off to compare with the Go loop.
+var useTanhSum = cpu.X86.HasAVX2
+
+//go:noescape
+func tanhSumAVX2(dst, th, ct *float64, rows, h int)

@@ -52,3 +52,52 @@ loop:
 	VMOVUPD Y3, 96(DI)
 	VZEROUPPER
 	RET
+
+DATA tsum_one<>+0(SB)/8, $0x3ff0000000000000
+DATA tsum_one<>+8(SB)/8, $0x3ff0000000000000
+DATA tsum_one<>+16(SB)/8, $0x3ff0000000000000
+DATA tsum_one<>+24(SB)/8, $0x3ff0000000000000
+GLOBL tsum_one<>(SB), RODATA|NOPTR, $32
+
+// func tanhSumAVX2(dst, th, ct *float64, rows, h int)
+//
+// dst[r·h+j] = (th[r·h+j] + ct[j]) / (1 + th[r·h+j]·ct[j]) for r < rows, j < h,
+// h a positive multiple of 4: the addition theorem of embedPre with the
+// operations of its Go loop (a product, then 1 + it; a sum; one division), four
+// lanes at a time. No FMA. Requires AVX2.
+TEXT ·tanhSumAVX2(SB), NOSPLIT, $0-40
+	MOVQ    dst+0(FP), DI
+	MOVQ    th+8(FP), SI
+	MOVQ    ct+16(FP), DX
+	MOVQ    rows+24(FP), R8
+	MOVQ    h+32(FP), R9
+	SHRQ    $2, R9
+	VMOVUPD tsum_one<>(SB), Y7
+	TESTQ   R8, R8
+	JEQ     tsdone
+	TESTQ   R9, R9
+	JEQ     tsdone
+
+tsrow:
+	MOVQ DX, BX
+	MOVQ R9, CX
+
+tscol:
+	VMOVUPD (SI), Y0
+	VMOVUPD (BX), Y1
+	VMULPD  Y1, Y0, Y2
+	VADDPD  Y7, Y2, Y2
+	VADDPD  Y1, Y0, Y3
+	VDIVPD  Y2, Y3, Y3
+	VMOVUPD Y3, (DI)
+	ADDQ    $32, SI
+	ADDQ    $32, BX
+	ADDQ    $32, DI
+	DECQ    CX
+	JNZ     tscol
+	DECQ    R8
+	JNZ     tsrow
+
+tsdone:
+	VZEROUPPER
+	RET

@@ -7,3 +7,9 @@ var useEuclidGroups = false
 func euclidGroup(a *float64, d int, blk *float64, dst *float64) {
 	panic("ce: euclidGroup without assembly")
 }
+
+var useTanhSum = false
+
+func tanhSumAVX2(dst, th, ct *float64, rows, h int) {
+	panic("ce: tanhSumAVX2 without assembly")
+}

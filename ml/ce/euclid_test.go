@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/taglens/taglens/ml/nn"
 )
 
 // TestEuclidRowsKernel checks euclidRows (16 terms at a time in the AVX2
@@ -59,5 +61,57 @@ func BenchmarkEuclidRows(b *testing.B) {
 				euclidRows(dst, ce, v, d, queries)
 			}
 		})
+	}
+}
+
+// TestTanhSumKernel checks that embedPre gives the same bits with the AVX2 kernel
+// of layer 1's addition theorem as with the Go loop, on pre-activations large
+// enough that many entries take the direct tanh (denominator below 0.5).
+func TestTanhSumKernel(t *testing.T) {
+	if !useTanhSum {
+		t.Skip("no AVX2 kernel on this machine")
+	}
+	rng := rand.New(rand.NewPCG(7, 8))
+	sizes := []int{9, 12, 8, 5, 30}
+	params := make([]float64, nn.NewLayout(sizes).N)
+	for i := range params {
+		params[i] = rng.NormFloat64() * 1.5
+	}
+	termX := make([][]float64, 30)
+	for i := range termX {
+		termX[i] = make([]float64, 4)
+		for j := range termX[i] {
+			termX[i][j] = rng.NormFloat64() * 2
+		}
+	}
+	e := newEmbedder(sizes, params, termX, 5)
+	ctx := make([]float64, 5)
+	direct := 0
+	for trial := range 20 {
+		for j := range ctx {
+			ctx[j] = rng.NormFloat64() * 2
+		}
+		got, want := make([]float64, 30*5), make([]float64, 30*5)
+		e.embedVocab(got, ctx)
+		useTanhSum = false
+		e.embedVocab(want, ctx)
+		useTanhSum = true
+		for i := range got {
+			if math.Float64bits(got[i]) != math.Float64bits(want[i]) {
+				t.Fatalf("trial %d: CE value %d = %v with the kernel, %v without", trial, i, got[i], want[i])
+			}
+		}
+		cp := make([]float64, 12)
+		e.ctxPreTo(cp, ctx)
+		for r := range 30 {
+			for j := range 12 {
+				if 1+e.termTh[r*12+j]*math.Tanh(cp[j]) < 0.5 {
+					direct++
+				}
+			}
+		}
+	}
+	if direct == 0 {
+		t.Fatal("no entry took the direct tanh: the test does not cover that branch")
 	}
 }

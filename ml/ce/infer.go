@@ -137,8 +137,8 @@ func (e *embedder) work(rows int) *embedWork {
 // the precomputed tanh a and one tanh c per document: no exponential per
 // (term, document) pair. Where the denominator is small (a and c both large
 // with opposite signs, where the formula would cancel), tanh(a + c) is taken
-// directly. Layers 2..H-1 run as one batch through nn.MLP.ForwardTo (nn's
-// GEMM kernels).
+// directly. Layers 2..H-1 run as one batch through nn.MLP.ForwardInto (nn's
+// GEMM kernels), the CE layer written straight into dst.
 func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 	w := e.work(rows)
 	defer e.pool.Put(w)
@@ -150,6 +150,32 @@ func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 		ct[j] = math.Tanh(c)
 	}
 	a := w.a[:rows*h1]
+	if useTanhSum && h1%4 == 0 && rows > 0 {
+		// The division for every entry in the kernel, then the entries
+		// whose denominator is small (same test, same operations) again.
+		tanhSumAVX2(&a[0], &th1[0], &ct[0], rows, h1)
+		for r := 0; r < rows; r++ {
+			th := th1[r*h1 : (r+1)*h1]
+			for j, ta := range th {
+				if 1+ta*ct[j] < 0.5 {
+					a[r*h1+j] = math.Tanh(pre1[r*h1+j] + cp[j])
+				}
+			}
+		}
+	} else {
+		tanhSumGo(a, pre1, th1, ct, cp, rows, h1)
+	}
+	if e.tail == nil {
+		copy(dst[:rows*h1], a)
+		return
+	}
+	e.tail.ForwardInto(w.ws, mat.NewDense(rows, h1, a), e.tail.Layers(), dst[:rows*e.ceDim()])
+}
+
+// tanhSumGo is the Go loop of embedPre's layer 1: a[r,j] = tanh(pre1[r,j] + cp[j])
+// by the addition theorem from th1[r,j] = tanh(pre1[r,j]) and ct[j] = tanh(cp[j]),
+// or directly where 1 + th1·ct < 0.5.
+func tanhSumGo(a, pre1, th1, ct, cp []float64, rows, h1 int) {
 	for r := 0; r < rows; r++ {
 		src := pre1[r*h1 : (r+1)*h1]
 		th := th1[r*h1 : (r+1)*h1]
@@ -163,17 +189,6 @@ func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 				row[j] = (ta + tc) / den
 			}
 		}
-	}
-	if e.tail == nil {
-		copy(dst[:rows*h1], a)
-		return
-	}
-	L := e.tail.Layers()
-	e.tail.ForwardTo(w.ws, mat.NewDense(rows, h1, a), L)
-	out := w.ws.Out(L)
-	d := e.ceDim()
-	for r := 0; r < rows; r++ {
-		copy(dst[r*d:(r+1)*d], out.RawRowView(r))
 	}
 }
 

@@ -16,12 +16,30 @@ func (m *MLP) ForwardTo(ws *Workspace, x *mat.Dense, upTo int) {
 	if upTo < 1 || upTo > H {
 		panic(fmt.Sprintf("nn: ForwardTo layer %d outside [1,%d]", upTo, H))
 	}
-	m.forwardHidden(ws, x, upTo)
+	m.forwardHidden(ws, x, upTo, nil)
 	ws.cols = nil
 	ws.upTo = upTo
 }
 
-func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
+// ForwardInto is ForwardTo that writes z_upTo into dst (rows × Sizes[upTo],
+// row-major) instead of the workspace, for callers that keep the result: the
+// same values, without a copy. ws.Out(upTo) is not valid afterwards, and Backward
+// must not follow it.
+func (m *MLP) ForwardInto(ws *Workspace, x *mat.Dense, upTo int, dst []float64) {
+	H := m.Layers()
+	if upTo < 1 || upTo > H {
+		panic(fmt.Sprintf("nn: ForwardInto layer %d outside [1,%d]", upTo, H))
+	}
+	if r, _ := x.Dims(); len(dst) < r*m.Sizes[upTo] {
+		panic(fmt.Sprintf("nn: ForwardInto destination of %d values for %d×%d", len(dst), r, m.Sizes[upTo]))
+	}
+	m.forwardHidden(ws, x, upTo, dst)
+	ws.cols = nil
+	ws.upTo = 0
+}
+
+// forwardHidden computes z_1..z_upTo; with last != nil, z_upTo goes to last.
+func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int, last []float64) {
 	m.check()
 	ws.check(m)
 	r, c := x.Dims()
@@ -38,6 +56,9 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 			break
 		}
 		out := ws.z[h]
+		if h == upTo && last != nil {
+			out = last
+		}
 		n, k := m.Sizes[h], m.Sizes[h-1]
 		ws.layerProduct(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], h, out)
 		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
@@ -47,6 +68,9 @@ func (m *MLP) forwardHidden(ws *Workspace, x *mat.Dense, upTo int) {
 		h := upTo
 		n, k := m.Sizes[h], m.Sizes[h-1]
 		out := ws.z[h]
+		if last != nil {
+			out = last
+		}
 		ws.layerProduct(r, n, k, in, ld, m.Params[l.W[h]:l.B[h]], h, out)
 		biasTanh(out[:r*n], n, m.Params[l.B[h]:l.B[h]+n])
 	}
@@ -118,7 +142,7 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 	if H < 2 {
 		panic("nn: ForwardCols needs at least one hidden layer")
 	}
-	m.forwardHidden(ws, x, H-1)
+	m.forwardHidden(ws, x, H-1, nil)
 	nOut := m.Sizes[H]
 	k := m.Sizes[H-1]
 	nc := len(cols)

@@ -23,6 +23,10 @@ func tanhAddAVX512(z, b *float64, n int) {
 	panic("nn: tanhAddAVX512 without assembly")
 }
 
+func logAVX2(x, dst *float64, n int) {
+	panic("nn: logAVX2 without assembly")
+}
+
 func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState) {
 	panic("nn: foldRowAVX2 without assembly")
 }

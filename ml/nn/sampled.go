@@ -2,8 +2,8 @@ package nn
 
 import (
 	"fmt"
-	"math"
 	"math/rand/v2"
+	"slices"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -26,6 +26,9 @@ type ColumnSample struct {
 type stamps struct {
 	stamp []uint32
 	gen   uint32
+	// arg, coef and lg hold one row's log arguments 1 ± ŷ, their loss weights and
+	// their logarithms (sampledPredictionLoss takes the logs in one batch).
+	arg, coef, lg []float64
 }
 
 // Draw fills s for a batch: U = m distinct units drawn uniformly without replacement
@@ -141,6 +144,7 @@ func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, g
 		if grad != nil {
 			grow = grad.RawRowView(k)
 		}
+		arg, coef := st.arg[:0], st.coef[:0]
 		for c, v := range row {
 			listed := st.stamp[c] == st.gen
 			var w float64
@@ -157,17 +161,24 @@ func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, g
 			}
 			v = clampY(v)
 			if listed != t.Complement { // y = +1
-				loss -= w * wPos * math.Log(1+v)
+				arg, coef = append(arg, 1+v), append(coef, w*wPos)
 				if grow != nil {
 					grow[c] = -w * wPos / (1 + v)
 				}
 			} else { // y = -1
-				loss -= w * wNeg * math.Log(1-v)
+				arg, coef = append(arg, 1-v), append(coef, w*wNeg)
 				if grow != nil {
 					grow[c] = w * wNeg / (1 - v)
 				}
 			}
 		}
+		// loss -= w·wPos·log(1+ŷ) or w·wNeg·log(1-ŷ), column by column as above.
+		st.lg = slices.Grow(st.lg[:0], len(arg))[:len(arg)]
+		logTo(st.lg, arg)
+		for i, l := range st.lg {
+			loss -= coef[i] * l
+		}
+		st.arg, st.coef = arg, coef
 	}
 	return loss
 }

@@ -60,17 +60,25 @@ func (s *SGD) Step(params, grad []float64) {
 		// large vectors: each element gets the same operations in the same
 		// order as a plain loop would give it.
 		splitRun(len(params), func(lo, hi int) {
-			vel, p := s.velocity[lo:hi], params[lo:hi]
-			for i, gr := range grad[lo:hi] {
-				v := mu*vel[i] - eta*gr
-				vel[i] = v
-				p[i] += v
-			}
-			if avg {
-				a := s.avg[lo:hi]
-				for i, v := range p {
-					a[i] = g*a[i] + (1-g)*v
+			vel, p, gr := s.velocity[lo:hi], params[lo:hi], grad[lo:hi]
+			if !avg {
+				for i := range gr {
+					v := mu*vel[i] - eta*gr[i]
+					vel[i] = v
+					p[i] += v
 				}
+				return
+			}
+			// The average in the same loop: p[i] is read once (the update is
+			// memory-bound), with the operations of the two separate loops.
+			a, h := s.avg[lo:hi], 1-g
+			a, vel, p = a[:len(gr)], vel[:len(gr)], p[:len(gr)]
+			for i := range gr {
+				v := mu*vel[i] - eta*gr[i]
+				vel[i] = v
+				pi := p[i] + v
+				p[i] = pi
+				a[i] = g*a[i] + h*pi
 			}
 		})
 	} else {

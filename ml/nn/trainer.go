@@ -327,7 +327,7 @@ func forwardLoss(m *MLP, ws *Workspace, x *mat.Dense, targets []Target, g *mat.D
 		m.ForwardTo(ws, x, H)
 		return predictionLossFold(ws.Out(H), targets, g, total, true)
 	}
-	m.forwardHidden(ws, x, H-1)
+	m.forwardHidden(ws, x, H-1, nil)
 	ws.cols = nil
 	ws.upTo = H
 	l := m.Layout()
