@@ -115,3 +115,45 @@ func TestTanhSumKernel(t *testing.T) {
 		t.Fatal("no entry took the direct tanh: the test does not cover that branch")
 	}
 }
+
+// TestEmbedVocabBlocks checks that embedding the whole vocabulary in blocks of
+// embedBlock rows gives every term the bits it gets alone (embedTerms of one
+// term), with and without the layer-1 kernel, across full and partial blocks.
+func TestEmbedVocabBlocks(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	v := 2*embedBlock + 37
+	sizes := []int{9, 12, 8, 5, v}
+	params := make([]float64, nn.NewLayout(sizes).N)
+	for i := range params {
+		params[i] = rng.NormFloat64()
+	}
+	termX := make([][]float64, v)
+	for i := range termX {
+		termX[i] = make([]float64, 4)
+		for j := range termX[i] {
+			termX[i][j] = rng.NormFloat64() * 2
+		}
+	}
+	e := newEmbedder(sizes, params, termX, 5)
+	ctx := []float64{0.7, -1.2, 0.1, 2.5, -0.4}
+	d := e.ceDim()
+	for _, kernel := range []bool{false, true} {
+		if kernel && !useTanhSum {
+			continue
+		}
+		saved := useTanhSum
+		useTanhSum = kernel
+		all := make([]float64, v*d)
+		e.embedVocab(all, ctx)
+		one := make([]float64, d)
+		for term := range v {
+			e.embedTerms(one, []int{term}, ctx)
+			for k, g := range one {
+				if math.Float64bits(g) != math.Float64bits(all[term*d+k]) {
+					t.Fatalf("kernel %v: term %d, CE[%d] = %v in the vocabulary, %v alone", kernel, term, k, all[term*d+k], g)
+				}
+			}
+		}
+		useTanhSum = saved
+	}
+}

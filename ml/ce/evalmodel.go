@@ -56,7 +56,9 @@ func (x *evalModel) Distances(ctx, queries []int, _ *rand.Rand, dst []float64) {
 	}
 	c := make([]float64, x.m.ctxProj.Out)
 	x.m.contextTo(c, ctx)
-	ce := make([]float64, v*d)
+	buf := x.e.vocabScratch()
+	defer x.e.vocab.Put(buf)
+	ce := (*buf)[:v*d]
 	x.e.embedVocab(ce, c)
 	euclidRows(dst, ce, v, d, queries)
 }

@@ -32,6 +32,7 @@ type embedder struct {
 	termTh  []float64 // tanh of termPre
 	tail    *nn.MLP   // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
 	pool    sync.Pool // *embedWork
+	vocab   sync.Pool // *[]float64 of |Γ| × ceDim (vocabScratch)
 }
 
 // embedWork is the per-call workspace of an embedder (one per goroutine).
@@ -68,12 +69,24 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 	h1 := sizes[1]
 	e.termPre = make([]float64, e.v*h1)
 	e.termTh = make([]float64, e.v*h1)
-	for t, x := range termX {
-		e.termPreTo(e.termPre[t*h1:(t+1)*h1], x)
+	// Every term's row alone: two halves in parallel give the same values (a
+	// model is snapshotted at every validation, so this is on training's path).
+	rows := func(lo, hi int) {
+		for t := lo; t < hi; t++ {
+			e.termPreTo(e.termPre[t*h1:(t+1)*h1], termX[t])
+			for i, a := range e.termPre[t*h1 : (t+1)*h1] {
+				e.termTh[t*h1+i] = math.Tanh(a)
+			}
+		}
 	}
-	for i, a := range e.termPre {
-		e.termTh[i] = math.Tanh(a)
-	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		rows(0, e.v/2)
+	}()
+	rows(e.v/2, e.v)
+	wg.Wait()
 	return e
 }
 
@@ -140,7 +153,7 @@ func (e *embedder) work(rows int) *embedWork {
 // directly. Layers 2..H-1 run as one batch through nn.MLP.ForwardInto (nn's
 // GEMM kernels), the CE layer written straight into dst.
 func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
-	w := e.work(rows)
+	w := e.work(min(rows, embedBlock))
 	defer e.pool.Put(w)
 	h1 := e.sizes[1]
 	cp := w.ctxPre[:h1]
@@ -149,28 +162,41 @@ func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 	for j, c := range cp {
 		ct[j] = math.Tanh(c)
 	}
-	a := w.a[:rows*h1]
-	if useTanhSum && h1%4 == 0 && rows > 0 {
-		// The division for every entry in the kernel, then the entries
-		// whose denominator is small (same test, same operations) again.
-		tanhSumAVX2(&a[0], &th1[0], &ct[0], rows, h1)
-		for r := 0; r < rows; r++ {
-			th := th1[r*h1 : (r+1)*h1]
-			for j, ta := range th {
-				if 1+ta*ct[j] < 0.5 {
-					a[r*h1+j] = math.Tanh(pre1[r*h1+j] + cp[j])
+	d := e.ceDim()
+	// Blocks of embedBlock rows, so that a block's activations stay in cache from
+	// layer 1 to the CE layer; every row is computed alone (the GEMM kernels'
+	// sums run over the inner dimension only), so the blocks change no value.
+	for b0 := 0; b0 < rows; b0 += embedBlock {
+		b1 := min(b0+embedBlock, rows)
+		n := b1 - b0
+		a := w.a[:n*h1]
+		pre, th := pre1[b0*h1:b1*h1], th1[b0*h1:b1*h1]
+		if useTanhSum && h1%4 == 0 {
+			// The division for every entry in the kernel, then the entries
+			// whose denominator is small (same test, same operations) again.
+			tanhSumAVX2(&a[0], &th[0], &ct[0], n, h1)
+			for r := 0; r < n; r++ {
+				o := r * h1
+				for j, ta := range th[o : o+h1] {
+					if 1+ta*ct[j] < 0.5 {
+						a[o+j] = math.Tanh(pre[o+j] + cp[j])
+					}
 				}
 			}
+		} else {
+			tanhSumGo(a, pre, th, ct, cp, n, h1)
 		}
-	} else {
-		tanhSumGo(a, pre1, th1, ct, cp, rows, h1)
+		if e.tail == nil {
+			copy(dst[b0*h1:b1*h1], a)
+			continue
+		}
+		e.tail.ForwardInto(w.ws, mat.NewDense(n, h1, a), e.tail.Layers(), dst[b0*d:b1*d])
 	}
-	if e.tail == nil {
-		copy(dst[:rows*h1], a)
-		return
-	}
-	e.tail.ForwardInto(w.ws, mat.NewDense(rows, h1, a), e.tail.Layers(), dst[:rows*e.ceDim()])
 }
+
+// embedBlock is the number of rows embedPre takes through the network at once:
+// 256 rows of 100 activations are 200 kB.
+const embedBlock = 256
 
 // tanhSumGo is the Go loop of embedPre's layer 1: a[r,j] = tanh(pre1[r,j] + cp[j])
 // by the addition theorem from th1[r,j] = tanh(pre1[r,j]) and ct[j] = tanh(cp[j]),
@@ -190,6 +216,18 @@ func tanhSumGo(a, pre1, th1, ct, cp []float64, rows, h1 int) {
 			}
 		}
 	}
+}
+
+// vocabScratch returns a |Γ| × ceDim buffer for embedVocab from the embedder's
+// pool (a whole vocabulary's embeddings per document are megabytes: allocating
+// them per call costs clearing and garbage collection). Return it with
+// e.vocab.Put.
+func (e *embedder) vocabScratch() *[]float64 {
+	if b, ok := e.vocab.Get().(*[]float64); ok {
+		return b
+	}
+	b := make([]float64, e.v*e.ceDim())
+	return &b
 }
 
 // embedVocab writes CE(τ|δ) for every vocabulary term τ (|Γ| × ceDim) to dst, for

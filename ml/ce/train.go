@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -289,11 +290,17 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	if cfg.TermNorm != "unit" && cfg.TermNorm != "none" {
 		return fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
 	}
-	terms, err := features.FitTermsContext(t.ctx, docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
-		Normalize: cfg.TermNorm == "unit", Smooth: cfg.TermSmooth})
-	if err != nil {
-		return err
-	}
+	// The term features (Eq. 2) and LDA (Eq. 3) do not depend on each other:
+	// the features are fitted on another goroutine while LDA runs (LDA's
+	// Gibbs sampler is sequential); each is deterministic on its own.
+	var terms *features.TermFeatures
+	termsDone := make(chan error, 1)
+	go func() {
+		var err error
+		terms, err = features.FitTermsContext(t.ctx, docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
+			Normalize: cfg.TermNorm == "unit", Smooth: cfg.TermSmooth})
+		termsDone <- err
+	}()
 
 	t.report(Progress{Stage: "lda", Fraction: 0.02, Message: "fitting LDA"})
 	// Under an explicit time limit LDA must end within it too: it has no
@@ -301,6 +308,9 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	ldaCtx, cancelLDA := t.within(cfg.MaxTime)
 	lda, err := fitContext(ldaCtx, docs, V, cfg.Topics, cfg.Seed)
 	cancelLDA()
+	if termsErr := <-termsDone; termsErr != nil {
+		return termsErr
+	}
 	if err != nil {
 		if t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 			return fmt.Errorf("the time limit (%v) was reached while fitting LDA with %d documents: allow more time or fewer topics", cfg.MaxTime, len(docs))
@@ -309,9 +319,21 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	}
 	K := lda.NumTopics()
 	raw := mat.NewDense(len(docs), K, nil)
-	for i, d := range docs {
-		lda.InferVBTo(raw.RawRowView(i), d)
+	// Each document's topic mixture is computed alone (deterministic variational
+	// estimate): two halves in parallel give the same rows.
+	var wg sync.WaitGroup
+	half := len(docs) / 2
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i, d := range docs[:half] {
+			lda.InferVBTo(raw.RawRowView(i), d)
+		}
+	}()
+	for i, d := range docs[half:] {
+		lda.InferVBTo(raw.RawRowView(half+i), d)
 	}
+	wg.Wait()
 	ctxProj, err := features.FitPCA(raw, &features.PCAOptions{Scaling: scaling})
 	if err != nil {
 		return fmt.Errorf("context PCA: %w", err)

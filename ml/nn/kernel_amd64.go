@@ -26,7 +26,7 @@ func tanhAddAVX2(z, b *float64, n int)
 func tanhAddAVX512(z, b *float64, n int)
 
 //go:noescape
-func logAVX2(x, dst *float64, n int)
+func logAVX2(x, dst *float64, n int) (bad int)
 
 //go:noescape
 func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState)

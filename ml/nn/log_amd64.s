@@ -5,6 +5,12 @@
 // Constants of logAVX2, four copies each. L1..L7, Ln2Hi and Ln2Lo are those of
 // Go's math.Log (the FreeBSD e_log.c coefficients), bit for bit.
 
+// math.MaxFloat64
+DATA logc_max<>+0(SB)/8, $0x7fefffffffffffff
+DATA logc_max<>+8(SB)/8, $0x7fefffffffffffff
+DATA logc_max<>+16(SB)/8, $0x7fefffffffffffff
+DATA logc_max<>+24(SB)/8, $0x7fefffffffffffff
+GLOBL logc_max<>(SB), RODATA|NOPTR, $32
 // mantissa bits
 DATA logc_mant<>+0(SB)/8, $0x000fffffffffffff
 DATA logc_mant<>+8(SB)/8, $0x000fffffffffffff
@@ -93,25 +99,37 @@ DATA logc_ln2lo<>+16(SB)/8, $0x3dea39ef35793c76
 DATA logc_ln2lo<>+24(SB)/8, $0x3dea39ef35793c76
 GLOBL logc_ln2lo<>(SB), RODATA|NOPTR, $32
 
-// func logAVX2(x, dst *float64, n int)
+// func logAVX2(x, dst *float64, n int) (bad int)
 //
-// dst[i] = math.Log(x[i]) for i < n, n a positive multiple of 4, every x[i] positive
-// and finite (logTo checks). It runs the operations of Go's amd64 archLog
+// dst[i] = math.Log(x[i]) for i < n, n a positive multiple of 4, where every x[i]
+// is positive and finite; bad is nonzero if one is not (zero, negative, infinite or
+// NaN: then dst holds garbage and logTo takes math.Log for the batch). It runs the operations of Go's amd64 archLog
 // (src/math/log_amd64.s) in the same order, four lanes at a time, so each lane
 // rounds exactly as the scalar code does: frexp by bit operations, f1 doubled and k
 // decremented where f1 ≤ √2/2, f = f1 - 1, s = f/(2+f), the two Horner polynomials
 // t1 and t2 in s⁴, and k·Ln2Hi - ((hfsq - (s·(hfsq+R) + k·Ln2Lo)) - f). The integer
 // exponent becomes a float64 through the 2^52 trick, which is exact for it. No FMA.
 // Requires AVX2.
-TEXT ·logAVX2(SB), NOSPLIT, $0-24
-	MOVQ x+0(FP), SI
-	MOVQ dst+8(FP), DI
-	MOVQ n+16(FP), CX
-	SHRQ $2, CX
-	JEQ  done
+TEXT ·logAVX2(SB), NOSPLIT, $0-32
+	MOVQ    x+0(FP), SI
+	MOVQ    dst+8(FP), DI
+	MOVQ    n+16(FP), CX
+	XORQ    DX, DX
+	VXORPD  Y10, Y10, Y10
+	VMOVUPD logc_max<>(SB), Y11
+	SHRQ    $2, CX
+	JEQ     done
 
 loop:
 	VMOVUPD (SI), Y0
+
+	// lanes not in (0, MaxFloat64] (NaN included) set bits of DX
+	VCMPPD    $0x1e, Y10, Y0, Y8
+	VCMPPD    $0x12, Y11, Y0, Y9
+	VANDPD    Y9, Y8, Y8
+	VMOVMSKPD Y8, AX
+	XORQ      $15, AX
+	ORQ       AX, DX
 
 	// f1 = mantissa of x with the exponent of 0.5; k = exponent - 1022
 	VANDPD  logc_mant<>(SB), Y0, Y2
@@ -173,5 +191,6 @@ loop:
 	JNZ  loop
 
 done:
+	MOVQ DX, bad+24(FP)
 	VZEROUPPER
 	RET
