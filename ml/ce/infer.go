@@ -26,13 +26,14 @@ type embedder struct {
 	sizes   []int // input, hidden..., output
 	layout  nn.Layout
 	params  []float64
-	dt, dc  int       // widths of the term part and the context part of x
-	v       int       // |Γ|
-	termPre []float64 // v × sizes[1], row-major
-	termTh  []float64 // tanh of termPre
-	tail    *nn.MLP   // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
-	pool    sync.Pool // *embedWork
-	vocab   sync.Pool // *[]float64 of |Γ| × ceDim (vocabScratch)
+	dt, dc  int        // widths of the term part and the context part of x
+	v       int        // |Γ|
+	termPre []float64  // v × sizes[1], row-major
+	termTh  []float64  // tanh of termPre
+	tail    *nn.MLP    // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
+	packed  *nn.Packed // tail's weights packed once for nn's GEMM kernels
+	pool    sync.Pool  // *embedWork
+	vocab   sync.Pool  // *[]float64 of |Γ| × ceDim (vocabScratch)
 }
 
 // embedWork is the per-call workspace of an embedder (one per goroutine).
@@ -65,6 +66,7 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 		// Layers 2..H-1 are stored contiguously in nn's layout (W_h then b_h),
 		// exactly as the flat parameters of an MLP with sizes[1..H-1].
 		e.tail = &nn.MLP{Sizes: sizes[1:H], Params: params[l.W[2] : l.B[H-1]+sizes[H-1]]}
+		e.packed = e.tail.Pack()
 	}
 	h1 := sizes[1]
 	e.termPre = make([]float64, e.v*h1)
@@ -128,6 +130,7 @@ func (e *embedder) work(rows int) *embedWork {
 		w = &embedWork{}
 		if e.tail != nil {
 			w.ws = nn.NewWorkspace(e.tail.Sizes, rows)
+			w.ws.UsePacked(e.packed)
 		}
 	}
 	if len(w.ctxPre) < e.sizes[1] {

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -122,6 +123,77 @@ func TestForwardIntoMatchesForwardTo(t *testing.T) {
 			for _, v := range buf[rows*n:] {
 				if v != 12345 {
 					t.Fatalf("rows %d layer %d: ForwardInto wrote past its destination", rows, upTo)
+				}
+			}
+		}
+	}
+}
+
+// TestUsePackedSameBits checks that forward passes reading weights packed once
+// (MLP.Pack, Workspace.UsePacked) give the bits of packing on every call, for
+// both kernels and layers deeper than a depth block.
+func TestUsePackedSameBits(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels on this machine")
+	}
+	for _, avx512 := range asmKernels() {
+		saved := useAVX512
+		useAVX512 = avx512
+		rng := rand.New(rand.NewPCG(5, 6))
+		m := NewMLP([]int{300, 100, 37, 50}, rng)
+		x := mat.NewDense(53, 300, nil)
+		for i := range 53 {
+			for j := range 300 {
+				x.Set(i, j, rng.NormFloat64())
+			}
+		}
+		plain := NewWorkspace(m.Sizes, 53)
+		m.ForwardTo(plain, x, m.Layers())
+		ws := NewWorkspace(m.Sizes, 53)
+		ws.UsePacked(m.Pack())
+		m.ForwardTo(ws, x, m.Layers())
+		for h := 1; h <= m.Layers(); h++ {
+			a, b := plain.Out(h), ws.Out(h)
+			r, c := a.Dims()
+			for i := range r {
+				for j := range c {
+					if math.Float64bits(a.At(i, j)) != math.Float64bits(b.At(i, j)) {
+						t.Fatalf("AVX-512 %v: layer %d [%d,%d]: %v packed once, %v per call", avx512, h, i, j, b.At(i, j), a.At(i, j))
+					}
+				}
+			}
+		}
+		useAVX512 = saved
+	}
+}
+
+// TestBiasTanhBlocksSameBits checks that biasTanh gives a matrix whose width is
+// not a multiple of 4 the bits it gives each row alone (blocks of 8 rows run as
+// one flat vector), for both kernels.
+func TestBiasTanhBlocksSameBits(t *testing.T) {
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	for _, avx512 := range append(asmKernels(), false) {
+		useAVX512 = avx512 && useAsm
+		rng := rand.New(rand.NewPCG(11, 12))
+		for _, n := range []int{1, 3, 5, 6, 7, 13, 102, 1001} {
+			for _, rows := range []int{7, 8, 19, 50} {
+				z := make([]float64, rows*n)
+				b := make([]float64, n)
+				for i := range z {
+					z[i] = 8*rng.Float64() - 4
+				}
+				for j := range b {
+					b[j] = rng.Float64() - 0.5
+				}
+				alone := slices.Clone(z)
+				for r := range rows {
+					biasTanh(alone[r*n:(r+1)*n], n, b)
+				}
+				biasTanh(z, n, b)
+				for i := range z {
+					if math.Float64bits(z[i]) != math.Float64bits(alone[i]) {
+						t.Fatalf("AVX-512 %v, width %d, %d rows: entry %d = %v, %v row by row", avx512, n, rows, i, z[i], alone[i])
+					}
 				}
 			}
 		}

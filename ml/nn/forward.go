@@ -3,6 +3,7 @@ package nn
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -107,6 +108,24 @@ func biasTanh(z []float64, n int, b []float64) {
 	if useAVX512 {
 		n8 = n &^ 7
 	}
+	if n4 < n && len(z) >= 8*n {
+		// A width that is not a multiple of 4 would leave a padded tail call
+		// per row: instead, blocks of 8 rows run as one flat vector against the
+		// bias repeated 8 times (8n is a multiple of 8; the kernel treats every
+		// lane alike, so each entry gets the value it gets row by row).
+		bt := tilePool.Get().(*[]float64)
+		tile := grow(*bt, 8*n)
+		for r := range 8 {
+			copy(tile[r*n:(r+1)*n], b)
+		}
+		blocks := len(z) / (8 * n)
+		for q := range blocks {
+			tanhAddFlat(z[q*8*n:(q+1)*8*n], tile)
+		}
+		*bt = tile
+		tilePool.Put(bt)
+		z = z[blocks*8*n:]
+	}
 	for i := 0; i+n <= len(z); i += n {
 		row := z[i : i+n]
 		if n8 > 0 {
@@ -119,6 +138,19 @@ func biasTanh(z []float64, n int, b []float64) {
 			tanhAddTail(row[n4:], b[n4:])
 		}
 	}
+}
+
+// tilePool holds biasTanh's repeated bias vectors.
+var tilePool = sync.Pool{New: func() any { return new([]float64) }}
+
+// tanhAddFlat sets z[j] = tanh(z[j] + b[j]) for len(z) = len(b) a multiple of 8
+// with the widest kernel the CPU has.
+func tanhAddFlat(z, b []float64) {
+	if useAVX512 {
+		tanhAddAVX512(&z[0], &b[0], len(z))
+		return
+	}
+	tanhAddAVX2(&z[0], &b[0], len(z))
 }
 
 // tanhAddTail sets z[j] = tanh(z[j] + b[j]) for len(z) < 4 with tanhAddAVX2.
@@ -138,6 +170,38 @@ func tanhAddTail(z, b []float64) {
 // touches only the rows cols of W_H and entries cols of b_H. cols must not change
 // until Backward is done.
 func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
+	m.forwardCols(ws, x, cols, nil)
+}
+
+// colWeights holds the rows cols of W_H and the entries cols of b_H, gathered
+// once for all the forward passes of a sampled Trainer call (both parts, both
+// members of a pair), with the rows packed for the GEMM kernels (nil without
+// them). The forward passes only read it.
+type colWeights struct {
+	w, b, packed []float64
+}
+
+// gather fills cw for the output layer of m and cols, the parts of a Trainer
+// splitting the rows (part i of P) and the packed segments between them.
+func (cw *colWeights) gather(m *MLP, cols []int, i, P int) {
+	H := m.Layers()
+	nOut, k := m.Sizes[H], m.Sizes[H-1]
+	l := m.Layout()
+	W := m.Params[l.W[H]:l.B[H]]
+	b := m.Params[l.B[H] : l.B[H]+nOut]
+	lo, hi := i*len(cols)/P, (i+1)*len(cols)/P
+	for c, j := range cols[lo:hi] {
+		if j < 0 || j >= nOut {
+			panic(fmt.Sprintf("nn: output column %d outside [0,%d)", j, nOut))
+		}
+		copy(cw.w[(lo+c)*k:(lo+c+1)*k], W[j*k:(j+1)*k])
+		cw.b[lo+c] = b[j]
+	}
+}
+
+// forwardCols is ForwardCols; with cw not nil the output rows come from cw
+// (already gathered and packed) instead of being gathered here.
+func (m *MLP) forwardCols(ws *Workspace, x *mat.Dense, cols []int, cw *colWeights) {
 	H := m.Layers()
 	if H < 2 {
 		panic("nn: ForwardCols needs at least one hidden layer")
@@ -146,21 +210,29 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 	nOut := m.Sizes[H]
 	k := m.Sizes[H-1]
 	nc := len(cols)
-	if cap(ws.wsub) < nc*k {
-		ws.wsub = make([]float64, nc*k)
+	if cap(ws.dwsub) < nc*k {
 		ws.dwsub = make([]float64, nc*k)
-		ws.bsub = make([]float64, nc)
 	}
-	ws.wsub, ws.dwsub, ws.bsub = ws.wsub[:nc*k], ws.dwsub[:nc*k], ws.bsub[:nc]
-	l := m.Layout()
-	W := m.Params[l.W[H]:l.B[H]]
-	b := m.Params[l.B[H] : l.B[H]+nOut]
-	for c, j := range cols {
-		if j < 0 || j >= nOut {
-			panic(fmt.Sprintf("nn: output column %d outside [0,%d)", j, nOut))
+	ws.dwsub = ws.dwsub[:nc*k]
+	var pre []float64
+	if cw != nil {
+		ws.wsub, ws.bsub, pre = cw.w[:nc*k], cw.b[:nc], cw.packed
+	} else {
+		if cap(ws.wown) < nc*k {
+			ws.wown = make([]float64, nc*k)
+			ws.bown = make([]float64, nc)
 		}
-		copy(ws.wsub[c*k:(c+1)*k], W[j*k:(j+1)*k])
-		ws.bsub[c] = b[j]
+		ws.wsub, ws.bsub = ws.wown[:nc*k], ws.bown[:nc]
+		l := m.Layout()
+		W := m.Params[l.W[H]:l.B[H]]
+		b := m.Params[l.B[H] : l.B[H]+nOut]
+		for c, j := range cols {
+			if j < 0 || j >= nOut {
+				panic(fmt.Sprintf("nn: output column %d outside [0,%d)", j, nOut))
+			}
+			copy(ws.wsub[c*k:(c+1)*k], W[j*k:(j+1)*k])
+			ws.bsub[c] = b[j]
+		}
 	}
 	r := ws.batch
 	if cap(ws.zsub) < ws.cap*nc {
@@ -171,7 +243,11 @@ func (m *MLP) ForwardCols(ws *Workspace, x *mat.Dense, cols []int) {
 	if cols == nil {
 		ws.cols = []int{}
 	}
-	gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false, &ws.pack)
+	if pre != nil && useAsm {
+		gemmAsm(r, nc, k, ws.z[H-1], k, 1, nil, 0, 0, ws.zsub, nc, false, &ws.pack, pre)
+	} else {
+		gemmNT(r, nc, k, ws.z[H-1], k, ws.wsub, k, ws.zsub, nc, false, &ws.pack)
+	}
 	biasTanh(ws.zsub[:r*nc], nc, ws.bsub)
 	ws.upTo = H
 }

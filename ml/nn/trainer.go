@@ -30,6 +30,7 @@ type Trainer struct {
 	sparseBase *float64
 	sparseRows []int
 	d1         [2][]float64 // δ_1 of the whole batch for each member (rows of all parts)
+	cw         colWeights   // the sampled output rows of the current call (run)
 }
 
 type trainPart struct {
@@ -79,11 +80,15 @@ func (t *Trainer) split(n, p int) (int, int) {
 }
 
 // run calls f for every non-empty part concurrently and waits. The weights of the
-// network are packed once for all parts' forward passes; with sampled, the output
-// layer is not packed (ForwardCols gathers the sampled rows of W_H itself, so a
-// packed copy of all |Γ| rows would never be read).
-func (t *Trainer) run(n int, sampled bool, f func(p *trainPart, lo, hi int)) {
+// network are packed once for all parts' forward passes; with a column sample s,
+// the output layer is not packed whole: its rows s.Cols are gathered and packed
+// once (gatherCols) for every forward pass of the call.
+func (t *Trainer) run(n int, s *ColumnSample, f func(p *trainPart, lo, hi int)) {
+	sampled := s != nil
 	t.sharePacked(sampled)
+	if sampled {
+		t.gatherCols(s.Cols)
+	}
 	defer func() {
 		for _, p := range t.parts {
 			p.ws1.pre, p.ws2.pre = nil, nil
@@ -137,6 +142,27 @@ func (t *Trainer) sharePacked(skipOut bool) {
 	for _, p := range t.parts {
 		p.ws1.pre, p.ws2.pre = pre, pre
 	}
+}
+
+// gatherCols gathers the rows cols of W_H (and entries of b_H) into t.cw and
+// packs them for the GEMM kernels, the parts sharing the work; the forward passes
+// of the call read them (forwardOut), so each row is copied and packed once per
+// call rather than once per part and member.
+func (t *Trainer) gatherCols(cols []int) {
+	m := t.Net
+	H := m.Layers()
+	nc, k := len(cols), m.Sizes[H-1]
+	t.cw.w, t.cw.b = grow(t.cw.w, nc*k), grow(t.cw.b, nc)
+	P := len(t.parts)
+	t.parallel(func(i int, _ *trainPart) { t.cw.gather(m, cols, i, P) })
+	if !useAsm || nc == 0 {
+		t.cw.packed = nil
+		return
+	}
+	t.cw.packed = grow(t.cw.packed, packNTLen(nc, k))
+	t.parallel(func(i int, _ *trainPart) {
+		packNTSegments(t.cw.packed, t.cw.w, nc, k, func(s int) bool { return s%P == i })
+	})
 }
 
 // parallel calls f(i, parts[i]) for every part concurrently (the last one on the
@@ -303,7 +329,7 @@ func (t *Trainer) SampledPredictionGrad(x *mat.Dense, targets []Target, s *Colum
 
 // forwardOut runs the network to the output layer, restricted to s.Cols when s is
 // not nil, and returns the output width.
-func forwardOut(m *MLP, ws *Workspace, x *mat.Dense, s *ColumnSample) int {
+func forwardOut(m *MLP, ws *Workspace, x *mat.Dense, s *ColumnSample, cw *colWeights) int {
 	H := m.Layers()
 	if s == nil {
 		m.ForwardTo(ws, x, H)
@@ -312,7 +338,7 @@ func forwardOut(m *MLP, ws *Workspace, x *mat.Dense, s *ColumnSample) int {
 	if s.NOut != m.Sizes[H] {
 		panic(fmt.Sprintf("nn: column sample over %d units for %d outputs", s.NOut, m.Sizes[H]))
 	}
-	m.ForwardCols(ws, x, s.Cols)
+	m.forwardCols(ws, x, s.Cols, cw)
 	return len(s.Cols)
 }
 
@@ -365,7 +391,7 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 	m := t.Net
 	H := m.Layers()
 	t.d1[0] = grow(t.d1[0], K*m.Sizes[1])
-	t.run(K, s != nil, func(p *trainPart, lo, hi int) {
+	t.run(K, s, func(p *trainPart, lo, hi int) {
 		n := hi - lo
 		var g *mat.Dense
 		var delta bool
@@ -375,7 +401,7 @@ func (t *Trainer) predictionGrad(x *mat.Dense, targets []Target, s *ColumnSample
 			g = mat.NewDense(n, G, p.gOut1)
 			p.lp, delta = forwardLoss(m, p.ws1, rowsOf(x, lo, hi), targets[lo:hi], g, K), true
 		} else {
-			G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s)
+			G := forwardOut(m, p.ws1, rowsOf(x, lo, hi), s, &t.cw)
 			p.gOut1 = grow(p.gOut1, n*G)
 			g = mat.NewDense(n, G, p.gOut1)
 			p.lp, delta = lossOut(p.ws1.Out(H), s, targets[lo:hi], g, K, &p.st)
@@ -428,7 +454,7 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 	}
 	C := m.Sizes[H-1]
 	t.d1[0], t.d1[1] = grow(t.d1[0], N*m.Sizes[1]), grow(t.d1[1], N*m.Sizes[1])
-	t.run(N, s != nil, func(p *trainPart, lo, hi int) {
+	t.run(N, s, func(p *trainPart, lo, hi int) {
 		n := hi - lo
 		G := m.Sizes[H]
 		if s != nil {
@@ -444,8 +470,8 @@ func (t *Trainer) siameseGrad(x1, x2 *mat.Dense, t1, t2 []Target, types []PairTy
 			lp1 = forwardLoss(m, p.ws1, rowsOf(x1, lo, hi), t1[lo:hi], go1, N)
 			lp2 = forwardLoss(m, p.ws2, rowsOf(x2, lo, hi), t2[lo:hi], go2, N)
 		} else {
-			forwardOut(m, p.ws1, rowsOf(x1, lo, hi), s)
-			forwardOut(m, p.ws2, rowsOf(x2, lo, hi), s)
+			forwardOut(m, p.ws1, rowsOf(x1, lo, hi), s, &t.cw)
+			forwardOut(m, p.ws2, rowsOf(x2, lo, hi), s, &t.cw)
 			lp1, _ = lossOut(p.ws1.Out(H), s, t1[lo:hi], go1, N, &p.st)
 			lp2, _ = lossOut(p.ws2.Out(H), s, t2[lo:hi], go2, N, &p.st)
 		}

@@ -27,11 +27,12 @@ type Workspace struct {
 	pre [][]float64
 
 	// restricted output path (ForwardCols)
-	cols  []int
-	wsub  []float64 // len(cols)×Sizes[H-1]
-	bsub  []float64
-	dwsub []float64
-	zsub  []float64 // batch×len(cols)
+	cols       []int
+	wsub       []float64 // len(cols)×Sizes[H-1]: wown, or a Trainer's shared colWeights
+	bsub       []float64
+	wown, bown []float64 // the workspace's own gathered rows
+	dwsub      []float64
+	zsub       []float64 // batch×len(cols)
 }
 
 // NewWorkspace returns a workspace for networks with the given sizes and batches of
@@ -109,4 +110,37 @@ func (ws *Workspace) out(h int) []float64 {
 		return ws.zsub
 	}
 	return ws.z[h]
+}
+
+// Packed holds the weight matrices of a network packed once for the assembly
+// GEMM kernels, for forward passes that reuse unchanged weights many times (an
+// embedder runs every vocabulary term through the same network for every
+// document). The results are those of packing on every call.
+type Packed struct{ pre [][]float64 }
+
+// Pack returns W_1..W_H of m's current parameters packed for the assembly
+// kernels, or nil when they do not run. The packed copy does not follow later
+// changes of m.Params.
+func (m *MLP) Pack() *Packed {
+	if !useAsm {
+		return nil
+	}
+	l := m.Layout()
+	H := m.Layers()
+	p := &Packed{pre: make([][]float64, H+1)}
+	for h := 1; h <= H; h++ {
+		p.pre[h] = packNT(nil, m.Params[l.W[h]:l.B[h]], m.Sizes[h], m.Sizes[h-1])
+	}
+	return p
+}
+
+// UsePacked makes the forward passes of ws read the weights from p instead of
+// packing them per call (nil: pack per call again). p must come from Pack of the
+// network ws is used with, and the kernel choice must not change in between.
+func (ws *Workspace) UsePacked(p *Packed) {
+	if p == nil {
+		ws.pre = nil
+		return
+	}
+	ws.pre = p.pre
 }
