@@ -163,7 +163,10 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	if other {
 		req.Subset = "all" // another corpus has no split of this model: all its documents
 	}
-	rj, _ := json.Marshal(req)
+	rj, err := json.Marshal(req)
+	if err != nil {
+		return nil, nil, err
+	}
 	ev := &EvalRow{CorpusID: req.CorpusID, Request: rj}
 	if err := s.store.InsertEval(ctx, ev); err != nil {
 		return nil, nil, err
@@ -192,11 +195,17 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
 	}
-	proto, _ := eval.ParseProtocol(req.Protocol)
+	// The request was normalized when it was made: these parse.
+	proto, err := eval.ParseProtocol(req.Protocol)
+	if err != nil {
+		return err
+	}
 	setting := eval.Setting(req.Setting)
 	var band eval.Band
 	if setting == eval.IncompleteContext {
-		band, _ = eval.ParseBand(req.Missing)
+		if band, err = eval.ParseBand(req.Missing); err != nil {
+			return err
+		}
 	}
 	rep.Progress(0, "loading", "loading models and documents")
 	first, firstM, err := s.model(ctx, req.ModelIDs[0])

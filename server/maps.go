@@ -462,10 +462,13 @@ func acceptsGzip(header string) bool {
 // newMapEntry prepares a cached map for serving.
 func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(b)
 	var gz []byte // nil: served uncompressed
-	if err := zw.Close(); err == nil {
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err == nil {
+		zw.Write(b)
+		err = zw.Close()
+	}
+	if err == nil {
 		gz = buf.Bytes()
 	}
 	sum := sha256.Sum256(b)
@@ -652,7 +655,10 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 				continue
 			}
 			found = true
-			crow, _ := s.store.Corpus(ctx, cid)
+			crow, err := s.store.Corpus(ctx, cid)
+			if err != nil {
+				return nil, err
+			}
 			ids, oov, vecs, oovVecs, err := m.EmbedDocument(variant, d.Tags)
 			if err != nil {
 				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)

@@ -67,7 +67,7 @@ type evalConfig struct {
 // priming protocol, OOV variants), --cross PATH another corpus: its documents whose
 // terms are all in the vocabulary (cross-corpora, --subset all) or its documents
 // with OOV terms (real OOV, --subset oov).
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	cfg, err := parseEvalFlags(args, stderr)
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer closeWith(stop, &err)
 	}
 	start := time.Now()
 	rep, err := evaluate(ctx, cfg, stderr)
