@@ -163,7 +163,10 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	if other {
 		req.Subset = "all" // another corpus has no split of this model: all its documents
 	}
-	rj, _ := json.Marshal(req)
+	rj, err := json.Marshal(req)
+	if err != nil {
+		return nil, nil, err
+	}
 	ev := &EvalRow{CorpusID: req.CorpusID, Request: rj}
 	if err := s.store.InsertEval(ctx, ev); err != nil {
 		return nil, nil, err
@@ -192,11 +195,17 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
 	}
-	proto, _ := eval.ParseProtocol(req.Protocol)
+	// The request was normalized when it was made: these parse.
+	proto, err := eval.ParseProtocol(req.Protocol)
+	if err != nil {
+		return err
+	}
 	setting := eval.Setting(req.Setting)
 	var band eval.Band
 	if setting == eval.IncompleteContext {
-		band, _ = eval.ParseBand(req.Missing)
+		if band, err = eval.ParseBand(req.Missing); err != nil {
+			return err
+		}
 	}
 	rep.Progress(0, "loading", "loading models and documents")
 	first, firstM, err := s.model(ctx, req.ModelIDs[0])
@@ -226,13 +235,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	plan := &compare.Plan{Protocol: proto, Missing: band, VocabSize: vocab.Len(), Trials: req.Trials,
 		Baseline: baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}}
 	scope := baselines.Scope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
-	for _, b := range req.Baselines {
-		if why := baselines.Skip(b, scope); why != "" {
-			report.Notes = append(report.Notes, why)
-			continue
-		}
-		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
-	}
+	report.Notes = append(report.Notes, plan.AddBaselines(req.Baselines, scope)...)
 	ms, rows, err := s.evalModels(ctx, req.ModelIDs, setting, vocab, first)
 	if err != nil {
 		return err
@@ -269,7 +272,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 // left out.
 func (s *Server) evalDocuments(ctx context.Context, req EvalRequest, cross bool, tc *corpus.Corpus, split corpus.Split, vocab *corpus.Vocabulary, report *eval.Report) ([][]int, []eval.OOVDoc, error) {
 	setting := eval.Setting(req.Setting)
-	ec := tc
+	var ec *corpus.Corpus // the other evaluated corpus, if any
 	if cross {
 		var err error
 		if ec, err = s.store.Documents(ctx, req.CorpusID); err != nil {
@@ -277,32 +280,19 @@ func (s *Server) evalDocuments(ctx context.Context, req EvalRequest, cross bool,
 		}
 		report.EvalCorpus = ec.Name
 	}
-	var docs []corpus.Document
-	switch {
-	case cross || req.Subset == "all":
-		docs = ec.Docs
-	case req.Subset == "oov" && setting == eval.OOVSetting && len(split.OOV) == 0:
-		// No reserved OOV documents: every document with a term outside the
-		// vocabulary (as taglens eval without a split file).
-		docs = tc.Docs
-	default:
-		docs = tc.Select(split.Of(corpus.Subset(req.Subset)))
+	// With no reserved OOV documents, the OOV setting takes every document with
+	// a term outside the vocabulary (as taglens eval without a split file).
+	docs := compare.SelectDocs(tc, ec, split, req.Subset, setting == eval.OOVSetting)
+	name := tc.Name
+	if ec != nil {
+		name = ec.Name
 	}
-	var enc [][]int
-	var oovDocs []eval.OOVDoc
-	var left int
-	switch setting {
-	case eval.CrossCorpora:
-		enc, left = eval.InVocabulary(vocab, docs)
-		report.Notes = append(report.Notes, fmt.Sprintf("%d documents of %s with all terms in the vocabulary (%d left out)", len(enc), ec.Name, left))
-	case eval.OOVSetting:
-		oovDocs, left = eval.WithOOV(vocab, docs)
-		if len(oovDocs) == 0 {
-			return nil, nil, fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", len(docs))
-		}
-		report.Notes = append(report.Notes, fmt.Sprintf("%d documents with OOV terms (%d without left out)", len(oovDocs), left))
-	default:
-		enc = eval.Encode(vocab, docs)
+	enc, oovDocs, note := compare.EncodeDocs(vocab, docs, setting, name)
+	if setting == eval.OOVSetting && len(oovDocs) == 0 {
+		return nil, nil, fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", len(docs))
+	}
+	if note != "" {
+		report.Notes = append(report.Notes, note)
 	}
 	if len(enc) == 0 && len(oovDocs) == 0 {
 		return nil, nil, fmt.Errorf("no document to evaluate")
@@ -332,39 +322,32 @@ func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Sett
 // seedTrials one entry per variant whose trial t is ms[t], otherwise one per
 // model and variant (named after the model when there are several).
 func variantEntries(ms []*ce.Model, rows []*ModelRow, setting eval.Setting, seedTrials bool) []compare.Entry {
+	oov := setting == eval.OOVSetting
 	variants := []string{ce.VariantCE, ce.VariantSiamese}
-	if setting == eval.OOVSetting {
-		variants = OOVVariants
+	if oov {
+		variants = ce.OOVVariants
 	}
-	// entry returns the report row of variant v: with seed trials the model of
-	// trial t is ms[t], otherwise the one model given.
-	entry := func(name, v string, pick func(t int) int) compare.Entry {
-		model := func(t int) *ce.Model { return ms[pick(t)] }
-		if setting == eval.OOVSetting {
-			return compare.Entry{Name: name, OOV: func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
-				om, err := model(t).OOVEvalModel(v, docs)
-				return om, nil, err
-			}}
+	// tuning records which model a contextual variant came from (nothing for
+	// the OOV variants).
+	tuning := func(rows []*ModelRow, ms []*ce.Model) func(i int) map[string]any {
+		if oov {
+			return nil
 		}
-		return compare.Entry{Name: name, Model: func(t int) (eval.Model, map[string]any, error) {
-			return model(t).EvalModel(v), map[string]any{"model": rows[pick(t)].Name, "train_seed": model(t).Info().Seed}, nil
-		}}
+		return func(i int) map[string]any {
+			return map[string]any{"model": rows[i].Name, "train_seed": ms[i].Info().Seed}
+		}
+	}
+	if seedTrials {
+		return compare.VariantEntries(variants, oov, ms, tuning(rows, ms), "")
 	}
 	var entries []compare.Entry
-	if seedTrials {
-		for _, v := range variants {
-			entries = append(entries, entry(v, v, func(t int) int { return t }))
+	for i := range ms {
+		suffix := ""
+		if len(ms) > 1 {
+			suffix = " (" + rows[i].Name + ")"
 		}
-	} else {
-		for i := range ms {
-			suffix := ""
-			if len(ms) > 1 {
-				suffix = " (" + rows[i].Name + ")"
-			}
-			for _, v := range variants {
-				entries = append(entries, entry(v+suffix, v, func(int) int { return i }))
-			}
-		}
+		one := i + 1
+		entries = append(entries, compare.VariantEntries(variants, oov, ms[i:one], tuning(rows[i:one], ms[i:one]), suffix)...)
 	}
 	return entries
 }

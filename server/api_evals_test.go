@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/eval"
 )
 
@@ -99,10 +100,10 @@ func TestEvaluationSettings(t *testing.T) {
 			[]string{"pca", "ce", "siamese-ce"}, []string{"crbm"}, []string{"12 documents of other", "12 left out"}},
 		{"OOV within the corpus",
 			`"subset":"oov","setting":"oov","baselines":["random"]`,
-			OOVVariants, []string{"random", "ce"}, []string{"baselines do not handle OOV"}},
+			ce.OOVVariants, []string{"random", "ce"}, []string{"baselines do not handle OOV"}},
 		{"real OOV in another corpus",
 			`"corpus_id":"` + other.ID + `","setting":"oov"`,
-			OOVVariants, nil, []string{"12 documents with OOV terms"}},
+			ce.OOVVariants, nil, []string{"12 documents with OOV terms"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) { tt.check(t, ts, modelID) })

@@ -2,6 +2,7 @@ package server
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -91,7 +92,11 @@ func (h *jobsAPI) events(c echo.Context) error {
 	defer unsub()
 	w := c.Response()
 	rc := http.NewResponseController(w.Writer)
-	_ = rc.SetWriteDeadline(time.Time{}) // no deadline for this long-lived response
+	// No deadline for this long-lived response; a writer without deadlines
+	// (a test recorder) has none to lift.
+	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+		return err
+	}
 	w.Header().Set("Content-Type", "text/event-stream")
 	w.Header().Set("Cache-Control", "no-cache")
 	w.Header().Set("X-Accel-Buffering", "no")
@@ -116,20 +121,30 @@ func (h *jobsAPI) events(c echo.Context) error {
 					// The channel closes after the final update; re-read the stored state.
 					if j, eta, err := h.s.jobs.Get(context0(c), id); err == nil {
 						last = j
-						writeSSE(w, "progress", sseEvent{jobJSON: toJobJSON(j, eta)})
+						if err := writeSSE(w, "progress", sseEvent{jobJSON: toJobJSON(j, eta)}); err != nil {
+							return err
+						}
 					}
-					writeSSE(w, "end", toJobJSON(last, 0))
+					return writeSSE(w, "end", toJobJSON(last, 0))
 				}
 				return nil
 			}
 			last = ev.Job
-			writeSSE(w, "progress", sseEvent{jobJSON: toJobJSON(ev.Job, ev.ETA), Point: ev.Point})
+			if err := writeSSE(w, "progress", sseEvent{jobJSON: toJobJSON(ev.Job, ev.ETA), Point: ev.Point}); err != nil {
+				return err
+			}
 		}
 	}
 }
 
-func writeSSE(w *echo.Response, event string, v any) {
-	b, _ := json.Marshal(v)
+// writeSSE sends v as the JSON data of an event; it returns the error of
+// encoding v (a write to the client has nowhere to be reported).
+func writeSSE(w *echo.Response, event string, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
 	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
 	w.Flush()
+	return nil
 }

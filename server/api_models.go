@@ -35,7 +35,7 @@ type modelJSON struct {
 	Info      map[string]any `json:"info,omitempty"`
 }
 
-func toModelJSON(m *ModelRow, detail bool) modelJSON {
+func toModelJSON(m *ModelRow, detail bool) (modelJSON, error) {
 	out := modelJSON{ID: m.ID, Name: m.Name, CorpusID: m.CorpusID, State: m.State, Seed: m.Seed, Params: m.Params,
 		Size: m.Size, JobID: m.JobID, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339)}
 	if detail {
@@ -43,9 +43,11 @@ func toModelJSON(m *ModelRow, detail bool) modelJSON {
 		if out.Log == nil {
 			out.Log = []TrainPoint{}
 		}
-		_ = jsonUnmarshal(m.Info, &out.Info)
+		if err := jsonUnmarshal(m.Info, &out.Info); err != nil {
+			return out, fmt.Errorf("model %s: stored training record: %w", m.ID, err)
+		}
 	}
-	return out
+	return out, nil
 }
 
 // createModelReq is the body of POST /api/models.
@@ -98,7 +100,10 @@ func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow
 	if name == "" {
 		name = fmt.Sprintf("%s · seed %d", row.Name, seed)
 	}
-	pj, _ := jsonMarshal(p)
+	pj, err := jsonMarshal(p)
+	if err != nil {
+		return nil, nil, err
+	}
 	m := &ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}
 	if err := s.store.InsertModel(ctx, m); err != nil {
 		return nil, nil, err
@@ -120,7 +125,11 @@ func (h *modelsAPI) list(c echo.Context) error {
 	}
 	out := make([]modelJSON, 0, len(rows))
 	for _, r := range rows {
-		out = append(out, toModelJSON(r, false))
+		mj, err := toModelJSON(r, false)
+		if err != nil {
+			return err
+		}
+		out = append(out, mj)
 	}
 	return c.JSON(http.StatusOK, out)
 }
@@ -131,7 +140,11 @@ func (h *modelsAPI) get(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	return c.JSON(http.StatusOK, toModelJSON(m, true))
+	mj, err := toModelJSON(m, true)
+	if err != nil {
+		return err
+	}
+	return c.JSON(http.StatusOK, mj)
 }
 
 // delete: DELETE /api/models/:id → 204; 409 while it is training.

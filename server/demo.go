@@ -40,7 +40,10 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	pj, _ := json.Marshal(demoParams())
+	pj, err := json.Marshal(demoParams())
+	if err != nil {
+		return err
+	}
 	m := &ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: pj}
 	if err := s.store.InsertModel(ctx, m); err != nil {
 		return err

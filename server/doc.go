@@ -56,7 +56,7 @@
 // Examples:
 //
 //	curl -F file=@docs.tsv http://127.0.0.1:8080/api/corpora
-//	curl -d '{"corpus_id":"ID","params":{"budget_seconds":60}}' http://127.0.0.1:8080/api/models
+//	curl -d '{"corpus_id":"ID","params":{"max_epochs1":10}}' http://127.0.0.1:8080/api/models
 //	curl -N http://127.0.0.1:8080/api/jobs/JOB/events
 //	curl -d '{"tags":["rock","guitar"],"k":5}' http://127.0.0.1:8080/api/models/MODEL/prime
 //	curl 'http://127.0.0.1:8080/api/models/MODEL/map?term=guitar'

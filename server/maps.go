@@ -1,20 +1,12 @@
 package server
 
 import (
-	"bytes"
-	"compress/gzip"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"math"
 	"net/http"
-	"slices"
-	"sort"
-	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -180,130 +172,6 @@ func storedMapJSON(b []byte) []byte {
 	return nb
 }
 
-// mapEntry is a computed base map kept in memory: its JSON and the t-SNE
-// embedding (for Transform) with the CE rows of its points. Everything the map
-// endpoint writes is prepared once (both bodies, their lengths, the ETag), so
-// answering a cached map only writes bytes.
-type mapEntry struct {
-	json []byte
-	gz   []byte // gzip of json, made once
-	etag string
-	data *MapData
-	emb  *tsne.Embedding
-
-	// Prepared header values (one-element slices: net/http never writes into
-	// them, and an Add elsewhere reallocates instead of sharing).
-	etagHdr, jsonLen, gzLen []string
-	aliases                 []string // request keys in mapCache.alias pointing here
-}
-
-// mapCache holds recently used maps by model and key. alias maps a request's
-// own parameters (model id, variant, the raw corpus list, term) to the entry it
-// was answered with, so a repeated request skips the store (model and corpus
-// look-ups) entirely.
-type mapCache struct {
-	mu    sync.Mutex
-	max   int
-	order []string
-	m     map[string]*mapEntry
-	alias map[string]*mapEntry
-}
-
-func newMapCache(max int) *mapCache {
-	return &mapCache{max: max, m: map[string]*mapEntry{}, alias: map[string]*mapEntry{}}
-}
-
-func (c *mapCache) get(k string) *mapEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.m[k]
-}
-
-// lookup returns the entry a request key was linked to, or nil.
-func (c *mapCache) lookup(reqKey string) *mapEntry {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.alias[reqKey]
-}
-
-// link makes reqKey answer with the entry stored under k (if it still is).
-func (c *mapCache) link(reqKey, k string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	e := c.m[k]
-	if e == nil || c.alias[reqKey] == e {
-		return
-	}
-	if len(e.aliases) >= 16 {
-		return // enough spellings of one map
-	}
-	c.alias[reqKey] = e
-	e.aliases = append(e.aliases, reqKey)
-}
-
-func (c *mapCache) put(k string, e *mapEntry) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if old, ok := c.m[k]; ok {
-		c.unlink(old)
-	} else {
-		c.order = append(c.order, k)
-	}
-	c.m[k] = e
-	for len(c.order) > c.max {
-		c.remove(c.order[0])
-	}
-}
-
-// remove deletes entry k and its aliases; c.mu is held.
-func (c *mapCache) remove(k string) {
-	if e, ok := c.m[k]; ok {
-		c.unlink(e)
-		delete(c.m, k)
-	}
-	if i := slices.Index(c.order, k); i >= 0 {
-		c.order = slices.Delete(c.order, i, i+1)
-	}
-}
-
-func (c *mapCache) unlink(e *mapEntry) {
-	for _, a := range e.aliases {
-		if c.alias[a] == e {
-			delete(c.alias, a)
-		}
-	}
-	e.aliases = nil
-}
-
-// dropModel forgets every map of a model (deleted).
-func (c *mapCache) dropModel(id string) {
-	c.dropIf(func(modelID string, _ []string) bool { return modelID == id })
-}
-
-// dropCorpus forgets every map spanning a corpus (deleted).
-func (c *mapCache) dropCorpus(id string) {
-	c.dropIf(func(_ string, corpora []string) bool { return slices.Contains(corpora, id) })
-}
-
-func (c *mapCache) dropIf(match func(modelID string, corpora []string) bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for _, k := range slices.Clone(c.order) {
-		// Keys are model|variant|corpus,corpus|term (ids and variants hold no '|').
-		f := strings.SplitN(k, "|", 4)
-		if len(f) == 4 && match(f[0], strings.Split(f[2], ",")) {
-			c.remove(k)
-		}
-	}
-}
-
-// mapKey identifies a base map: variant, term and the corpora it spans.
-func mapKey(variant, term string, corpora []string) string {
-	cs := append([]string(nil), corpora...)
-	sort.Strings(cs)
-	return variant + "|" + strings.Join(cs, ",") + "|" + term
-}
-
 // mapPoints: GET /api/models/:id/map?term=T[&docs=ID,ID][&corpus=ID,ID][&variant=]
 // The base map (all instances of T in the chosen corpora's documents) is computed
 // by a background t-SNE job and cached; while it runs the answer is 202
@@ -457,21 +325,6 @@ func acceptsGzip(header string) bool {
 		return !(strings.HasPrefix(q, "q=0") && strings.Trim(q[3:], ".0") == "")
 	}
 	return false
-}
-
-// newMapEntry prepares a cached map for serving.
-func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
-	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
-	zw.Write(b)
-	var gz []byte // nil: served uncompressed
-	if err := zw.Close(); err == nil {
-		gz = buf.Bytes()
-	}
-	sum := sha256.Sum256(b)
-	etag := `"` + hex.EncodeToString(sum[:12]) + `"`
-	return &mapEntry{json: b, gz: gz, etag: etag, data: data, emb: emb,
-		etagHdr: []string{etag}, jsonLen: []string{strconv.Itoa(len(b))}, gzLen: []string{strconv.Itoa(len(gz))}}
 }
 
 // mapJob starts (or joins) the background job computing a base map.
@@ -652,7 +505,10 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 				continue
 			}
 			found = true
-			crow, _ := s.store.Corpus(ctx, cid)
+			crow, err := s.store.Corpus(ctx, cid)
+			if err != nil {
+				return nil, err
+			}
 			ids, oov, vecs, oovVecs, err := m.EmbedDocument(variant, d.Tags)
 			if err != nil {
 				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)

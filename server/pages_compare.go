@@ -68,7 +68,11 @@ func (p *pages) compare(c echo.Context) error {
 		return err
 	}
 	for _, e := range evs {
-		vm.Evals = append(vm.Evals, p.evalVM(c, e, names))
+		ev, err := p.evalVM(c, e, names)
+		if err != nil {
+			return err
+		}
+		vm.Evals = append(vm.Evals, ev)
 	}
 	return render(c, http.StatusOK, views.ComparePageView(vm))
 }
@@ -87,9 +91,11 @@ var baselineLabels = map[string]string{
 	"glove":    "glove (global, not in the paper)",
 }
 
-func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) views.Eval {
+func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) (views.Eval, error) {
 	var req EvalRequest
-	_ = jsonUnmarshal(e.Request, &req)
+	if err := jsonUnmarshal(e.Request, &req); err != nil {
+		return views.Eval{}, fmt.Errorf("evaluation %s: stored request: %w", e.ID, err)
+	}
 	vm := views.Eval{ID: e.ID, Corpus: names[e.CorpusID], Subset: req.Subset, Protocol: req.Protocol, Setting: req.Setting,
 		Created: fmtTime(e.CreatedAt), JobID: e.JobID, State: JobDone}
 	if req.Missing != "" {
@@ -108,7 +114,7 @@ func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) view
 	if j, _, err := p.s.jobs.Get(c.Request().Context(), e.JobID); err == nil {
 		vm.State = j.State
 	}
-	return vm
+	return vm, nil
 }
 
 // startCompare: POST /compare (form) → redirect to the evaluation page.
@@ -150,7 +156,11 @@ func (p *pages) evaluation(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vm := views.EvalPage{Eval: p.evalVM(c, e, names)}
+	ev, err := p.evalVM(c, e, names)
+	if err != nil {
+		return err
+	}
+	vm := views.EvalPage{Eval: ev}
 	if len(e.Report) == 0 {
 		if j, eta, err := p.s.jobs.Get(ctx, e.JobID); err == nil {
 			vm.Job = jobVM(j, eta, "", "/compare/"+id)

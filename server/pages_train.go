@@ -147,14 +147,18 @@ func (p *pages) model(c echo.Context) error {
 	}
 	vm := views.ModelPage{Model: p.modelVM(c, r, names), Curve: trainingChart("curve", r.Log)}
 	var params map[string]any
-	_ = jsonUnmarshal(r.Params, &params)
+	if err := jsonUnmarshal(r.Params, &params); err != nil {
+		return fmt.Errorf("model %s: stored parameters: %w", r.ID, err)
+	}
 	vm.Params = kvs(params)
 	vm.Params = append([]views.KV{{Key: "seed", Value: fmt.Sprint(r.Seed)}}, vm.Params...)
 	if len(params) == 0 {
 		vm.Params = append(vm.Params, views.KV{Key: "(all others)", Value: "defaults"})
 	}
 	var info map[string]any
-	_ = jsonUnmarshal(r.Info, &info)
+	if err := jsonUnmarshal(r.Info, &info); err != nil {
+		return fmt.Errorf("model %s: stored training record: %w", r.ID, err)
+	}
 	vm.Info = kvs(info)
 	if r.JobID != "" {
 		if j, eta, err := p.s.jobs.Get(ctx, r.JobID); err == nil && (!j.Finished() || j.State != JobDone) {
@@ -184,8 +188,11 @@ func kvs(m map[string]any) []views.KV {
 		case string:
 			s = x
 		default:
-			b, _ := json.Marshal(x)
-			s = string(b)
+			if b, err := json.Marshal(x); err == nil {
+				s = string(b)
+			} else {
+				s = fmt.Sprint(x)
+			}
 		}
 		out = append(out, views.KV{Key: k, Value: s})
 	}

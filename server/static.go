@@ -119,7 +119,10 @@ func (h *staticFiles) prepare(a *staticAsset, name string) error {
 		return nil // not worth a second copy
 	}
 	var buf bytes.Buffer
-	zw, _ := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	if err != nil {
+		return err
+	}
 	zw.Write(b)
 	if err := zw.Close(); err != nil {
 		return err

@@ -45,8 +45,14 @@ type TagCount struct {
 func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool) (*CorpusRow, error) {
 	row := &CorpusRow{ID: newID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
 		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
-	stJSON, _ := json.Marshal(st)
-	spJSON, _ := json.Marshal(split)
+	stJSON, err := json.Marshal(st)
+	if err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
+	spJSON, err := json.Marshal(split)
+	if err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
@@ -62,7 +68,10 @@ func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusSta
 	}
 	defer stmt.Close()
 	for i, d := range c.Docs {
-		tj, _ := json.Marshal(d.Tags)
+		tj, err := json.Marshal(d.Tags)
+		if err != nil {
+			return nil, fmt.Errorf("store: insert corpus: %w", err)
+		}
 		if _, err := stmt.ExecContext(ctx, row.ID, i, d.ID, string(tj)); err != nil {
 			return nil, fmt.Errorf("store: insert corpus: %w", err)
 		}
@@ -155,7 +164,11 @@ func (s *Store) DeleteCorpus(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if n, _ := res.RowsAffected(); n == 0 {
+	n, err := res.RowsAffected()
+	if err != nil {
+		return err
+	}
+	if n == 0 {
 		return ErrNotFound
 	}
 	if _, err = s.db.ExecContext(ctx, `DELETE FROM documents WHERE corpus_id = ?`, id); err != nil {

@@ -111,7 +111,10 @@ func (s *Store) AppendModelLog(ctx context.Context, id string, pts ...TrainPoint
 		return err
 	}
 	lg := append(m.Log, pts...)
-	b, _ := json.Marshal(lg)
+	b, err := json.Marshal(lg)
+	if err != nil {
+		return fmt.Errorf("store: training curve of model %s: %w", id, err)
+	}
 	_, err = s.db.ExecContext(ctx, `UPDATE models SET log_json = ? WHERE id = ?`, string(b), id)
 	return err
 }

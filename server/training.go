@@ -215,7 +215,10 @@ func (s *Server) saveTrainedModel(bg context.Context, rep *Reporter, modelID str
 			return fmt.Errorf("recording the training curve: %w", err)
 		}
 	}
-	ij, _ := json.Marshal(infoSummary(info))
+	ij, err := json.Marshal(infoSummary(info))
+	if err != nil {
+		return fmt.Errorf("encoding the training record: %w", err)
+	}
 	if err := st.FinishModel(bg, modelID, rel, size, ij); err != nil {
 		os.Remove(filepath.Join(st.Dir(), rel))
 		return err

@@ -67,7 +67,7 @@ type evalConfig struct {
 // priming protocol, OOV variants), --cross PATH another corpus: its documents whose
 // terms are all in the vocabulary (cross-corpora, --subset all) or its documents
 // with OOV terms (real OOV, --subset oov).
-func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	cfg, err := parseEvalFlags(args, stderr)
 	if err != nil {
 		return err
@@ -77,7 +77,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer closeWith(stop, &err)
 	}
 	start := time.Now()
 	rep, err := evaluate(ctx, cfg, stderr)
@@ -239,7 +239,7 @@ func (cfg *evalConfig) chooseVariants(v string) string {
 	switch v := strings.TrimSpace(v); {
 	case v == "none":
 	case v == "" && oov:
-		cfg.variants = []string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}
+		cfg.variants = slices.Clone(ce.OOVVariants)
 	case v == "":
 		cfg.variants = []string{ce.VariantCE, ce.VariantSiamese}
 	default:
@@ -248,7 +248,7 @@ func (cfg *evalConfig) chooseVariants(v string) string {
 	for _, v := range cfg.variants {
 		ok := ce.ValidVariant(v)
 		if oov {
-			ok = slices.Contains([]string{"ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}, v)
+			ok = ce.ValidOOVVariant(v)
 		}
 		if !ok {
 			return fmt.Sprintf("unknown variant %q for subset %s", v, cfg.subset)
@@ -320,16 +320,15 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	plan := &compare.Plan{Protocol: cfg.protocol, Missing: cfg.missing, Workers: cfg.workers,
 		VocabSize: r.vocab.Len(), Trials: cfg.trials,
 		Baseline: baselines.Settings{Topics: r.models[0].Topics().NumTopics(), Hidden: r.models[0].CEDim()}}
-	for _, b := range cfg.baselines {
-		scope := baselines.Scope{Protocol: cfg.protocol, Subset: cfg.subset, Cross: cross != nil,
-			OOV: cfg.subset == "oov", Missing: cfg.missing}
-		if why := baselines.Skip(b, scope); why != "" {
-			r.note(why)
-			continue
-		}
-		plan.Entries = append(plan.Entries, compare.Entry{Name: b, Baseline: b})
+	scope := baselines.Scope{Protocol: cfg.protocol, Subset: cfg.subset, Cross: cross != nil,
+		OOV: cfg.subset == "oov", Missing: cfg.missing}
+	for _, why := range plan.AddBaselines(cfg.baselines, scope) {
+		r.note(why)
 	}
-	plan.Entries = append(plan.Entries, r.variantEntries()...)
+	// The variants: trial t uses the model of trial t, or the last one when
+	// there are fewer models.
+	plan.Entries = append(plan.Entries, compare.VariantEntries(cfg.variants, cfg.subset == "oov", r.models,
+		func(i int) map[string]any { return modelTuning(cfg.modelPaths[i], r.models[i]) }, "")...)
 	if len(plan.Entries) == 0 {
 		return nil, errors.New("eval: no model left to evaluate")
 	}
@@ -338,7 +337,7 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 		mi := min(t, len(r.models)-1)
 		if data == nil || (cfg.splitPath == "" && mi > 0) {
 			var err error
-			if data, err = r.trialDocs(c, cross, r.models[mi], t); err != nil {
+			if data, err = r.trialDocs(c, cross, rep.Setting, r.models[mi], t); err != nil {
 				return nil, err
 			}
 		}
@@ -415,40 +414,13 @@ func newEvalReport(cfg *evalConfig, c, cross *corpus.Corpus) *eval.Report {
 	return rep
 }
 
-// variantEntries returns the report entries of the model variants: trial t
-// uses the model of trial t, or the last one when there are fewer models.
-func (r *evalRun) variantEntries() []compare.Entry {
-	cfg := r.cfg
-	var entries []compare.Entry
-	for _, name := range cfg.variants {
-		trialModel := func(t int) (*ce.Model, map[string]any) {
-			i := min(t, len(r.models)-1)
-			return r.models[i], modelTuning(cfg.modelPaths[i], r.models[i])
-		}
-		e := compare.Entry{Name: name}
-		if cfg.subset == "oov" {
-			e.OOV = func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
-				m, tun := trialModel(t)
-				om, err := m.OOVEvalModel(name, docs)
-				return om, tun, err
-			}
-		} else {
-			e.Model = func(t int) (eval.Model, map[string]any, error) {
-				m, tun := trialModel(t)
-				return m.EvalModel(name), tun, nil
-			}
-		}
-		entries = append(entries, e)
-	}
-	return entries
-}
-
-// trialDocs selects the documents of trial t, whose model is m. The split is
+// trialDocs selects the documents of trial t, whose model is m, in setting
+// (the report's, which follows from the subset and --cross). The split is
 // --split, or else the random split `taglens train` drew (corpus.RandomSplit with
 // the split seed recorded in the model and the --oov tags), so each model file is
 // paired with its own training documents. The OOV setting without a split file takes every document of the
 // corpus that holds a term outside the vocabulary.
-func (r *evalRun) trialDocs(c, cross *corpus.Corpus, m *ce.Model, t int) (*trialData, error) {
+func (r *evalRun) trialDocs(c, cross *corpus.Corpus, setting eval.Setting, m *ce.Model, t int) (*trialData, error) {
 	cfg := r.cfg
 	var split corpus.Split
 	if cfg.splitPath != "" {
@@ -471,27 +443,17 @@ func (r *evalRun) trialDocs(c, cross *corpus.Corpus, m *ce.Model, t int) (*trial
 	if n := m.Info().TrainDocs; n > 0 && n != len(split.Train) && t == 0 {
 		r.note(fmt.Sprintf("the split has %d training documents, the model was trained on %d: is it the model's split?", len(split.Train), n))
 	}
-	src := c.Docs
-	switch {
-	case cross != nil:
-		src = cross.Docs
-	case cfg.subset == "oov" && cfg.splitPath == "" && len(split.OOV) == 0:
-	case cfg.subset != "all":
-		src = c.Select(split.Of(corpus.Subset(cfg.subset)))
+	src := compare.SelectDocs(c, cross, split, cfg.subset, cfg.splitPath == "")
+	evalCorpus := c.Name
+	if cross != nil {
+		evalCorpus = cross.Name
 	}
-	var left int
-	label := fmt.Sprintf("trial %d/%d", t+1, cfg.trials)
-	switch {
-	case cfg.subset == "oov":
-		d.oovDocs, left = eval.WithOOV(r.vocab, src)
-		fmt.Fprintf(r.progress, "%s: %d documents with OOV terms (%d without left out)\n", label, len(d.oovDocs), left)
-	case cross != nil:
-		d.docs, left = eval.InVocabulary(r.vocab, src)
-		fmt.Fprintf(r.progress, "%s: %d documents of %s with all terms in the vocabulary (%d left out)\n", label, len(d.docs), cross.Name, left)
-	default:
-		d.docs = eval.Encode(r.vocab, src)
-		fmt.Fprintf(r.progress, "%s: %d documents in %s\n", label, len(d.docs), cfg.subset)
+	var note string
+	d.docs, d.oovDocs, note = compare.EncodeDocs(r.vocab, src, setting, evalCorpus)
+	if note == "" {
+		note = fmt.Sprintf("%d documents in %s", len(d.docs), cfg.subset)
 	}
+	fmt.Fprintf(r.progress, "trial %d/%d: %s\n", t+1, cfg.trials, note)
 	if len(d.docs) == 0 && len(d.oovDocs) == 0 {
 		return nil, fmt.Errorf("eval: no document to evaluate in %s", cfg.subset)
 	}

@@ -7,8 +7,9 @@ import (
 )
 
 // startCPUProfile starts a CPU profile written to path (--cpuprofile of train
-// and eval) and returns the function that stops it and closes the file.
-func startCPUProfile(path string) (stop func(), err error) {
+// and eval) and returns the function that stops it and closes the file, which
+// returns the error of closing it.
+func startCPUProfile(path string) (stop func() error, err error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return nil, fmt.Errorf("cpu profile: %w", err)
@@ -17,8 +18,18 @@ func startCPUProfile(path string) (stop func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("cpu profile: %w", err)
 	}
-	return func() {
+	return func() error {
 		pprof.StopCPUProfile()
-		f.Close()
+		if err := f.Close(); err != nil {
+			return fmt.Errorf("cpu profile: %w", err)
+		}
+		return nil
 	}, nil
+}
+
+// closeWith calls close (deferred) and sets *err to its error when *err is nil.
+func closeWith(close func() error, err *error) {
+	if cerr := close(); cerr != nil && *err == nil {
+		*err = cerr
+	}
 }

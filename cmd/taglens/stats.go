@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/ml/corpus"
 )
 
@@ -88,7 +89,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		if err := os.WriteFile(js.dest, append(b, '\n'), 0o644); err != nil {
+		if err := atomicfile.WriteBytes(js.dest, 0o644, append(b, '\n')); err != nil {
 			return fmt.Errorf("stats: %w", err)
 		}
 		fmt.Fprintf(stderr, "wrote %s\n", js.dest)

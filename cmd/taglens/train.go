@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/internal/report"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
@@ -35,7 +36,7 @@ type trainSummary struct {
 
 // runTrain is `taglens train`. Kept in one function: most of it is the
 // command's flag table, one line per flag, read top to bottom with the help.
-func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("train", trainSynopsis, stderr)
 	corpusPath := fs.String("corpus", "", "corpus file (any accepted format, gzip-compressed or not)")
 	format := fs.String("format", "", "corpus format (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
@@ -75,7 +76,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		if err != nil {
 			return err
 		}
-		defer stop()
+		defer closeWith(stop, &err)
 	}
 	if err := requireFlags(fs, "corpus", "out"); err != nil {
 		return err
@@ -211,7 +212,7 @@ func writeJSONTo(dst string, stdout io.Writer, v any) error {
 		_, err = stdout.Write(b)
 		return err
 	}
-	return os.WriteFile(dst, b, 0o644)
+	return atomicfile.WriteBytes(dst, 0o644, b)
 }
 
 // readFileWith opens path and parses it with parse, naming the file in errors.

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/tsne"
 )
@@ -146,22 +147,17 @@ func readVectors(r io.Reader) ([][]float64, error) {
 
 // writePoints writes x<TAB>y per line, with the shortest exact float format.
 func writePoints(path string, y [][]float64) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriter(f)
-	buf := make([]byte, 0, 64)
-	for _, p := range y {
-		buf = strconv.AppendFloat(buf[:0], p[0], 'g', -1, 64)
-		buf = append(buf, '\t')
-		buf = strconv.AppendFloat(buf, p[1], 'g', -1, 64)
-		buf = append(buf, '\n')
-		w.Write(buf)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
+	_, err := atomicfile.Write(path, 0o644, func(f io.Writer) error {
+		w := bufio.NewWriter(f)
+		buf := make([]byte, 0, 64)
+		for _, p := range y {
+			buf = strconv.AppendFloat(buf[:0], p[0], 'g', -1, 64)
+			buf = append(buf, '\t')
+			buf = strconv.AppendFloat(buf, p[1], 'g', -1, 64)
+			buf = append(buf, '\n')
+			w.Write(buf)
+		}
+		return w.Flush()
+	})
+	return err
 }

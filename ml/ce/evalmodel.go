@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 
 	"github.com/taglens/taglens/ml/eval"
 )
@@ -41,6 +43,9 @@ func (m *Model) EvalModel(variant string) eval.Model {
 
 // ValidVariant reports whether variant names a network of the model.
 func ValidVariant(variant string) bool { return variant == VariantCE || variant == VariantSiamese }
+
+// ValidOOVVariant reports whether name is one of OOVVariants.
+func ValidOOVVariant(name string) bool { return slices.Contains(OOVVariants, name) }
 
 func (x *evalModel) Name() string     { return x.name }
 func (x *evalModel) Contextual() bool { return true }
@@ -114,8 +119,7 @@ type oovModel struct {
 	docs    map[string][][]int // OOV term → in-vocabulary terms of the documents holding it
 }
 
-// OOVEvalModel returns the OOV model name, one of "ce-feature",
-// "siamese-ce-feature", "ce-avg", "siamese-ce-avg" (§4.4, §6.2.4).
+// OOVEvalModel returns the OOV model name, one of OOVVariants (§4.4, §6.2.4).
 //
 // The feature-based models need docs: the documents (in-vocabulary terms plus
 // OOV terms) in which the OOV terms occur, e.g. the evaluated test documents;
@@ -134,10 +138,10 @@ func (m *Model) OOVEvalModel(name string, docs []eval.OOVDoc) (eval.OOVModel, er
 	var variant string
 	var feature bool
 	switch name {
-	case "ce-feature", "siamese-ce-feature":
-		variant, feature = name[:len(name)-len("-feature")], true
-	case "ce-avg", "siamese-ce-avg":
-		variant = name[:len(name)-len("-avg")]
+	case VariantCEFeature, VariantSiameseFeature:
+		variant, feature = strings.TrimSuffix(name, "-feature"), true
+	case VariantCEAvg, VariantSiameseAvg:
+		variant = strings.TrimSuffix(name, "-avg")
 	default:
 		return nil, fmt.Errorf("ce: unknown OOV model %q", name)
 	}

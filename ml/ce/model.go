@@ -18,6 +18,18 @@ const (
 	VariantSiamese = "siamese-ce" // the subnetwork after stage 2 (distance learning)
 )
 
+// Names of the four OOV models of §4.4 (Model.OOVEvalModel), evaluated in the
+// OOV setting (§6.2.4): feature-based or concept-based (centroid), on each network.
+const (
+	VariantCEFeature      = "ce-feature"
+	VariantSiameseFeature = "siamese-ce-feature"
+	VariantCEAvg          = "ce-avg"
+	VariantSiameseAvg     = "siamese-ce-avg"
+)
+
+// OOVVariants are the OOV models in report order.
+var OOVVariants = []string{VariantCEFeature, VariantSiameseFeature, VariantCEAvg, VariantSiameseAvg}
+
 // VariantLabel is a model name as pages and reports print it: "CE" and
 // "Siamese-CE" for the two variants, any other name (a baseline's) as it is.
 func VariantLabel(name string) string {

@@ -206,8 +206,15 @@ func arffSparseRow(line string, attrs []arffAttr, idAttr int, id string, b *buil
 
 // closingBrace returns the index of the '}' closing the '{' at s[0], outside quotes.
 func closingBrace(s string) int {
+	return scanOutsideQuotes(s, 1, func(i int) bool { return s[i] == '}' })
+}
+
+// scanOutsideQuotes calls at(i) for each s[i], from i = from on, that is not
+// inside a quoted value (where a backslash escapes the next byte) nor a quote
+// opening one, until at returns true; it returns that i, or -1.
+func scanOutsideQuotes(s string, from int, at func(i int) bool) int {
 	var q byte
-	for i := 1; i < len(s); i++ {
+	for i := from; i < len(s); i++ {
 		c := s[i]
 		switch {
 		case q != 0 && c == '\\':
@@ -217,7 +224,7 @@ func closingBrace(s string) int {
 		case q != 0:
 		case (c == '\'' || c == '"') && quoteStart(s, i):
 			q = c
-		case c == '}':
+		case at(i):
 			return i
 		}
 	}
@@ -233,23 +240,14 @@ func quoteStart(s string, i int) bool {
 // splitOutsideQuotes splits s at sep where sep is not inside a quoted string.
 func splitOutsideQuotes(s string, sep byte) []string {
 	var out []string
-	var q byte
 	start := 0
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		switch {
-		case q != 0 && c == '\\':
-			i++
-		case q != 0 && c == q:
-			q = 0
-		case q != 0:
-		case (c == '\'' || c == '"') && quoteStart(s, i):
-			q = c
-		case c == sep:
+	scanOutsideQuotes(s, 0, func(i int) bool {
+		if s[i] == sep {
 			out = append(out, s[start:i])
 			start = i + 1
 		}
-	}
+		return false
+	})
 	return append(out, s[start:])
 }
 

@@ -27,12 +27,10 @@ func nameIn(s string, names []string) bool {
 	return false
 }
 
-func parseJSONL(br *bufio.Reader, b *builder) error {
+// eachDocLine calls doc with every non-blank line of br and its number, after
+// starting a document of b on it; it stops at the end of br or the first error.
+func eachDocLine(br *bufio.Reader, b *builder, doc func(line []byte, n int) error) error {
 	l := &lineReader{br: br}
-	var rec struct {
-		ID   json.RawMessage `json:"id"`
-		Tags *[]string       `json:"tags"`
-	}
 	for {
 		line, err := l.next()
 		if err == io.EOF {
@@ -45,24 +43,34 @@ func parseJSONL(br *bufio.Reader, b *builder) error {
 			continue
 		}
 		b.begin(l.line)
+		if err := doc(line, l.line); err != nil {
+			return err
+		}
+	}
+}
+
+func parseJSONL(br *bufio.Reader, b *builder) error {
+	var rec struct {
+		ID   json.RawMessage `json:"id"`
+		Tags *[]string       `json:"tags"`
+	}
+	return eachDocLine(br, b, func(line []byte, n int) error {
 		rec.ID, rec.Tags = nil, nil
 		if err := json.Unmarshal(line, &rec); err != nil {
-			return lineErr(l.line, "invalid JSON: %v", err)
+			return lineErr(n, "invalid JSON: %v", err)
 		}
 		if rec.Tags == nil {
-			return lineErr(l.line, `no "tags" array`)
+			return lineErr(n, `no "tags" array`)
 		}
-		id, err := jsonID(rec.ID, l.line)
+		id, err := jsonID(rec.ID, n)
 		if err != nil {
 			return err
 		}
 		for _, t := range *rec.Tags {
 			b.tagString(t)
 		}
-		if err := b.end(id); err != nil {
-			return err
-		}
-	}
+		return b.end(id)
+	})
 }
 
 // jsonID returns a JSON string or number id as a string; a missing or null id is
@@ -287,53 +295,25 @@ func matrixTags(header []string, idCol, line int) ([]string, error) {
 }
 
 func parseTSV(br *bufio.Reader, b *builder) error {
-	l := &lineReader{br: br}
-	for {
-		line, err := l.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if isBlank(line) {
-			continue
-		}
-		b.begin(l.line)
+	return eachDocLine(br, b, func(line []byte, _ int) error {
 		id, rest, _ := bytes.Cut(line, []byte{'\t'})
-		for len(rest) > 0 {
-			var t []byte
-			t, rest, _ = bytes.Cut(rest, []byte{'\t'})
-			b.tag(t)
-		}
-		if err := b.end(string(id)); err != nil {
-			return err
-		}
-	}
+		tagsOf(b, rest, '\t')
+		return b.end(string(id))
+	})
 }
 
 func parseCommaLines(br *bufio.Reader, b *builder) error {
-	l := &lineReader{br: br}
-	for {
-		line, err := l.next()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return err
-		}
-		if isBlank(line) {
-			continue
-		}
-		b.begin(l.line)
-		rest := line
-		for len(rest) > 0 {
-			var t []byte
-			t, rest, _ = bytes.Cut(rest, []byte{','})
-			b.tag(t)
-		}
-		if err := b.end(strconv.Itoa(l.line)); err != nil {
-			return err
-		}
+	return eachDocLine(br, b, func(line []byte, n int) error {
+		tagsOf(b, line, ',')
+		return b.end(strconv.Itoa(n))
+	})
+}
+
+// tagsOf adds to b the tags of s separated by sep.
+func tagsOf(b *builder, s []byte, sep byte) {
+	for len(s) > 0 {
+		var t []byte
+		t, s, _ = bytes.Cut(s, []byte{sep})
+		b.tag(t)
 	}
 }

@@ -51,14 +51,7 @@ func (m *LDA) checkDoc(doc []int) {
 // != K or a term is out of range.
 func (m *LDA) InferTo(dst []float64, doc []int, rng *rand.Rand) {
 	k := m.K
-	if len(dst) != k {
-		panic("topic: InferTo: len(dst) != K")
-	}
-	m.checkDoc(doc)
-	if len(doc) == 0 {
-		for i := range dst {
-			dst[i] = 1 / float64(k)
-		}
+	if m.emptyDoc(dst, doc, "InferTo") {
 		return
 	}
 	ws := m.getWS()
@@ -135,14 +128,7 @@ func (m *LDA) drawFold(p []float64, ndk []int32, w int, alpha float64, rng *rand
 // range.
 func (m *LDA) InferVBTo(dst []float64, doc []int) {
 	k := m.K
-	if len(dst) != k {
-		panic("topic: InferVBTo: len(dst) != K")
-	}
-	m.checkDoc(doc)
-	if len(doc) == 0 {
-		for i := range dst {
-			dst[i] = 1 / float64(k)
-		}
+	if m.emptyDoc(dst, doc, "InferVBTo") {
 		return
 	}
 	ws := m.getWS()
@@ -185,4 +171,21 @@ func (m *LDA) InferVBTo(dst []float64, doc []int) {
 	for t := range dst {
 		dst[t] = g[t] / sum
 	}
+}
+
+// emptyDoc checks the arguments of the inference fn (it panics if len(dst) !=
+// K or a term of doc is out of range) and, when doc is empty, sets dst to the
+// uniform proportions and reports true.
+func (m *LDA) emptyDoc(dst []float64, doc []int, fn string) bool {
+	if len(dst) != m.K {
+		panic("topic: " + fn + ": len(dst) != K")
+	}
+	m.checkDoc(doc)
+	if len(doc) > 0 {
+		return false
+	}
+	for i := range dst {
+		dst[i] = 1 / float64(m.K)
+	}
+	return true
 }
