@@ -391,7 +391,17 @@
     var maxDocs = 1;   // the most training documents of a term (the colour scale's top)
     var page = new URL(window.location.href);
 
-    function load() { loadMap(url, status, "the map of the whole space", show); }
+    // The time from the map's data to its drawn chart, as for the term map.
+    function load() {
+      loadMap(url, status, "the map of the whole space", function (body) {
+        var t0 = performance.now();
+        chart.on("finished", function once() {
+          chart.off("finished", once);
+          box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
+        });
+        show(body);
+      });
+    }
 
     function show(body) {
       data = body;
