@@ -16,9 +16,9 @@ import (
 // TestBrowserMapRender100k is the explorer's rendering benchmark, run when
 // TAGLENS_RENDER_BENCH is set (it reports, it asserts nothing about speed):
 // a cached synthetic term map of 100,000 points, then a cached synthetic
-// whole-space map of 100,000 terms, are opened in headless Chromium; it logs
-// for each the time from the map's data to the drawn chart, how it was drawn
-// (canvas or WebGL), and the frame rate of a pan (60 zoom-window moves, one per
+// whole-space map of 100,000 terms, are opened in headless Chromium, each on
+// canvas and with WebGL; it logs for each the time from the map's data to the
+// drawn chart and the frame rate of a pan (60 zoom-window moves, one per
 // animation frame).
 func TestBrowserMapRender100k(t *testing.T) {
 	if os.Getenv("TAGLENS_RENDER_BENCH") == "" {
@@ -37,13 +37,17 @@ func TestBrowserMapRender100k(t *testing.T) {
 	ts.maps.dropModel(modelID)
 	putSyntheticSpace(t, ts, modelID, n)
 	base := liveServer(t, ts)
+	// Each map is drawn twice, on canvas (?gl=off) and with WebGL, one after
+	// the other, so that both see about the same load on the machine.
 	for _, m := range []struct{ what, url, box, chart string }{
 		{"term map", "/explorer?model=" + modelID + "&term=" + loadTerm, "map", "map"},
 		{"whole-space map", "/explorer?view=space&model=" + modelID + "&seed=" + fmt.Sprint(benchSpaceSeed), "space-map", "space"},
 	} {
-		ms, how, fps := measureMap(t, ctx, base+m.url, m.box, m.chart)
-		t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)",
-			m.what, n, how, ms, fps, loadAverage())
+		for _, gl := range []string{"&gl=off", ""} {
+			ms, how, fps := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
+			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)",
+				m.what, n, how, ms, fps, loadAverage())
+		}
 	}
 }
 
