@@ -180,14 +180,18 @@
   });
 
   // ---- Maps of many points: WebGL ----
-  // From GL_POINTS points on, a map's plain points are drawn by ECharts GL's
-  // scatterGL (WebGL) where the browser has WebGL; the few highlighted and
+  // With ?gl=on, from GL_POINTS points on, a map's plain points are drawn by
+  // ECharts GL's scatterGL (WebGL) where the browser has WebGL; the few highlighted and
   // labelled points stay canvas series above them. ECharts GL is fetched the
   // first time a map needs it, so no other page loads it.
   var GL_POINTS = 5000;
   var GL_ZLEVEL = 10; // scatterGL's layer; the canvas series drawn above it use GL_ZLEVEL + 1
   var glLoad = null;
-  var glOff = new URL(window.location.href).searchParams.get("gl") === "off"; // ?gl=off: canvas only
+  // For now WebGL is opt-in (?gl=on): on the one machine measured (headless
+  // Chromium, software WebGL) scatterGL drew and panned slower than the canvas,
+  // and ECharts GL reported no pointer over its points (no tooltips, no click
+  // selection on them). See docs/quality-notes.md.
+  var glOn = new URL(window.location.href).searchParams.get("gl") === "on";
 
   function hasWebGL() {
     try {
@@ -241,7 +245,7 @@
   // image), with gl true; otherwise with the chart as it is and gl false.
   function useGL(id, n, then) {
     var chart = charts[id];
-    if (n < GL_POINTS || glOff || !hasWebGL()) { then(chart, false); return; }
+    if (n < GL_POINTS || !glOn || !hasWebGL()) { then(chart, false); return; }
     if (chart.taglensGL) { then(chart, true); return; }
     if (!glLoad) {
       allowSizeExpressions();
@@ -259,6 +263,11 @@
       chart.dispose();
       chart = charts[id] = makeChart(el, optionText[id]);
       chart.taglensGL = true;
+      // ECharts' tooltip does not follow the pointer over WebGL points: show
+      // the item's tooltip when ECharts GL reports the pointer over one.
+      chart.on("mouseover", function (p) {
+        if (p.seriesType === "scatterGL") chart.dispatchAction({ type: "showTip", seriesIndex: p.seriesIndex, dataIndex: p.dataIndex });
+      });
       then(chart, true);
     });
   }

@@ -3,8 +3,9 @@
 // the map without reloading (a substring, or /a regular expression/); clicking
 // a term lists and lights up its k nearest terms. The URL keeps the search,
 // the selection, k, the colouring, the isolation and the zoom, so a view can
-// be shared. From a few thousand terms on, the plain points are drawn with
-// WebGL (app.js: drawTimed, glSeries) and the labels stay on canvas series.
+// be shared. With ?gl=on, from a few thousand terms on, the plain points are
+// drawn with WebGL (app.js: drawTimed, glSeries) and the labels stay on canvas
+// series.
 (function () {
   "use strict";
   var T = window.taglens;
