@@ -3,6 +3,9 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"math"
+	"math/rand/v2"
 	"os"
 	"testing"
 	"time"
@@ -11,10 +14,12 @@ import (
 )
 
 // TestBrowserMapRender100k is the explorer's rendering benchmark, run when
-// TAGLENS_RENDER_BENCH is set (it reports, it asserts nothing about speed): a
-// cached synthetic map of 100,000 points is opened in headless Chromium; it
-// logs the time from the map's data to the drawn chart and the frame rate of
-// a pan (60 zoom-window moves, one per animation frame).
+// TAGLENS_RENDER_BENCH is set (it reports, it asserts nothing about speed):
+// a cached synthetic term map of 100,000 points, then a cached synthetic
+// whole-space map of 100,000 terms, are opened in headless Chromium, each on
+// canvas and with WebGL; it logs for each the time from the map's data to the
+// drawn chart and the frame rate of a pan (60 zoom-window moves, one per
+// animation frame).
 func TestBrowserMapRender100k(t *testing.T) {
 	if os.Getenv("TAGLENS_RENDER_BENCH") == "" {
 		t.Skip("a benchmark: set TAGLENS_RENDER_BENCH=1 to run it")
@@ -30,27 +35,87 @@ func TestBrowserMapRender100k(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.maps.dropModel(modelID)
+	putSyntheticSpace(t, ts, modelID, n)
 	base := liveServer(t, ts)
-	step(t, ctx, "open the map", 2*time.Minute,
-		chromedp.Navigate(base+"/explorer?model="+modelID+"&term="+loadTerm),
-		chromedp.WaitVisible(tid("map")))
-	waitJS(t, ctx, "map drawn", 3*time.Minute, `document.querySelector('[data-testid="map"]').getAttribute('data-render-ms') !== null`)
-	ms, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="map"]').getAttribute('data-render-ms')`))
+	// Each map is drawn twice, on canvas and with WebGL (?gl=on), one after
+	// the other, so that both see about the same load on the machine.
+	for _, m := range []struct{ what, url, box, chart string }{
+		{"term map", "/explorer?model=" + modelID + "&term=" + loadTerm, "map", "map"},
+		{"whole-space map", "/explorer?view=space&model=" + modelID + "&seed=" + fmt.Sprint(benchSpaceSeed), "space-map", "space"},
+	} {
+		for _, gl := range []string{"", "&gl=on"} {
+			ms, how, fps := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
+			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)",
+				m.what, n, how, ms, fps, loadAverage())
+		}
+	}
+}
+
+// measureMap opens a map page and returns its first render time in ms (the
+// box's data-render-ms), its renderer ("canvas" or "WebGL", the box's
+// data-renderer) and the frame rate of a pan.
+func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, how string, fps float64) {
+	t.Helper()
+	sel := fmt.Sprintf(`document.querySelector('[data-testid=%q]')`, box)
+	step(t, ctx, "open "+url, 2*time.Minute, chromedp.Navigate(url), chromedp.WaitVisible(tid(box)))
+	waitJS(t, ctx, "map drawn", 3*time.Minute, sel+`.getAttribute('data-render-ms') !== null`)
+	ms, err := chromedp.Run(ctx, chromedp.Evaluate[string](sel+`.getAttribute('data-render-ms')`))
 	if err != nil {
 		t.Fatal(err)
 	}
-	points, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("map-status").getAttribute("data-points")`))
-	fps, err := chromedp.Run(ctx, chromedp.Evaluate[float64](`new Promise(function (done) {
-		var c = window.taglensCharts["map"], i = 0, t0 = performance.now();
+	how, _ = chromedp.Run(ctx, chromedp.Evaluate[string](sel+`.getAttribute('data-renderer') || 'canvas'`))
+	fps, err = chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(`new Promise(function (done) {
+		var c = window.taglensCharts[%q], i = 0, t0 = performance.now();
 		function frame() {
 			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 10 + i * 0.5, end: 50 + i * 0.5});
 			if (++i < 60) { requestAnimationFrame(frame); return; }
 			requestAnimationFrame(function () { done(60 * 1000 / (performance.now() - t0)); });
 		}
 		requestAnimationFrame(frame);
-	})`, chromedp.EvalAwaitPromise))
+	})`, chart), chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Logf("map of %s points: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)", points, ms, fps, loadAverage())
+	return ms, how, fps
+}
+
+// benchSpaceSeed is the t-SNE seed of the synthetic whole-space map's cache
+// key: no other test asks for a map with it, so the shared test store's real
+// whole-space map is left alone.
+const benchSpaceSeed = 777
+
+// putSyntheticSpace caches a synthetic whole-space map of n terms under the
+// t-SNE settings with seed benchSpaceSeed: the model's own vocabulary first
+// (so that their neighbours can be listed), then made-up terms, in six
+// clusters, with Zipf-distributed document counts.
+func putSyntheticSpace(t *testing.T, ts *testServer, modelID string, n int) {
+	t.Helper()
+	row, m, err := ts.model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(9, 7))
+	zipf := rand.NewZipf(rng, 1.1, 1, 5000)
+	sm := &SpaceMap{Variant: "siamese-ce", Projection: projTSNE, KL: 1.5}
+	v := m.Vocabulary()
+	for i := 0; i < n; i++ {
+		term := fmt.Sprintf("term-%06d", i)
+		if i < v.Len() {
+			term = v.Term(i)
+		}
+		a := float64(rng.IntN(6)) * math.Pi / 3
+		sm.Terms = append(sm.Terms, term)
+		sm.Docs = append(sm.Docs, 1+int(zipf.Uint64()))
+		sm.X = append(sm.X, round4(30*math.Cos(a)+4*rng.NormFloat64()))
+		sm.Y = append(sm.Y, round4(30*math.Sin(a)+4*rng.NormFloat64()))
+	}
+	b, err := json.Marshal(sm)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ts.maps.dropModel(modelID)
+	key := spaceKey("siamese-ce", projTSNE, row.CorpusID, tsneSettings{Iterations: 1000, Seed: benchSpaceSeed})
+	if err := ts.store.PutMap(context.Background(), modelID, key, b); err != nil {
+		t.Fatal(err)
+	}
 }

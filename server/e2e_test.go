@@ -61,6 +61,8 @@ func browser(t *testing.T, extra ...chromedp.ExecAllocatorOption) context.Contex
 		chromedp.Flag("disable-component-update", true),
 		chromedp.Flag("disable-sync", true),
 		chromedp.Flag("hide-scrollbars", true),
+		// No GPU, but WebGL on SwiftShader (software): the large maps use it.
+		chromedp.Flag("enable-unsafe-swiftshader", true),
 		chromedp.UserDataDir(t.TempDir()),
 		chromedp.WindowSize(1300, 1000),
 	}

@@ -1240,7 +1240,7 @@ func spaceMap(vm ExplorerPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 119, "</div><p class=\"muted legend-help\">Each point is one term of the model's vocabulary: its CE averaged over the training documents that hold it. Type in the search box to light up matching terms; click a term to list and light up its nearest terms (Euclidean distance of the averaged CE). Scroll to zoom, drag to pan; the URL keeps the search, the selection and k.</p></div><aside class=\"card side\" data-testid=\"space-side\"><h2>Selected term</h2><div id=\"space-selected\" data-testid=\"space-selected\">Click a point.</div><h3>Nearest terms</h3><ol id=\"space-neighbours\" class=\"neighbours\" data-testid=\"space-neighbours\"></ol></aside></section>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 119, "</div><p class=\"muted legend-help\">Each point is one term of the model's vocabulary: its CE averaged over the training documents that hold it. Type in the search box to light up matching terms; click a term to list and light up its nearest terms (Euclidean distance of the averaged CE). Scroll to zoom, drag to pan; the URL keeps the search, the selection and k.</p></div><aside class=\"card side\" data-testid=\"space-side\"><h2>Selected term</h2><div id=\"space-selected\" data-testid=\"space-selected\">Click a point.</div><h3>Nearest terms</h3><ol id=\"space-neighbours\" class=\"neighbours\" data-testid=\"space-neighbours\"></ol></aside></section><script src=\"/static/js/space.js\" defer></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

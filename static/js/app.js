@@ -5,18 +5,23 @@
   "use strict";
   var charts = {};
   window.taglensCharts = charts;
+  var optionText = {}; // chart id → its option JSON, to make the chart again (useGL)
 
   function initCharts(root) {
     root.querySelectorAll("script[data-chart]").forEach(function (s) {
       var id = s.getAttribute("data-chart");
       var el = document.getElementById(id);
       if (!el || charts[id]) return;
-      var chart = echarts.init(el, null, { renderer: "canvas" });
-      var opt = JSON.parse(s.textContent);
-      if (Array.isArray(opt.series)) opt.series = opt.series.map(function (se) { return se.type === "boxplot" ? errorBarSeries(se) : se; });
-      chart.setOption(opt);
-      charts[id] = chart;
+      optionText[id] = s.textContent;
+      charts[id] = makeChart(el, s.textContent);
     });
+  }
+  function makeChart(el, text) {
+    var chart = echarts.init(el, null, { renderer: "canvas" });
+    var opt = JSON.parse(text);
+    if (Array.isArray(opt.series)) opt.series = opt.series.map(function (se) { return se.type === "boxplot" ? errorBarSeries(se) : se; });
+    chart.setOption(opt);
+    return chart;
   }
   // errorBarSeries redraws a degenerate boxplot series [lo, m, m, m, hi] (see
   // server/charts.go errorBars) as whiskers centred on each category.
@@ -174,6 +179,109 @@
     if (el.hasAttribute("data-redirect") || el.hasAttribute("data-reload")) e.detail.shouldSwap = false;
   });
 
+  // ---- Maps of many points: WebGL ----
+  // With ?gl=on, from GL_POINTS points on, a map's plain points are drawn by
+  // ECharts GL's scatterGL (WebGL) where the browser has WebGL; the few highlighted and
+  // labelled points stay canvas series above them. ECharts GL is fetched the
+  // first time a map needs it, so no other page loads it.
+  var GL_POINTS = 5000;
+  var GL_ZLEVEL = 10; // scatterGL's layer; the canvas series drawn above it use GL_ZLEVEL + 1
+  var glLoad = null;
+  // For now WebGL is opt-in (?gl=on): on the one machine measured (headless
+  // Chromium, software WebGL) scatterGL drew and panned slower than the canvas,
+  // and ECharts GL reported no pointer over its points (no tooltips, no click
+  // selection on them). See docs/quality-notes.md.
+  var glOn = new URL(window.location.href).searchParams.get("gl") === "on";
+
+  function hasWebGL() {
+    try {
+      var gl = document.createElement("canvas").getContext("webgl");
+      var lose = gl && gl.getExtension("WEBGL_lose_context");
+      if (lose) lose.loseContext();
+      return !!gl;
+    } catch (e) {
+      return false;
+    }
+  }
+
+  // ECharts GL builds its post-processing graph from size expressions such as
+  // "expr(width * 1.0 / 4)" with new Function, which the page's
+  // Content-Security-Policy (no 'unsafe-eval') forbids. Before it loads, the
+  // global Function learns to build exactly those expressions (a name, times
+  // and over numbers, or a pair of them) without eval; anything else still
+  // goes to the real Function, which the policy refuses as before.
+  var SIZE_TERM = /^\s*(width|height|dpr)\s*(?:\*\s*([\d.]+))?\s*(?:\/\s*([\d.]+))?\s*$/;
+  function sizeTerm(text) {
+    var m = SIZE_TERM.exec(text);
+    if (!m) return null;
+    var mul = m[2] ? Number(m[2]) : 1, div = m[3] ? Number(m[3]) : 1;
+    return function (env) { return env[m[1]] * mul / div; };
+  }
+  function sizeExpr(args) {
+    if (args.length !== 4 || args[0] !== "width" || args[1] !== "height" || args[2] !== "dpr") return null;
+    var body = /^return\s*(.*?)\s*$/.exec(String(args[3]));
+    if (!body) return null;
+    var pair = /^\[([^,\]]*),([^,\]]*)\]$/.exec(body[1]);
+    var terms = (pair ? [pair[1], pair[2]] : [body[1]]).map(sizeTerm);
+    if (terms.some(function (t) { return !t; })) return null;
+    return function (width, height, dpr) {
+      var env = { width: width, height: height, dpr: dpr };
+      var v = terms.map(function (t) { return t(env); });
+      return pair ? v : v[0];
+    };
+  }
+  function allowSizeExpressions() {
+    var Native = window.Function;
+    if (Native.taglensSizeExpr) return;
+    var F = function () { return sizeExpr(arguments) || Native.apply(this, arguments); };
+    F.prototype = Native.prototype;
+    F.taglensSizeExpr = true;
+    window.Function = F;
+  }
+
+  // useGL calls then(chart, gl) for a map of n points in chart id: when the
+  // map needs WebGL, once ECharts GL is loaded and the chart made again (ECharts
+  // GL prepares only the charts made after it loads: WebGL layers, saving as an
+  // image), with gl true; otherwise with the chart as it is and gl false.
+  function useGL(id, n, then) {
+    var chart = charts[id];
+    if (n < GL_POINTS || !glOn || !hasWebGL()) { then(chart, false); return; }
+    if (chart.taglensGL) { then(chart, true); return; }
+    if (!glLoad) {
+      allowSizeExpressions();
+      glLoad = new Promise(function (done) {
+        var s = document.createElement("script");
+        s.src = "/static/vendor/echarts-gl.min.js";
+        s.onload = function () { done(true); };
+        s.onerror = function () { done(false); };
+        document.head.appendChild(s);
+      });
+    }
+    glLoad.then(function (loaded) {
+      if (!loaded) { then(chart, false); return; }
+      var el = chart.getDom();
+      chart.dispose();
+      chart = charts[id] = makeChart(el, optionText[id]);
+      chart.taglensGL = true;
+      // ECharts' tooltip does not follow the pointer over WebGL points: show
+      // the item's tooltip when ECharts GL reports the pointer over one.
+      chart.on("mouseover", function (p) {
+        if (p.seriesType === "scatterGL") chart.dispatchAction({ type: "showTip", seriesIndex: p.seriesIndex, dataIndex: p.dataIndex });
+      });
+      then(chart, true);
+    });
+  }
+
+  // glSeries turns a canvas scatter series of plain points into a scatterGL
+  // one (no labels: those stay on the canvas series above), drawn at once.
+  function glSeries(s) {
+    return { type: "scatterGL", name: s.name, data: s.data, symbol: s.symbol || "circle", symbolSize: s.symbolSize,
+      itemStyle: s.itemStyle, zlevel: GL_ZLEVEL, progressive: 1e7, progressiveThreshold: 1e7 };
+  }
+
+  // aboveGL lifts a canvas series above the WebGL layer.
+  function aboveGL(s) { s.zlevel = GL_ZLEVEL + 1; return s; }
+
   // ---- Explorer map ----
   // Point kinds: instances of the term map, overlays, and the context map
   // (Figure 7: positive ■ blue, negative ◆ red, OOV ★ green / ▲ centroid).
@@ -244,6 +352,98 @@
     });
   }
 
+  // instanceSeries groups the points of a term map into series: by sense
+  // cluster or corpus for the instances, by kind for the rest. With gl, the
+  // instances are scatterGL series and the rest canvas series above them.
+  function instanceSeries(points, colorBy, gl) {
+    var groups = {};
+    var order = [];
+    points.forEach(function (p, i) {
+      var g;
+      if (p.kind !== "instance") g = KIND_GROUP[p.kind] || p.kind;
+      else if (colorBy === "corpus") g = p.corpus;
+      else g = "sense cluster " + (p.cluster + 1);
+      if (!groups[g]) { groups[g] = []; order.push(g); }
+      groups[g].push([p.x, p.y, i]);
+    });
+    order.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
+    var large = points.length > 3000;
+    var label = function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; };
+    return order.map(function (g) {
+      var kind = groups[g].length ? points[groups[g][0][2]].kind : "instance";
+      var s = {
+        name: g, type: "scatter", data: groups[g], symbol: KIND_SYMBOL[kind] || "circle",
+        symbolSize: kind === "instance" ? (large ? 4 : 7) : (kind === "negative" ? 8 : (kind === "oov" ? 18 : 11)),
+        large: large, largeThreshold: 3000, progressive: 0,
+        emphasis: { focus: "none", scale: 1.6 },
+        label: (kind === "instance" || kind === "negative") ? { show: false } : { show: true, position: "right", formatter: label, fontSize: 11 },
+        labelLayout: { hideOverlap: true },
+        itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
+      };
+      if (!gl) return s;
+      return kind === "instance" ? glSeries(s) : aboveGL(s);
+    });
+  }
+
+  // instanceClicked shows a clicked point of a term map: its document, a link
+  // to overlay the document's terms, and the term's neighbours in its context.
+  function instanceClicked(pt, params, modelURL) {
+    var sel = document.getElementById("selected");
+    sel.innerHTML = "<b>" + esc(pt.term) + "</b> in document <code>" + esc(pt.doc_id) + "</code> (" + esc(pt.corpus) + ")<br/>" +
+      "<span class='muted'>" + (pt.tags || []).map(esc).join(", ") + "</span><br/>";
+    var a = document.createElement("a");
+    a.href = "#";
+    a.textContent = "Overlay this document's terms";
+    a.setAttribute("data-testid", "overlay-doc");
+    a.addEventListener("click", function (e) {
+      e.preventDefault();
+      var docs = document.querySelector("input[name=docs]");
+      var cur = docs.value ? docs.value.split(",").map(function (s) { return s.trim(); }) : [];
+      if (cur.indexOf(pt.doc_id) < 0) cur.push(pt.doc_id);
+      docs.value = cur.join(",");
+      docs.form.submit();
+    });
+    var nb = document.getElementById("neighbours");
+    if (pt.kind !== "instance" && pt.kind !== "accompany" && pt.kind !== "positive") {
+      nb.textContent = "Neighbours are listed for the document's own tags.";
+      return; // a negative or OOV instance is not a tag of the document's context
+    }
+    sel.appendChild(a);
+    nb.textContent = "…";
+    var q = "?term=" + encodeURIComponent(pt.term) + "&doc=" + encodeURIComponent(pt.doc_id) +
+      "&variant=" + encodeURIComponent(params.get("variant") || "") + "&k=10";
+    var corp = (params.get("corpus") || "").split(",");
+    if (corp.length === 1 && corp[0]) q += "&corpus=" + encodeURIComponent(corp[0]);
+    fetch(modelURL + "/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
+      nb.replaceChildren();
+      if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; return; }
+      res.neighbours.forEach(function (n) {
+        var li = neighbourItem(n);
+        if (n.in_doc) li.className = "hit";
+        nb.appendChild(li);
+      });
+    });
+  }
+
+  // drawTimed draws a map of n points in chart id by calling draw(gl) once
+  // the chart is ready for it (useGL; attach(chart) first when the chart was
+  // made anew, to bind its handlers again). It keeps on the box how the map
+  // is drawn (data-renderer: canvas or webgl) and the time from the map's data
+  // to the drawn chart ("finished", in ms: data-render-ms) for the rendering
+  // benchmark.
+  function drawTimed(box, id, n, attach, draw) {
+    var t0 = performance.now(), before = charts[id];
+    useGL(id, n, function (chart, gl) {
+      if (chart !== before) attach(chart);
+      box.setAttribute("data-renderer", gl ? "webgl" : "canvas");
+      chart.on("finished", function once() {
+        chart.off("finished", once);
+        box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
+      });
+      draw(gl);
+    });
+  }
+
   function explorer(box) {
     var chartID = box.getAttribute("data-map-chart");
     var url = box.getAttribute("data-map-url");
@@ -254,45 +454,14 @@
     var modelURL = url.replace(/\/(context-)?map\?.*$/, "");
     var points = [];
 
-    // The time from the map's data to its drawn chart ("finished"), in ms, is
-    // kept on the box (data-render-ms) for the rendering benchmark.
     function load() {
       loadMap(url, status, "the t-SNE map", function (data) {
-        var t0 = performance.now();
-        chart.on("finished", function once() {
-          chart.off("finished", once);
-          box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
-        });
-        draw(data);
+        drawTimed(box, chartID, data.x.length, attach, function (gl) { draw(data, gl); });
       });
     }
 
-    function draw(data) {
+    function draw(data, gl) {
       points = mapPoints(data);
-      var groups = {};
-      var order = [];
-      points.forEach(function (p, i) {
-        var g;
-        if (p.kind !== "instance") g = KIND_GROUP[p.kind] || p.kind;
-        else if (colorBy === "corpus") g = p.corpus;
-        else g = "sense cluster " + (p.cluster + 1);
-        if (!groups[g]) { groups[g] = []; order.push(g); }
-        groups[g].push([p.x, p.y, i]);
-      });
-      order.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
-      var large = points.length > 3000;
-      var series = order.map(function (g) {
-        var kind = groups[g].length ? points[groups[g][0][2]].kind : "instance";
-        return {
-          name: g, type: "scatter", data: groups[g], symbol: KIND_SYMBOL[kind] || "circle",
-          symbolSize: kind === "instance" ? (large ? 4 : 7) : (kind === "negative" ? 8 : (kind === "oov" ? 18 : 11)),
-          large: large, largeThreshold: 3000, progressive: 0,
-          emphasis: { focus: "none", scale: 1.6 },
-          label: (kind === "instance" || kind === "negative") ? { show: false } : { show: true, position: "right", formatter: function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; }, fontSize: 11 },
-          labelLayout: { hideOverlap: true },
-          itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
-        };
-      });
       chart.setOption({
         // confine and the wrapping width are in the chart's option (server/charts.go mapTooltip).
         tooltip: {
@@ -306,7 +475,7 @@
               " · " + esc(pt.corpus) + "<br/><span style='color:#555'>" + tags + "</span>";
           },
         },
-        series: series,
+        series: instanceSeries(points, colorBy, gl),
       }, { replaceMerge: ["series"] });
       var ctxDoc = params.get("doc");
       status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
@@ -321,232 +490,23 @@
     document.addEventListener("click", function (e) {
       if (!chartEl.contains(e.target)) chart.dispatchAction({ type: "hideTip" });
     });
-    chart.getZr().on("click", function (e) {
-      if (!e.target) chart.dispatchAction({ type: "hideTip" });
-    });
-
-    chart.on("click", function (p) {
-      var pt = points[p.value[2]];
-      if (!pt) return;
-      var sel = document.getElementById("selected");
-      sel.innerHTML = "<b>" + esc(pt.term) + "</b> in document <code>" + esc(pt.doc_id) + "</code> (" + esc(pt.corpus) + ")<br/>" +
-        "<span class='muted'>" + (pt.tags || []).map(esc).join(", ") + "</span><br/>";
-      var a = document.createElement("a");
-      a.href = "#";
-      a.textContent = "Overlay this document's terms";
-      a.setAttribute("data-testid", "overlay-doc");
-      a.addEventListener("click", function (e) {
-        e.preventDefault();
-        var docs = document.querySelector("input[name=docs]");
-        var cur = docs.value ? docs.value.split(",").map(function (s) { return s.trim(); }) : [];
-        if (cur.indexOf(pt.doc_id) < 0) cur.push(pt.doc_id);
-        docs.value = cur.join(",");
-        docs.form.submit();
+    function attach(c) {
+      chart = c;
+      chart.getZr().on("click", function (e) {
+        if (!e.target) chart.dispatchAction({ type: "hideTip" });
       });
-      var nb = document.getElementById("neighbours");
-      if (pt.kind !== "instance" && pt.kind !== "accompany" && pt.kind !== "positive") {
-        nb.textContent = "Neighbours are listed for the document's own tags.";
-        return; // a negative or OOV instance is not a tag of the document's context
-      }
-      sel.appendChild(a);
-      nb.textContent = "…";
-      var q = "?term=" + encodeURIComponent(pt.term) + "&doc=" + encodeURIComponent(pt.doc_id) +
-        "&variant=" + encodeURIComponent(params.get("variant") || "") + "&k=10";
-      var corp = (params.get("corpus") || "").split(",");
-      if (corp.length === 1 && corp[0]) q += "&corpus=" + encodeURIComponent(corp[0]);
-      fetch(modelURL + "/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
-        nb.replaceChildren();
-        if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; return; }
-        res.neighbours.forEach(function (n) {
-          var li = neighbourItem(n);
-          if (n.in_doc) li.className = "hit";
-          nb.appendChild(li);
-        });
+      chart.on("click", function (p) {
+        var pt = p.value && points[p.value[2]];
+        if (pt) instanceClicked(pt, params, modelURL);
       });
-    });
+    }
+    attach(chart);
     load();
   }
 
-  // The whole-space map: one point per vocabulary term (its CE averaged over
-  // its training documents). A search box lights up the matching terms in the
-  // map without reloading (a substring, or /a regular expression/); clicking a
-  // term lists and lights up its k nearest terms. The URL keeps the search,
-  // the selection, k, the colouring, the isolation and the zoom, so a view can
-  // be shared.
-  function spaceExplorer(box) {
-    var chartID = box.getAttribute("data-space-chart");
-    var url = box.getAttribute("data-space-url");
-    var modelURL = url.replace(/\/space\?.*$/, "");
-    var variant = new URL(url, window.location.href).searchParams.get("variant") || "";
-    var status = document.getElementById("space-status");
-    var search = document.querySelector("[data-testid=space-search]");
-    var kIn = document.querySelector("[data-testid=space-k]");
-    var colorIn = document.querySelector("[data-testid=space-color]");
-    var isolateIn = document.querySelector("[data-testid=space-isolate]");
-    var selEl = document.getElementById("space-selected");
-    var nb = document.getElementById("space-neighbours");
-    var chart = charts[chartID];
-    var data = null, matches = null, selected = -1, near = [], index = {};
-    var mostUsed = []; // the 25 terms with the most training documents, labelled in every view
-    var maxDocs = 1;   // the most training documents of a term (the colour scale's top)
-    var page = new URL(window.location.href);
-
-    function load() { loadMap(url, status, "the map of the whole space", show); }
-
-    function show(body) {
-      data = body;
-      data.terms.forEach(function (t, i) { index[t] = i; });
-      mostUsed = data.terms.map(function (_, i) { return i; })
-        .sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; }).slice(0, 25);
-      maxDocs = Math.max(1, data.docs[mostUsed[0]] || 1);
-      // The shared view: read everything before filter() rewrites the URL.
-      var q = page.searchParams.get("q");
-      var s = page.searchParams.get("sel");
-      var k = parseInt(page.searchParams.get("k") || "", 10);
-      if (q) search.value = q;
-      if (k > 0) kIn.value = String(k);
-      if (page.searchParams.get("color") === "docs") colorIn.value = "docs";
-      isolateIn.checked = page.searchParams.get("isolate") === "1";
-      filter();
-      if (s && index[s] !== undefined) select(index[s]); else draw();
-      restoreZoom();
-    }
-
-    // matcher returns a predicate for the search text: /re/ is a regular
-    // expression, anything else a case-insensitive substring.
-    function matcher(text) {
-      var m = /^\/(.*)\/([a-z]*)$/.exec(text);
-      if (m) {
-        try { var re = new RegExp(m[1], m[2].indexOf("i") >= 0 ? m[2] : m[2] + "i"); return function (t) { return re.test(t); }; }
-        catch (e) { return null; }
-      }
-      var low = text.toLowerCase();
-      return function (t) { return t.toLowerCase().indexOf(low) >= 0; };
-    }
-
-    function filter() {
-      var text = search.value.trim();
-      matches = null;
-      if (text) {
-        var f = matcher(text);
-        matches = {};
-        if (f) data.terms.forEach(function (t, i) { if (f(t)) matches[i] = true; });
-      }
-      keepURL();
-    }
-
-    function keepURL() {
-      var q = search.value.trim();
-      if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
-      if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
-      page.searchParams.set("k", kIn.value);
-      if (colorIn.value === "docs") page.searchParams.set("color", "docs"); else page.searchParams.delete("color");
-      if (isolateIn.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
-      history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
-    }
-
-    function draw() {
-      var n = data.terms.length;
-      // Labels for the most used terms, the matches, the selection and its neighbours.
-      var labelled = {};
-      mostUsed.forEach(function (i) { labelled[i] = true; });
-      var nearSet = {};
-      near.forEach(function (i) { nearSet[i] = true; labelled[i] = true; });
-      if (selected >= 0) labelled[selected] = true;
-      var nMatch = 0;
-      var rest = [], hit = [], close = [], self = [];
-      for (var i = 0; i < n; i++) {
-        var pt = [data.x[i], data.y[i], i];
-        if (i === selected) self.push(pt);
-        else if (nearSet[i]) close.push(pt);
-        else if (matches && matches[i]) { hit.push(pt); labelled[i] = true; nMatch++; }
-        else rest.push(pt);
-      }
-      var isolated = isolateIn.checked && (matches !== null || selected >= 0);
-      if (isolated) rest = [];
-      var byColor = colorIn.value === "docs";
-      if (matches && matches[selected]) nMatch++;
-      near.forEach(function (i) { if (matches && matches[i]) nMatch++; });
-      var large = n > 3000;
-      var dim = (matches !== null || selected >= 0) && !byColor;
-      var label = function (p) { return labelled[p.value[2]] ? data.terms[p.value[2]] : ""; };
-      var base = { type: "scatter", large: large, largeThreshold: 3000, progressive: 0, emphasis: { focus: "none", scale: 1.6 },
-        labelLayout: { hideOverlap: true } };
-      function series(name, pts, size, color, show) {
-        return Object.assign({}, base, { name: name, data: pts, symbolSize: size,
-          itemStyle: color ? { color: color } : { opacity: dim ? 0.25 : 0.8 },
-          label: { show: show, position: "right", fontSize: 11, formatter: label } });
-      }
-      // Colour by tag frequency: the log of the training documents holding a
-      // term, on the "terms" series (the highlighted series keep their colours).
-      var visualMap = byColor ? [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
-        text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
-        inRange: { color: ["#cfe3ff", "#4c6ef5", "#1b2a6b"] }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }] : [];
-      if (byColor) rest.forEach(function (p) { p.push(Math.log10(Math.max(1, data.docs[p[2]]))); });
-      chart.setOption({
-        visualMap: visualMap,
-        tooltip: { trigger: "item", formatter: function (p) {
-          var i = p.value[2];
-          return "<b>" + esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents";
-        } },
-        legend: { data: ["terms", "matches", "neighbours", "selected"] },
-        series: [
-          series("terms", rest, large ? 4 : 6, dim ? "#c8ccd3" : null, !dim && !large),
-          series("matches", hit, 9, "#d9822b", true),
-          series("neighbours", close, 11, "#2b8a3e", true),
-          series("selected", self, 16, "#c92a2a", true),
-        ],
-      }, { replaceMerge: ["series", "visualMap"] });
-      var parts = [(isolated ? "showing " + (hit.length + close.length + self.length) + " of " : "") + n + " terms (" + data.variant + ", " + data.projection + ")"];
-      if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + search.value.trim() + "”");
-      if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
-      status.textContent = parts.join(" · ");
-      status.setAttribute("data-matches", matches ? String(nMatch) : "");
-      box.setAttribute("data-ready", "true");
-    }
-
-    function select(i) {
-      selected = i;
-      keepURL();
-      selEl.innerHTML = "<b>" + esc(data.terms[i]) + "</b> <span class='muted'>(" + data.docs[i] + " training documents)</span>";
-      nb.textContent = "…";
-      var q = "?term=" + encodeURIComponent(data.terms[i]) + "&variant=" + encodeURIComponent(variant) + "&k=" + encodeURIComponent(kIn.value);
-      fetch(modelURL + "/space/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
-        nb.replaceChildren();
-        near = [];
-        if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; draw(); return; }
-        res.neighbours.forEach(function (x) {
-          if (index[x.term] !== undefined) near.push(index[x.term]);
-          nb.appendChild(neighbourItem(x));
-        });
-        box.setAttribute("data-neighbours", String(near.length));
-        draw();
-      });
-    }
-
-    var timer = null;
-    search.addEventListener("input", function () {
-      clearTimeout(timer);
-      timer = setTimeout(function () { if (data) { filter(); draw(); } }, 150);
-    });
-    kIn.addEventListener("change", function () { if (data && selected >= 0) select(selected); else if (data) keepURL(); });
-    [colorIn, isolateIn].forEach(function (el) { el.addEventListener("change", function () { if (data) { keepURL(); draw(); } }); });
-    chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
-    // The zoom (x and y ranges, in percent of the data) is part of the shared view.
-    chart.on("datazoom", function () {
-      var dz = chart.getOption().dataZoom || [];
-      var r = function (z) { return z ? Math.round(z.start * 10) / 10 + "," + Math.round(z.end * 10) / 10 : ""; };
-      if (dz.length >= 2) { page.searchParams.set("zx", r(dz[0])); page.searchParams.set("zy", r(dz[1])); }
-      history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
-    });
-    function restoreZoom() {
-      [["zx", 0], ["zy", 1]].forEach(function (z) {
-        var v = (page.searchParams.get(z[0]) || "").split(",").map(Number);
-        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: z[1], start: v[0], end: v[1] });
-      });
-    }
-    load();
-  }
+  // Shared with the whole-space map (space.js).
+  window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed,
+    glSeries: glSeries, aboveGL: aboveGL };
 
   // Switching the model of the explorer or the priming page reloads the page for
   // that model alone: the term, documents and corpora chosen for the previous
@@ -568,7 +528,7 @@
     root.querySelectorAll("input[data-autocomplete]").forEach(autocomplete);
     root.querySelectorAll("label.drop").forEach(dropzone);
     root.querySelectorAll("[data-map-url]").forEach(explorer);
-    root.querySelectorAll("[data-space-url]").forEach(spaceExplorer);
+    if (window.taglens.spaceExplorer) root.querySelectorAll("[data-space-url]").forEach(window.taglens.spaceExplorer);
     root.querySelectorAll("select[data-model-switch]").forEach(modelSwitch);
   }
   document.addEventListener("DOMContentLoaded", function () { boot(document); });

@@ -1,0 +1,228 @@
+// taglens's whole-space map: one point per vocabulary term (its CE averaged
+// over its training documents). A search box lights up the matching terms in
+// the map without reloading (a substring, or /a regular expression/); clicking
+// a term lists and lights up its k nearest terms. The URL keeps the search,
+// the selection, k, the colouring, the isolation and the zoom, so a view can
+// be shared. With ?gl=on, from a few thousand terms on, the plain points are
+// drawn with WebGL (app.js: drawTimed, glSeries) and the labels stay on canvas
+// series.
+(function () {
+  "use strict";
+  var T = window.taglens;
+
+  // matcher returns a predicate for the search text: /re/ is a regular
+  // expression, anything else a case-insensitive substring.
+  function matcher(text) {
+    var m = /^\/(.*)\/([a-z]*)$/.exec(text);
+    if (m) {
+      try { var re = new RegExp(m[1], m[2].indexOf("i") >= 0 ? m[2] : m[2] + "i"); return function (t) { return re.test(t); }; }
+      catch (e) { return null; }
+    }
+    var low = text.toLowerCase();
+    return function (t) { return t.toLowerCase().indexOf(low) >= 0; };
+  }
+
+  // spaceSeries returns the map's series, always in this order (the tests and
+  // the colour scale rely on it): 0 terms, 1 matches, 2 neighbours,
+  // 3 selected, 4 the most used terms' labels. v: the view (data, matches,
+  // selected, near, mostUsed, byColor, isolate, gl). It also returns the
+  // counts the status line shows.
+  function spaceSeries(v) {
+    var data = v.data, n = data.terms.length;
+    // Labels for the most used terms, the matches, the selection and its neighbours.
+    var labelled = {}, nearSet = {};
+    v.mostUsed.forEach(function (i) { labelled[i] = true; });
+    v.near.forEach(function (i) { nearSet[i] = true; labelled[i] = true; });
+    if (v.selected >= 0) labelled[v.selected] = true;
+    var rest = [], hit = [], close = [], self = [];
+    for (var i = 0; i < n; i++) {
+      var pt = [data.x[i], data.y[i], i];
+      if (i === v.selected) self.push(pt);
+      else if (nearSet[i]) close.push(pt);
+      else if (v.matches && v.matches[i]) { hit.push(pt); labelled[i] = true; }
+      else rest.push(pt);
+    }
+    var isolated = v.isolate && (v.matches !== null || v.selected >= 0);
+    if (isolated) rest = [];
+    var large = n > 3000;
+    var dim = (v.matches !== null || v.selected >= 0) && !v.byColor;
+    // On a large map the terms series has no labels (too many to place): the
+    // most used terms get theirs from a small series of rings above it.
+    var top = [];
+    if (large && !dim && !isolated) {
+      v.mostUsed.forEach(function (i) { if (i !== v.selected && !nearSet[i] && !(v.matches && v.matches[i])) top.push([data.x[i], data.y[i], i]); });
+    }
+    var label = function (p) { return labelled[p.value[2]] ? data.terms[p.value[2]] : ""; };
+    var base = { type: "scatter", large: large, largeThreshold: 3000, progressive: 0, emphasis: { focus: "none", scale: 1.6 },
+      labelLayout: { hideOverlap: true } };
+    function series(name, pts, size, style, show) {
+      var s = Object.assign({}, base, { name: name, data: pts, symbolSize: size, itemStyle: style,
+        label: { show: show, position: "right", fontSize: 11, formatter: label } });
+      return v.gl ? T.aboveGL(s) : s;
+    }
+    if (v.byColor) rest.forEach(function (p) { p.push(Math.log10(Math.max(1, data.docs[p[2]]))); });
+    var terms = series("terms", rest, large ? 4 : 6, dim ? { color: "#c8ccd3" } : { opacity: 0.8 }, !dim && !large);
+    return {
+      series: [
+        v.gl ? T.glSeries(terms) : terms,
+        series("matches", hit, 9, { color: "#d9822b" }, true),
+        series("neighbours", close, 11, { color: "#2b8a3e" }, true),
+        series("selected", self, 16, { color: "#c92a2a" }, true),
+        series("most used", top, 7, { color: "transparent", borderColor: "#1f2937", borderWidth: 1 }, true),
+      ],
+      shown: hit.length + close.length + self.length, isolated: isolated,
+    };
+  }
+
+  // colourScale is the visual map colouring the terms series by the log of
+  // the training documents holding a term (the highlighted series keep their
+  // colours); none unless byColor.
+  function colourScale(byColor, maxDocs) {
+    if (!byColor) return [];
+    return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
+      text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
+      inRange: { color: ["#cfe3ff", "#4c6ef5", "#1b2a6b"] }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }];
+  }
+
+  // controls binds the map's inputs: the search (debounced), k, the colouring
+  // and the isolation. ui: the inputs; on: the explorer's callbacks.
+  function controls(ui, on) {
+    var timer = null;
+    ui.search.addEventListener("input", function () {
+      clearTimeout(timer);
+      timer = setTimeout(function () { if (on.ready()) { on.filter(); on.draw(); } }, 150);
+    });
+    ui.k.addEventListener("change", function () { if (on.ready()) on.k(); });
+    [ui.color, ui.isolate].forEach(function (el) { el.addEventListener("change", function () { if (on.ready()) { on.keepURL(); on.draw(); } }); });
+  }
+
+  function spaceExplorer(box) {
+    var chartID = box.getAttribute("data-space-chart");
+    var url = box.getAttribute("data-space-url");
+    var modelURL = url.replace(/\/space\?.*$/, "");
+    var variant = new URL(url, window.location.href).searchParams.get("variant") || "";
+    var status = document.getElementById("space-status");
+    var ui = { search: document.querySelector("[data-testid=space-search]"), k: document.querySelector("[data-testid=space-k]"),
+      color: document.querySelector("[data-testid=space-color]"), isolate: document.querySelector("[data-testid=space-isolate]") };
+    var selEl = document.getElementById("space-selected");
+    var nb = document.getElementById("space-neighbours");
+    var chart = T.charts[chartID];
+    var data = null, matches = null, selected = -1, near = [], index = {}, gl = false;
+    var mostUsed = []; // the 25 terms with the most training documents, labelled in every view
+    var maxDocs = 1;   // the most training documents of a term (the colour scale's top)
+    var page = new URL(window.location.href);
+
+    function load() {
+      T.loadMap(url, status, "the map of the whole space", function (body) {
+        T.drawTimed(box, chartID, body.terms.length, attach, function (g) { gl = g; show(body); });
+      });
+    }
+
+    function show(body) {
+      data = body;
+      data.terms.forEach(function (t, i) { index[t] = i; });
+      mostUsed = data.terms.map(function (_, i) { return i; })
+        .sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; }).slice(0, 25);
+      maxDocs = Math.max(1, data.docs[mostUsed[0]] || 1);
+      // The shared view: read everything before filter() rewrites the URL.
+      var q = page.searchParams.get("q");
+      var s = page.searchParams.get("sel");
+      var k = parseInt(page.searchParams.get("k") || "", 10);
+      if (q) ui.search.value = q;
+      if (k > 0) ui.k.value = String(k);
+      if (page.searchParams.get("color") === "docs") ui.color.value = "docs";
+      ui.isolate.checked = page.searchParams.get("isolate") === "1";
+      filter();
+      if (s && index[s] !== undefined) select(index[s]); else draw();
+      restoreZoom();
+    }
+
+    function filter() {
+      var text = ui.search.value.trim();
+      matches = null;
+      if (text) {
+        var f = matcher(text);
+        matches = {};
+        if (f) data.terms.forEach(function (t, i) { if (f(t)) matches[i] = true; });
+      }
+      keepURL();
+    }
+
+    function keepURL() {
+      var q = ui.search.value.trim();
+      if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
+      if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
+      page.searchParams.set("k", ui.k.value);
+      if (ui.color.value === "docs") page.searchParams.set("color", "docs"); else page.searchParams.delete("color");
+      if (ui.isolate.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
+      history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
+    }
+
+    function draw() {
+      var byColor = ui.color.value === "docs";
+      var out = spaceSeries({ data: data, matches: matches, selected: selected, near: near, mostUsed: mostUsed,
+        byColor: byColor, isolate: ui.isolate.checked, gl: gl });
+      chart.setOption({
+        visualMap: colourScale(byColor, maxDocs),
+        tooltip: { trigger: "item", formatter: function (p) {
+          var i = p.value[2];
+          return "<b>" + T.esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents";
+        } },
+        legend: { data: ["terms", "matches", "neighbours", "selected"] },
+        series: out.series,
+      }, { replaceMerge: ["series", "visualMap"] });
+      var nMatch = 0;
+      if (matches) Object.keys(matches).forEach(function () { nMatch++; });
+      var n = data.terms.length;
+      var parts = [(out.isolated ? "showing " + out.shown + " of " : "") + n + " terms (" + data.variant + ", " + data.projection + ")"];
+      if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
+      if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
+      status.textContent = parts.join(" · ");
+      status.setAttribute("data-matches", matches ? String(nMatch) : "");
+      box.setAttribute("data-ready", "true");
+    }
+
+    function select(i) {
+      selected = i;
+      keepURL();
+      selEl.innerHTML = "<b>" + T.esc(data.terms[i]) + "</b> <span class='muted'>(" + data.docs[i] + " training documents)</span>";
+      nb.textContent = "…";
+      var q = "?term=" + encodeURIComponent(data.terms[i]) + "&variant=" + encodeURIComponent(variant) + "&k=" + encodeURIComponent(ui.k.value);
+      fetch(modelURL + "/space/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
+        nb.replaceChildren();
+        near = [];
+        if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; draw(); return; }
+        res.neighbours.forEach(function (x) {
+          if (index[x.term] !== undefined) near.push(index[x.term]);
+          nb.appendChild(T.neighbourItem(x));
+        });
+        box.setAttribute("data-neighbours", String(near.length));
+        draw();
+      });
+    }
+
+    controls(ui, { ready: function () { return !!data; }, filter: filter, draw: draw, keepURL: keepURL,
+      k: function () { if (selected >= 0) select(selected); else keepURL(); } });
+    // The zoom (x and y ranges, in percent of the data) is part of the shared view.
+    function attach(c) {
+      chart = c;
+      chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
+      chart.on("datazoom", function () {
+        var dz = chart.getOption().dataZoom || [];
+        var r = function (z) { return z ? Math.round(z.start * 10) / 10 + "," + Math.round(z.end * 10) / 10 : ""; };
+        if (dz.length >= 2) { page.searchParams.set("zx", r(dz[0])); page.searchParams.set("zy", r(dz[1])); }
+        history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
+      });
+    }
+    function restoreZoom() {
+      [["zx", 0], ["zy", 1]].forEach(function (z) {
+        var v = (page.searchParams.get(z[0]) || "").split(",").map(Number);
+        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: z[1], start: v[0], end: v[1] });
+      });
+    }
+    attach(chart);
+    load();
+  }
+
+  T.spaceExplorer = spaceExplorer;
+})();
