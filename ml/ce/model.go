@@ -439,69 +439,73 @@ func decode(payload []byte, version uint32) (*Model, error) {
 	if d.err != nil {
 		return nil, d.err
 	}
-	// Consistency of the sections with each other.
-	if err := func() error {
-		if len(terms) == 0 {
-			return fmt.Errorf("empty vocabulary")
-		}
-		if !slices.IsSorted(terms) {
-			// NewVocabulary sorts; a model with another order is not ours.
-			return fmt.Errorf("vocabulary not sorted")
-		}
-		for i := 1; i < len(terms); i++ {
-			if terms[i] == terms[i-1] {
-				return fmt.Errorf("duplicate vocabulary term %q", terms[i])
-			}
-		}
-		V := len(terms)
-		tf := m.terms
-		if tf.V != V || len(tf.DF) != V || len(tf.IDF) != V || v != V || tf.NumDocs < 1 {
-			return fmt.Errorf("section sizes disagree with the vocabulary of %d terms", V)
-		}
-		if err := tf.CheckSmooth(); err != nil {
-			return fmt.Errorf("term smoothing: %w", err)
-		}
-		if tf.Proj.In != V || len(tf.Scaled) != V*tf.Proj.Out {
-			return fmt.Errorf("term features of width %d do not fit %d terms", tf.Proj.Out, V)
-		}
-		if m.ctxProj.In != k {
-			return fmt.Errorf("context projection reads %d features, LDA has %d topics", m.ctxProj.In, k)
-		}
-		if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxProj.Out || m.sizes[len(m.sizes)-1] != V {
-			return fmt.Errorf("network sizes %v do not fit inputs %d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxProj.Out, V)
-		}
-		for _, s := range m.sizes {
-			if s <= 0 || s > 1<<20 {
-				return fmt.Errorf("network sizes %v out of range", m.sizes)
-			}
-		}
-		want := 0
-		for h := 1; h < len(m.sizes); h++ {
-			want += m.sizes[h]*m.sizes[h-1] + m.sizes[h]
-		}
-		for name, p := range m.params {
-			if len(p) != want {
-				return fmt.Errorf("network %s has %d parameters, sizes need %d", name, len(p), want)
-			}
-			for _, x := range p {
-				if math.IsNaN(x) || math.IsInf(x, 0) {
-					return fmt.Errorf("network %s has a non-finite parameter", name)
-				}
-			}
-		}
-		lda, err := topic.NewLDA(k, v, alpha, beta, phi)
-		if err != nil {
-			return err
-		}
-		if len(mass) == k {
-			copy(lda.TopicMass, mass)
-		}
-		m.lda = lda
-		return nil
-	}(); err != nil {
+	if err := m.checkSections(terms, k, v, alpha, beta, phi, mass); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrCorrupt, err)
 	}
 	m.vocab = corpus.VocabularyOf(terms)
 	m.init()
 	return m, nil
+}
+
+// checkSections checks that the decoded sections of a model agree with each
+// other (vocabulary, term features, context projection, network sizes and
+// parameters, LDA), and builds the LDA from its decoded parts.
+func (m *Model) checkSections(terms []string, k, v int, alpha, beta float64, phi, mass []float64) error {
+	if len(terms) == 0 {
+		return fmt.Errorf("empty vocabulary")
+	}
+	if !slices.IsSorted(terms) {
+		// NewVocabulary sorts; a model with another order is not ours.
+		return fmt.Errorf("vocabulary not sorted")
+	}
+	for i := 1; i < len(terms); i++ {
+		if terms[i] == terms[i-1] {
+			return fmt.Errorf("duplicate vocabulary term %q", terms[i])
+		}
+	}
+	V := len(terms)
+	tf := m.terms
+	if tf.V != V || len(tf.DF) != V || len(tf.IDF) != V || v != V || tf.NumDocs < 1 {
+		return fmt.Errorf("section sizes disagree with the vocabulary of %d terms", V)
+	}
+	if err := tf.CheckSmooth(); err != nil {
+		return fmt.Errorf("term smoothing: %w", err)
+	}
+	if tf.Proj.In != V || len(tf.Scaled) != V*tf.Proj.Out {
+		return fmt.Errorf("term features of width %d do not fit %d terms", tf.Proj.Out, V)
+	}
+	if m.ctxProj.In != k {
+		return fmt.Errorf("context projection reads %d features, LDA has %d topics", m.ctxProj.In, k)
+	}
+	if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxProj.Out || m.sizes[len(m.sizes)-1] != V {
+		return fmt.Errorf("network sizes %v do not fit inputs %d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxProj.Out, V)
+	}
+	for _, s := range m.sizes {
+		if s <= 0 || s > 1<<20 {
+			return fmt.Errorf("network sizes %v out of range", m.sizes)
+		}
+	}
+	want := 0
+	for h := 1; h < len(m.sizes); h++ {
+		want += m.sizes[h]*m.sizes[h-1] + m.sizes[h]
+	}
+	for name, p := range m.params {
+		if len(p) != want {
+			return fmt.Errorf("network %s has %d parameters, sizes need %d", name, len(p), want)
+		}
+		for _, x := range p {
+			if math.IsNaN(x) || math.IsInf(x, 0) {
+				return fmt.Errorf("network %s has a non-finite parameter", name)
+			}
+		}
+	}
+	lda, err := topic.NewLDA(k, v, alpha, beta, phi)
+	if err != nil {
+		return err
+	}
+	if len(mass) == k {
+		copy(lda.TopicMass, mass)
+	}
+	m.lda = lda
+	return nil
 }
