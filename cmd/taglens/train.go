@@ -89,23 +89,8 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}
-	if *hidden != "" {
-		for _, f := range strings.Split(*hidden, ",") {
-			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil {
-				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated layer widths", *hidden)}
-			}
-			cfg.Hidden = append(cfg.Hidden, n)
-		}
-	}
-	// The one check of training parameters, shared with the web app's form and
-	// API (ce.Config.Validate); its parameter names are the flags' with '_'.
-	if err := cfg.Validate(); err != nil {
-		var pe *ce.ParamError
-		if errors.As(err, &pe) {
-			return &usageError{msg: fmt.Sprintf("--%s %s", ce.FlagName(pe.Param), pe.Reason)}
-		}
-		return &usageError{msg: err.Error()}
+	if err := checkConfig(&cfg, *hidden); err != nil {
+		return err
 	}
 	start := time.Now()
 	t, err := loadTrainData(*corpusPath, *format, *splitPath, *oovPath)
@@ -123,6 +108,30 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		return err
 	}
 	return reportTraining(stdout, stderr, m, c, *out, *jsonOut, start)
+}
+
+// checkConfig sets the layer widths of cfg from the --hidden value and checks
+// the configuration with ce.Config.Validate, the one check of training
+// parameters shared with the web app's form and API; its parameter names are
+// the flags' with '_'.
+func checkConfig(cfg *ce.Config, hidden string) error {
+	if hidden != "" {
+		for _, f := range strings.Split(hidden, ",") {
+			var n int
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil {
+				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated layer widths", hidden)}
+			}
+			cfg.Hidden = append(cfg.Hidden, n)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		var pe *ce.ParamError
+		if errors.As(err, &pe) {
+			return &usageError{msg: fmt.Sprintf("--%s %s", ce.FlagName(pe.Param), pe.Reason)}
+		}
+		return &usageError{msg: err.Error()}
+	}
+	return nil
 }
 
 // loadTrainData reads the corpus, the reserved OOV tags and the split file
