@@ -1,11 +1,17 @@
 #!/usr/bin/env bash
-# Import direction (docs/design.md): ml/... and tsne never import the web side; tsne never imports ml.
+# Import direction (docs/design.md): ml/..., tsne and internal/app never import the web side; tsne never imports ml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
 bad=$(go list -deps ./ml/... ./tsne/... | grep -E "labstack/echo|a-h/templ|go-echarts|^$mod/(server|views|static)(/|\$)" || true)
 if [ -n "$bad" ]; then
   echo "ml/ or tsne/ imports the web side:" >&2
+  echo "$bad" >&2
+  exit 1
+fi
+bad=$(go list -deps ./internal/app/... | grep -E "labstack/echo|a-h/templ|go-echarts|^$mod/(server|views|static|cmd)(/|\$)" || true)
+if [ -n "$bad" ]; then
+  echo "internal/app imports the web side or the command:" >&2
   echo "$bad" >&2
   exit 1
 fi

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/http"
 	"slices"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/compare"
@@ -186,10 +188,10 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 
 // runEval evaluates each model's variants (CE and Siamese-CE, or the four OOV
 // variants in the OOV setting) and the requested baselines on the chosen
-// documents over req.Trials trials, and stores the report. It follows
-// `taglens eval`: trial t has seed t+1, which seeds the evaluation's own
+// documents over req.Trials trials (app.Evaluate, as taglens eval), and stores
+// the report: trial t has seed t+1, which seeds the evaluation's own
 // randomness and the baselines, retrained in every trial on the first model's
-// training documents (BaselineSkip says which baselines a setting leaves out,
+// training documents (compare.Plan.AddBaselines says which baselines a setting leaves out,
 // with a note in the report).
 func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req EvalRequest) error {
 	if err := ctx.Err(); err != nil {
@@ -220,40 +222,39 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err != nil {
 		return err
 	}
-	split := trainSplit(trow, tc, firstM.Info().SplitSeed)
-	vocab := firstM.Vocabulary()
-	report := &eval.Report{Corpus: trow.Name, Subset: req.Subset, Protocol: string(proto), Trials: req.Trials,
-		Setting: setting, Interpolation: eval.Interpolation, Missing: band.String()}
-
-	cross := req.CorpusID != first.CorpusID
-	enc, oovDocs, err := s.evalDocuments(ctx, req, cross, tc, split, vocab, report)
-	if err != nil {
+	ev := &app.Evaluation{Corpus: tc, Subset: req.Subset, Protocol: proto, Setting: setting, Missing: band,
+		Trials: req.Trials, Seed: 1, Baselines: req.Baselines,
+		// Every trial uses the first model's split; with no reserved OOV
+		// documents, the OOV setting takes every document with a term outside
+		// the vocabulary (as taglens eval without a split file).
+		Split:         func(*ce.Model) (corpus.Split, error) { return trainSplit(trow, tc, firstM.Info().SplitSeed), nil },
+		AllWithoutOOV: setting == eval.OOVSetting, Progress: evalProgress(rep)}
+	if req.CorpusID != first.CorpusID {
+		if ev.Cross, err = s.store.Documents(ctx, req.CorpusID); err != nil {
+			return err
+		}
+	}
+	var docs int
+	var docNote string
+	ev.Docs = func(_, n int, note string) { docs, docNote = n, note }
+	var rows []*ModelRow
+	if ev.Models, rows, err = s.evalModels(ctx, req.ModelIDs, setting, firstM.Vocabulary(), first); err != nil {
 		return err
 	}
-
-	// The entries of the report: baselines in report order, then each model's variants.
-	plan := &compare.Plan{Protocol: proto, Missing: band, VocabSize: vocab.Len(), Trials: req.Trials,
-		Baseline: baselines.Settings{Topics: firstM.Topics().NumTopics(), Hidden: firstM.CEDim()}}
-	scope := baselines.Scope{Protocol: proto, Subset: req.Subset, Cross: cross, OOV: setting == eval.OOVSetting, Missing: band}
-	report.Notes = append(report.Notes, plan.AddBaselines(req.Baselines, scope)...)
-	ms, rows, err := s.evalModels(ctx, req.ModelIDs, setting, vocab, first)
-	if err != nil {
+	ev.Variants = variantEntries(ev.Models, rows, setting, req.SeedTrials)
+	report, err := app.Evaluate(ctx, ev)
+	var noDocs *app.NoDocsError
+	switch {
+	case errors.As(err, &noDocs) && setting == eval.OOVSetting:
+		return fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", noDocs.Checked)
+	case errors.As(err, &noDocs):
+		return fmt.Errorf("no document to evaluate")
+	case err != nil:
 		return err
 	}
-	plan.Entries = append(plan.Entries, variantEntries(ms, rows, setting, req.SeedTrials)...)
-	if len(plan.Entries) == 0 {
-		return fmt.Errorf("no model left to evaluate: %s", strings.Join(report.Notes, "; "))
+	if docNote != "" { // the note on the documents left out comes first
+		report.Notes = append([]string{docNote}, report.Notes...)
 	}
-
-	train := vocab.EncodeAll(tc.Select(split.Train))
-	plan.Trial = func(t int) (*compare.Trial, error) {
-		return &compare.Trial{Seed: uint64(t + 1), Train: train, Docs: enc, OOVDocs: oovDocs}, nil
-	}
-	plan.Progress = evalProgress(rep)
-	if err := compare.Run(ctx, plan, report); err != nil {
-		return err
-	}
-	entries := plan.Entries
 	b, err := json.Marshal(report)
 	if err != nil {
 		return err
@@ -261,43 +262,8 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err := s.store.SetEvalReport(context.WithoutCancel(ctx), evalID, b); err != nil {
 		return err
 	}
-	rep.Progress(1, "done", fmt.Sprintf("%d models × %d trials on %d documents", len(entries), req.Trials, max(len(enc), len(oovDocs))))
+	rep.Progress(1, "done", fmt.Sprintf("%d models × %d trials on %d documents", len(report.Models), req.Trials, docs))
 	return nil
-}
-
-// evalDocuments returns the evaluated documents of req, encoded against vocab
-// (enc), or in the OOV setting those with out-of-vocabulary terms (oovDocs);
-// tc is the first model's corpus and split its split. It adds to the report
-// the evaluated corpus when another one (cross) and a note on the documents
-// left out.
-func (s *Server) evalDocuments(ctx context.Context, req EvalRequest, cross bool, tc *corpus.Corpus, split corpus.Split, vocab *corpus.Vocabulary, report *eval.Report) ([][]int, []eval.OOVDoc, error) {
-	setting := eval.Setting(req.Setting)
-	var ec *corpus.Corpus // the other evaluated corpus, if any
-	if cross {
-		var err error
-		if ec, err = s.store.Documents(ctx, req.CorpusID); err != nil {
-			return nil, nil, err
-		}
-		report.EvalCorpus = ec.Name
-	}
-	// With no reserved OOV documents, the OOV setting takes every document with
-	// a term outside the vocabulary (as taglens eval without a split file).
-	docs := compare.SelectDocs(tc, ec, split, req.Subset, setting == eval.OOVSetting)
-	name := tc.Name
-	if ec != nil {
-		name = ec.Name
-	}
-	enc, oovDocs, note := compare.EncodeDocs(vocab, docs, setting, name)
-	if setting == eval.OOVSetting && len(oovDocs) == 0 {
-		return nil, nil, fmt.Errorf("no evaluated document has an out-of-vocabulary tag (%d documents checked)", len(docs))
-	}
-	if note != "" {
-		report.Notes = append(report.Notes, note)
-	}
-	if len(enc) == 0 && len(oovDocs) == 0 {
-		return nil, nil, fmt.Errorf("no document to evaluate")
-	}
-	return enc, oovDocs, nil
 }
 
 // evalModels loads the models of ids. Outside the OOV setting they must all

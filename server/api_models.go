@@ -14,6 +14,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/projector"
 	"github.com/taglens/taglens/ml/ce"
 )
@@ -258,43 +259,27 @@ func checkVariant(v string) (string, error) {
 	return v, nil
 }
 
-// MaxPrimeK is the largest number of primed terms per list that the API (and
-// the taglens prime command) accepts.
-const MaxPrimeK = 1000
-
+// primeWith primes req's tag set with m (app.Prime): 400 for a wrong
+// variant, k or tag set, 422 when no tag is in the vocabulary.
 func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
-	var err error
-	if req.Variant, err = checkVariant(req.Variant); err != nil {
-		return nil, err
+	p := app.Priming{Variant: req.Variant, Tags: req.Tags, K: req.K}
+	var ie *app.InputError
+	if err := p.Normalize(); errors.As(err, &ie) && ie.Field == "variant" {
+		return nil, httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+	} else if err != nil {
+		return nil, httpErr(http.StatusBadRequest, "k must be in 1..%d", app.MaxPrimeK)
 	}
-	if req.K == 0 {
-		req.K = 10
-	}
-	if req.K < 1 || req.K > MaxPrimeK {
-		return nil, httpErr(http.StatusBadRequest, "k must be in 1..%d", MaxPrimeK)
-	}
-	tags := cleanTags(req.Tags)
-	if len(tags) == 0 {
+	if len(p.Tags) == 0 {
 		return nil, httpErr(http.StatusBadRequest, "tags: give at least one tag")
 	}
-	if len(tags) > 1000 {
+	if len(p.Tags) > 1000 {
 		return nil, httpErr(http.StatusBadRequest, "tags: at most 1000")
 	}
-	res, err := m.Prime(req.Variant, tags, req.K)
+	res, err := app.Prime(m, p)
 	if err != nil {
 		return nil, httpErr(http.StatusUnprocessableEntity, "%v", err)
 	}
 	return res, nil
-}
-
-func cleanTags(in []string) []string {
-	var out []string
-	for _, t := range in {
-		if t = strings.TrimSpace(t); t != "" {
-			out = append(out, t)
-		}
-	}
-	return out
 }
 
 type embedReq struct {
@@ -315,7 +300,7 @@ func (h *modelsAPI) embed(c echo.Context) error {
 	if req.Variant, err = checkVariant(req.Variant); err != nil {
 		return err
 	}
-	tags := cleanTags(req.Tags)
+	tags := app.CleanTags(req.Tags)
 	if len(tags) == 0 {
 		return httpErr(http.StatusBadRequest, "tags: give at least one tag")
 	}

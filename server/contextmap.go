@@ -14,6 +14,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
@@ -186,7 +187,7 @@ func buildContextMap(ctx context.Context, m *ce.Model, variant string, doc *corp
 	}
 	pts := make([]MapPoint, len(x))
 	for i := range x {
-		p := MapPoint{X: round4(emb.Y[i][0]), Y: round4(emb.Y[i][1]), DocID: doc.ID, Corpus: corpusName, Cluster: -1, Tags: doc.Tags}
+		p := MapPoint{X: app.Round4(emb.Y[i][0]), Y: app.Round4(emb.Y[i][1]), DocID: doc.ID, Corpus: corpusName, Cluster: -1, Tags: doc.Tags}
 		switch {
 		case i < len(ctxIDs):
 			p.Term, p.Kind = vocab.Term(q[i]), "positive"

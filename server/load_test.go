@@ -20,6 +20,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/taglens/taglens/internal/app"
 )
 
 // syntheticMap is a 2-D map of n instances of term in clusters, each point with
@@ -39,7 +41,7 @@ func syntheticMap(n int, term string, seed uint64) *MapData {
 			tags = append(tags, "tag-"+strconv.FormatUint(zipf.Uint64(), 10))
 		}
 		md.Points = append(md.Points, MapPoint{
-			X: round4(30*math.Cos(a) + 4*rng.NormFloat64()), Y: round4(30*math.Sin(a) + 4*rng.NormFloat64()),
+			X: app.Round4(30*math.Cos(a) + 4*rng.NormFloat64()), Y: app.Round4(30*math.Sin(a) + 4*rng.NormFloat64()),
 			Term: term, DocID: fmt.Sprintf("doc-%05d", i), Kind: "instance", Corpus: "demo", Cluster: k % 3, Tags: tags,
 		})
 	}

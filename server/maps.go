@@ -4,30 +4,21 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"strings"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
-	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/tsne"
 )
 
-// MapPoint is one point of an explorer map (in the JSON, a column entry of
-// MapData's columnar form).
-type MapPoint struct {
-	X       float64  `json:"x"`
-	Y       float64  `json:"y"`
-	Term    string   `json:"term"`
-	DocID   string   `json:"doc_id"`
-	Kind    string   `json:"kind"` // instance | accompany | oov | negative
-	Corpus  string   `json:"corpus"`
-	Cluster int      `json:"cluster"`
-	Tags    []string `json:"-"` // the document's tags; in the JSON, once per document (MapData.MarshalJSON)
-}
+// MapPoint is one point of an explorer map (app.MapPoint; in the JSON, a
+// column entry of MapData's columnar form, with the document's tags once per
+// document).
+type MapPoint = app.MapPoint
 
 // MapData is the map API's answer.
 type MapData struct {
@@ -388,25 +379,11 @@ func (s *Server) saveMap(ctx context.Context, modelID, key string, b []byte, dat
 	return nil
 }
 
-// mapTSNE embeds the rows of x in 2-D for a map, reporting progress; a
-// perplexity of 0 means 30, and any is capped at (n−1)/3, t-SNE's bound.
-func mapTSNE(ctx context.Context, rep *Reporter, x [][]float64, what string, perp float64, iters int, seed uint64) (*tsne.Embedding, error) {
-	if perp == 0 {
-		perp = 30
-	}
-	perp = math.Min(perp, float64(len(x)-1)/3-0.01)
-	rep.Progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d %s (perplexity %.3g, %d iterations, seed %d)", len(x), what, perp, iters, seed))
-	return tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Iterations: iters, Seed: seed, Progress: func(it int, kl float64, _ []float64) bool {
-		if it%50 == 0 {
-			rep.Progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
-		}
-		return ctx.Err() == nil
-	}})
-}
-
 // maxMapPoints bounds a base map (t-SNE cost and page weight).
 const maxMapPoints = 20000
 
+// computeMap computes the base map of a term's instances in the corpora
+// (app.InstanceMap) with model modelID and stores it.
 func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant, term string, corpora []string) error {
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
@@ -415,56 +392,17 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err != nil {
 		return err
 	}
-	rep.Progress(0.02, "embedding", "computing CE of every instance of "+term)
-	var pts []MapPoint
-	var x [][]float64
+	im := &app.InstanceMap{Model: m, Variant: variant, Term: term, MaxPoints: maxMapPoints, Progress: rep.Progress}
 	for _, cid := range corpora {
-		crow, err := s.store.Corpus(ctx, cid)
-		if err != nil {
-			return err
-		}
 		c, err := s.store.Documents(ctx, cid)
 		if err != nil {
 			return err
 		}
-		for _, d := range c.Docs {
-			if !hasTag(d.Tags, term) {
-				continue
-			}
-			ids, _, vecs, _, err := m.EmbedDocument(variant, d.Tags)
-			if err != nil {
-				continue // no in-vocabulary tag: cannot be placed
-			}
-			for i, id := range ids {
-				if m.Vocabulary().Term(id) == term {
-					pts = append(pts, MapPoint{Term: term, DocID: d.ID, Kind: "instance", Corpus: crow.Name, Tags: d.Tags})
-					x = append(x, vecs[i])
-				}
-			}
-			if len(pts) >= maxMapPoints {
-				break
-			}
-		}
-		if err := ctx.Err(); err != nil {
-			return err
-		}
+		im.Corpora = append(im.Corpora, c)
 	}
-	if len(pts) < 4 {
-		return fmt.Errorf("term %q has %d instances in these corpora; a map needs at least 4", term, len(pts))
-	}
-	clusters := cluster.SenseClusters(x, 1)
-	for i := range pts {
-		pts[i].Cluster = clusters[i]
-	}
-	emb, err := mapTSNE(ctx, rep, x, "points", 0, 1000, 1)
+	pts, emb, err := im.Compute(ctx)
 	if err != nil {
 		return err
-	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	for i := range pts {
-		pts[i].X, pts[i].Y = round4(emb.Y[i][0]), round4(emb.Y[i][1])
 	}
 	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL}
 	b, err := json.Marshal(data)
@@ -477,8 +415,6 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	rep.Progress(1, "done", fmt.Sprintf("%d points, KL %.3f", len(pts), emb.KL))
 	return nil
 }
-
-func round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }
 
 func hasTag(tags []string, t string) bool {
 	for _, x := range tags {
@@ -540,7 +476,7 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 		return nil, err
 	}
 	for i := range pts {
-		pts[i].X, pts[i].Y = round4(y[i][0]), round4(y[i][1])
+		pts[i].X, pts[i].Y = app.Round4(y[i][0]), app.Round4(y[i][1])
 	}
 	out.Points = append(out.Points, pts...)
 	return out, nil

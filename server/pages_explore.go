@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/views"
 )
@@ -143,7 +144,7 @@ func (p *pages) priming(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", sel)
 	}
-	tags := cleanTags(strings.Split(vm.Tags, ","))
+	tags := app.CleanTags(strings.Split(vm.Tags, ","))
 	res, err := primeWith(m, primeReq{Tags: tags, K: vm.K, Variant: vm.Variant})
 	if err != nil {
 		var he *echo.HTTPError

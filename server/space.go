@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
 )
 
@@ -257,7 +258,7 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 			return err
 		}
 	default:
-		emb, err := mapTSNE(ctx, rep, x, "terms", ts.Perplexity, ts.Iterations, ts.Seed)
+		emb, err := app.MapTSNE(ctx, x, "terms", ts.Perplexity, ts.Iterations, ts.Seed, rep.Progress)
 		if err != nil {
 			return err
 		}
@@ -267,7 +268,7 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 		return err
 	}
 	for i := range y {
-		out.X[i], out.Y[i] = round4(y[i][0]), round4(y[i][1])
+		out.X[i], out.Y[i] = app.Round4(y[i][0]), app.Round4(y[i][1])
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -373,7 +374,7 @@ func nearestTerms(cs *centroidSet, t, k int) []Neighbour {
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Distance < all[j].Distance })
 	all = all[:min(k, len(all))]
 	for i := range all {
-		all[i].Distance = round4(all[i].Distance)
+		all[i].Distance = app.Round4(all[i].Distance)
 	}
 	return slices.Clip(all)
 }

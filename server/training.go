@@ -11,6 +11,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -79,10 +80,18 @@ func (p TrainParams) config(seed uint64) ce.Config {
 // set, the rest test). Training uses corpus.DefaultSplitSeed, so every model of
 // a corpus shares one split; an evaluation uses the seed its model recorded.
 func trainSplit(row *CorpusRow, c *corpus.Corpus, seed uint64) corpus.Split {
-	if len(row.Split.Train) > 0 {
-		return row.Split
+	if own := ownSplit(row); own != nil {
+		return *own
 	}
 	return corpus.RandomSplit(c, nil, 0, seed)
+}
+
+// ownSplit is the split stored with a corpus, or nil when it has none.
+func ownSplit(row *CorpusRow) *corpus.Split {
+	if len(row.Split.Train) > 0 {
+		return &row.Split
+	}
+	return nil
 }
 
 // startTraining submits the training job of a stored model row.
@@ -129,16 +138,12 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	if err != nil {
 		return err
 	}
-	split := trainSplit(row, c, corpus.DefaultSplitSeed)
-	cfg := p.config(seed)
-	cfg.SplitFromFile = len(row.Split.Train) > 0
-	if !cfg.SplitFromFile {
-		cfg.SplitSeed = corpus.DefaultSplitSeed
-	}
+	t := app.Training{Corpus: c, OwnSplit: ownSplit(row), Config: p.config(seed), Progress: s.trainProgress(bg, rep, modelID)}
+	t.Config.SplitSeed = corpus.DefaultSplitSeed // of the random split, when the corpus has none
 	if err := st.ResetModelLog(bg, modelID); err != nil {
 		return err
 	}
-	m, err := ce.Train(ctx, c, split, cfg, s.trainProgress(bg, rep, modelID))
+	m, err := app.Train(ctx, t)
 	if err != nil {
 		return err
 	}

@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
@@ -292,19 +293,13 @@ type evalRun struct {
 	cfg      *evalConfig
 	models   []*ce.Model
 	vocab    *corpus.Vocabulary
-	notes    []string
+	corpus   *corpus.Corpus // the models' training corpus
+	notes    []string       // notes before the run (printed as they are made)
 	progress io.Writer
 }
 
-// trialData are the documents of one trial (term indices of the model vocabulary).
-type trialData struct {
-	train   [][]int       // training documents of the split (baselines)
-	docs    [][]int       // evaluated documents (not OOV setting)
-	oovDocs []eval.OOVDoc // evaluated documents (OOV setting)
-}
-
-// evaluate runs the evaluation that cfg describes and returns its report;
-// progress goes to stderr.
+// evaluate runs the evaluation that cfg describes (app.Evaluate) and returns
+// its report; progress goes to stderr.
 func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Report, error) {
 	r := &evalRun{cfg: cfg, progress: stderr}
 	if err := r.loadModels(); err != nil {
@@ -314,42 +309,33 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	if err != nil {
 		return nil, err
 	}
-	rep := newEvalReport(cfg, c, cross)
-
-	// The entries of the report, in report order: baselines, then the variants.
-	plan := &compare.Plan{Protocol: cfg.protocol, Missing: cfg.missing, Workers: cfg.workers,
-		VocabSize: r.vocab.Len(), Trials: cfg.trials,
-		Baseline: baselines.Settings{Topics: r.models[0].Topics().NumTopics(), Hidden: r.models[0].CEDim()}}
-	scope := baselines.Scope{Protocol: cfg.protocol, Subset: cfg.subset, Cross: cross != nil,
-		OOV: cfg.subset == "oov", Missing: cfg.missing}
-	for _, why := range plan.AddBaselines(cfg.baselines, scope) {
-		r.note(why)
-	}
+	r.corpus = c
+	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.subset, Protocol: cfg.protocol,
+		Setting: evalSetting(cfg, cross), Missing: cfg.missing, Trials: cfg.trials, Seed: cfg.seed, Workers: cfg.workers,
+		Baselines: cfg.baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
+		AllWithoutOOV: cfg.splitPath == "", Notes: r.notes,
+		Note: func(s string) { fmt.Fprintf(r.progress, "note: %s\n", s) },
+		Docs: func(t, n int, note string) {
+			if note == "" {
+				note = fmt.Sprintf("%d documents in %s", n, cfg.subset)
+			}
+			fmt.Fprintf(r.progress, "trial %d/%d: %s\n", t+1, cfg.trials, note)
+		},
+		Progress: r.printProgress()}
 	// The variants: trial t uses the model of trial t, or the last one when
 	// there are fewer models.
-	plan.Entries = append(plan.Entries, compare.VariantEntries(cfg.variants, cfg.subset == "oov", r.models,
-		func(i int) map[string]any { return modelTuning(cfg.modelPaths[i], r.models[i]) }, "")...)
-	if len(plan.Entries) == 0 {
+	ev.Variants = compare.VariantEntries(cfg.variants, cfg.subset == "oov", r.models,
+		func(i int) map[string]any { return modelTuning(cfg.modelPaths[i], r.models[i]) }, "")
+	rep, err := app.Evaluate(ctx, ev)
+	var noDocs *app.NoDocsError
+	switch {
+	case errors.Is(err, app.ErrNoEntries):
 		return nil, errors.New("eval: no model left to evaluate")
-	}
-	var data *trialData
-	plan.Trial = func(t int) (*compare.Trial, error) {
-		mi := min(t, len(r.models)-1)
-		if data == nil || (cfg.splitPath == "" && mi > 0) {
-			var err error
-			if data, err = r.trialDocs(c, cross, rep.Setting, r.models[mi], t); err != nil {
-				return nil, err
-			}
-		}
-		return &compare.Trial{Seed: cfg.seed + uint64(t), Train: data.train, Docs: data.docs, OOVDocs: data.oovDocs}, nil
-	}
-	plan.Progress = r.printProgress()
-	if err := compare.Run(ctx, plan, rep); err != nil {
+	case errors.As(err, &noDocs):
+		return nil, fmt.Errorf("eval: eval: %w", err)
+	case err != nil:
 		return nil, fmt.Errorf("eval: %w", err)
 	}
-	// The notes of the run (skipped baselines, documents) come before those of
-	// the p-values that Run added.
-	rep.Notes = append(slices.Clone(r.notes), rep.Notes...)
 	return rep, nil
 }
 
@@ -393,71 +379,42 @@ func readEvalCorpora(cfg *evalConfig) (*corpus.Corpus, *corpus.Corpus, error) {
 	return c, cross, nil
 }
 
-// newEvalReport returns the report of the run before any result: corpora,
-// subset, protocol, trials and the evaluation setting.
-func newEvalReport(cfg *evalConfig, c, cross *corpus.Corpus) *eval.Report {
-	rep := &eval.Report{
-		Corpus: c.Name, Subset: cfg.subset, Protocol: string(cfg.protocol), Trials: cfg.trials,
-		Setting: eval.WithinCorpus, Missing: cfg.missing.String(), Interpolation: eval.Interpolation,
-	}
+// evalSetting is the evaluation setting of cfg: OOV (--subset oov),
+// cross-corpora (--cross), incomplete context (--missing) or within-corpus.
+func evalSetting(cfg *evalConfig, cross *corpus.Corpus) eval.Setting {
 	switch {
 	case cfg.subset == "oov":
-		rep.Setting = eval.OOVSetting
+		return eval.OOVSetting
 	case cross != nil:
-		rep.Setting = eval.CrossCorpora
+		return eval.CrossCorpora
 	case !cfg.missing.IsZero():
-		rep.Setting = eval.IncompleteContext
+		return eval.IncompleteContext
 	}
-	if cross != nil {
-		rep.EvalCorpus = cross.Name
-	}
-	return rep
+	return eval.WithinCorpus
 }
 
-// trialDocs selects the documents of trial t, whose model is m, in setting
-// (the report's, which follows from the subset and --cross). The split is
-// --split, or else the random split `taglens train` drew (corpus.RandomSplit with
-// the split seed recorded in the model and the --oov tags), so each model file is
-// paired with its own training documents. The OOV setting without a split file takes every document of the
-// corpus that holds a term outside the vocabulary.
-func (r *evalRun) trialDocs(c, cross *corpus.Corpus, setting eval.Setting, m *ce.Model, t int) (*trialData, error) {
+// split returns the split of model m: --split, or else the random split
+// `taglens train` drew (corpus.RandomSplit with the split seed recorded in the
+// model and the --oov tags), so each model file is paired with its own
+// training documents.
+func (r *evalRun) split(m *ce.Model) (corpus.Split, error) {
 	cfg := r.cfg
-	var split corpus.Split
-	if cfg.splitPath != "" {
-		f, err := os.Open(cfg.splitPath)
-		if err != nil {
-			return nil, fmt.Errorf("eval: %w", err)
-		}
-		split, err = corpus.ReadSplit(f, c)
-		f.Close()
-		if err != nil {
-			return nil, fmt.Errorf("eval: %s: %w", cfg.splitPath, err)
-		}
-	} else {
+	if cfg.splitPath == "" {
 		if m.Info().SplitFromFile {
-			return nil, fmt.Errorf("eval: the model was trained on the split of a file: pass it with --split")
+			return corpus.Split{}, fmt.Errorf("eval: the model was trained on the split of a file: pass it with --split")
 		}
-		split = corpus.RandomSplit(c, cfg.oovTags, 0, m.Info().SplitSeed)
+		return corpus.RandomSplit(r.corpus, cfg.oovTags, 0, m.Info().SplitSeed), nil
 	}
-	d := &trialData{train: r.vocab.EncodeAll(c.Select(split.Train))}
-	if n := m.Info().TrainDocs; n > 0 && n != len(split.Train) && t == 0 {
-		r.note(fmt.Sprintf("the split has %d training documents, the model was trained on %d: is it the model's split?", len(split.Train), n))
+	f, err := os.Open(cfg.splitPath)
+	if err != nil {
+		return corpus.Split{}, fmt.Errorf("eval: %w", err)
 	}
-	src := compare.SelectDocs(c, cross, split, cfg.subset, cfg.splitPath == "")
-	evalCorpus := c.Name
-	if cross != nil {
-		evalCorpus = cross.Name
+	split, err := corpus.ReadSplit(f, r.corpus)
+	f.Close()
+	if err != nil {
+		return corpus.Split{}, fmt.Errorf("eval: %s: %w", cfg.splitPath, err)
 	}
-	var note string
-	d.docs, d.oovDocs, note = compare.EncodeDocs(r.vocab, src, setting, evalCorpus)
-	if note == "" {
-		note = fmt.Sprintf("%d documents in %s", len(d.docs), cfg.subset)
-	}
-	fmt.Fprintf(r.progress, "trial %d/%d: %s\n", t+1, cfg.trials, note)
-	if len(d.docs) == 0 && len(d.oovDocs) == 0 {
-		return nil, fmt.Errorf("eval: no document to evaluate in %s", cfg.subset)
-	}
-	return d, nil
+	return split, nil
 }
 
 func (r *evalRun) note(s string) {

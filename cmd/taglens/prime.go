@@ -6,8 +6,8 @@ import (
 	"io"
 	"strings"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
-	"github.com/taglens/taglens/server"
 )
 
 func init() {
@@ -18,14 +18,14 @@ func runPrime(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("prime", `--model MODEL --tags "a,b,c" [--k N] [--variant siamese-ce|ce] [--json]`, stderr)
 	modelPath := fs.String("model", "", "model file written by taglens train")
 	tags := fs.String("tags", "", "comma-separated tag set (the document / context)")
-	k := fs.Int("k", 10, fmt.Sprintf("number of primed terms per list (1..%d)", server.MaxPrimeK))
+	k := fs.Int("k", 10, fmt.Sprintf("number of primed terms per list (1..%d)", app.MaxPrimeK))
 	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	if err := parseFlags(fs, args); err != nil {
 		return err
 	}
-	if *k < 1 || *k > server.MaxPrimeK {
-		return &usageError{msg: fmt.Sprintf("--k %d: must be in 1..%d", *k, server.MaxPrimeK)}
+	if *k < 1 || *k > app.MaxPrimeK {
+		return &usageError{msg: fmt.Sprintf("--k %d: must be in 1..%d", *k, app.MaxPrimeK)}
 	}
 	if err := requireFlags(fs, "model", "tags"); err != nil {
 		return err
@@ -37,7 +37,7 @@ func runPrime(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	res, err := m.Prime(*variant, strings.Split(*tags, ","), *k)
+	res, err := app.Prime(m, app.Priming{Variant: *variant, Tags: strings.Split(*tags, ","), K: *k})
 	if err != nil {
 		return err
 	}

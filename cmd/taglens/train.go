@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/atomicfile"
 	"github.com/taglens/taglens/internal/report"
 	"github.com/taglens/taglens/ml/ce"
@@ -88,31 +89,18 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}
-	if *hidden != "" {
-		for _, f := range strings.Split(*hidden, ",") {
-			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil {
-				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated layer widths", *hidden)}
-			}
-			cfg.Hidden = append(cfg.Hidden, n)
-		}
-	}
-	// The one check of training parameters, shared with the web app's form and
-	// API (ce.Config.Validate); its parameter names are the flags' with '_'.
-	if err := cfg.Validate(); err != nil {
-		var pe *ce.ParamError
-		if errors.As(err, &pe) {
-			return &usageError{msg: fmt.Sprintf("--%s %s", ce.FlagName(pe.Param), pe.Reason)}
-		}
-		return &usageError{msg: err.Error()}
+	if err := checkConfig(&cfg, *hidden); err != nil {
+		return err
 	}
 	start := time.Now()
-	c, split, err := loadTrainData(*corpusPath, *format, *splitPath, *oovPath, *splitSeed)
+	t, err := loadTrainData(*corpusPath, *format, *splitPath, *oovPath)
 	if err != nil {
 		return err
 	}
+	t.Config, t.Progress = cfg, trainProgress(stderr, start)
+	c, split := t.Corpus, t.Split()
 	fmt.Fprintf(stderr, "corpus %s: %d documents; %d train, %d valid\n", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
-	m, err := ce.Train(ctx, c, split, cfg, trainProgress(stderr, start))
+	m, err := app.Train(ctx, t)
 	if err != nil {
 		return err
 	}
@@ -122,35 +110,58 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	return reportTraining(stdout, stderr, m, c, *out, *jsonOut, start)
 }
 
-// loadTrainData reads the corpus, the reserved OOV tags and the split of a
-// training: the split file's (without the documents holding a reserved tag in
-// train and valid, §5.2), or corpus.RandomSplit with splitSeed.
-func loadTrainData(corpusPath, format, splitPath, oovPath string, splitSeed uint64) (*corpus.Corpus, corpus.Split, error) {
+// checkConfig sets the layer widths of cfg from the --hidden value and checks
+// the configuration with ce.Config.Validate, the one check of training
+// parameters shared with the web app's form and API; its parameter names are
+// the flags' with '_'.
+func checkConfig(cfg *ce.Config, hidden string) error {
+	if hidden != "" {
+		for _, f := range strings.Split(hidden, ",") {
+			var n int
+			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil {
+				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated layer widths", hidden)}
+			}
+			cfg.Hidden = append(cfg.Hidden, n)
+		}
+	}
+	if err := cfg.Validate(); err != nil {
+		var pe *ce.ParamError
+		if errors.As(err, &pe) {
+			return &usageError{msg: fmt.Sprintf("--%s %s", ce.FlagName(pe.Param), pe.Reason)}
+		}
+		return &usageError{msg: err.Error()}
+	}
+	return nil
+}
+
+// loadTrainData reads the corpus, the reserved OOV tags and the split file
+// of a training (app.Training.Split leaves the documents holding a reserved tag
+// out of train and valid, §5.2; without a split file it draws
+// corpus.RandomSplit with the configuration's split seed).
+func loadTrainData(corpusPath, format, splitPath, oovPath string) (app.Training, error) {
 	f, err := corpus.ParseFormat(format)
 	if err != nil {
-		return nil, corpus.Split{}, &usageError{msg: err.Error()}
+		return app.Training{}, &usageError{msg: err.Error()}
 	}
 	c, err := corpus.ReadFile(corpusPath, corpus.ParseOptions{Format: f})
 	if err != nil {
-		return nil, corpus.Split{}, err
+		return app.Training{}, err
 	}
-	var reserved []string
+	t := app.Training{Corpus: c}
 	if oovPath != "" {
-		if reserved, err = readFileWith(oovPath, corpus.ReadOOVTags); err != nil {
-			return nil, corpus.Split{}, err
+		if t.Reserved, err = readFileWith(oovPath, corpus.ReadOOVTags); err != nil {
+			return app.Training{}, err
 		}
 	}
 	if splitPath == "" {
-		return c, corpus.RandomSplit(c, reserved, 0, splitSeed), nil
+		return t, nil
 	}
 	split, err := readFileWith(splitPath, func(r io.Reader) (corpus.Split, error) { return corpus.ReadSplit(r, c) })
 	if err != nil {
-		return nil, corpus.Split{}, err
+		return app.Training{}, err
 	}
-	// Documents holding a reserved OOV tag never train the model (§5.2).
-	split.Train = withoutTags(c, split.Train, reserved)
-	split.Valid = withoutTags(c, split.Valid, reserved)
-	return c, split, nil
+	t.OwnSplit = &split
+	return t, nil
 }
 
 // trainProgress prints one line per new progress report of a training.
@@ -228,27 +239,4 @@ func readFileWith[T any](path string, parse func(io.Reader) (T, error)) (T, erro
 		return zero, fmt.Errorf("%s: %w", path, err)
 	}
 	return v, nil
-}
-
-// withoutTags returns the document indices of idx whose documents hold none of
-// the reserved tags.
-func withoutTags(c *corpus.Corpus, idx []int, reserved []string) []int {
-	if len(reserved) == 0 {
-		return idx
-	}
-	res := make(map[string]bool, len(reserved))
-	for _, t := range reserved {
-		res[t] = true
-	}
-	var keep []int
-outer:
-	for _, i := range idx {
-		for _, t := range c.Docs[i].Tags {
-			if res[t] {
-				continue outer
-			}
-		}
-		keep = append(keep, i)
-	}
-	return keep
 }

@@ -1,0 +1,156 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+
+	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/compare"
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// Evaluation is a comparison of models in one setting: the requested
+// baselines, retrained in every trial on the training documents of the
+// models' split, then the models' variants, on the evaluated documents.
+type Evaluation struct {
+	// Models are the evaluated models, which share a vocabulary outside the
+	// OOV setting; the first gives the vocabulary and the baselines' sizes, and
+	// trial t's documents come from the split of model min(t, len-1).
+	Models []*ce.Model
+	Corpus *corpus.Corpus // the models' training corpus
+	Cross  *corpus.Corpus // another evaluated corpus (cross-corpora, real OOV), or nil
+	Subset string         // train, valid, test, oov or all
+	// Protocol, Setting and Missing (the band of the incomplete-context
+	// setting, zero otherwise) describe the evaluation.
+	Protocol eval.Protocol
+	Setting  eval.Setting
+	Missing  eval.Band
+	Trials   int
+	Seed     uint64 // seed of trial 0; trial t has Seed+t
+	Workers  int    // goroutines evaluating documents (compare.Plan.Workers)
+	// Baselines are the baselines' names in report order; those the setting
+	// does not apply to are left out with a note.
+	Baselines []string
+	// Variants are the models' entries (compare.VariantEntries), after the
+	// baselines in the report.
+	Variants []compare.Entry
+	// Split returns the split model m was trained with.
+	Split func(m *ce.Model) (corpus.Split, error)
+	// SplitPerModel asks Split again for each trial whose model is not the
+	// first; otherwise every trial uses the first model's split.
+	SplitPerModel bool
+	// CheckTrainDocs adds a note when the first trial's split does not have
+	// as many training documents as its model was trained on.
+	CheckTrainDocs bool
+	// AllWithoutOOV: the subset oov of a split with no OOV document is every
+	// document of the corpus (compare.SelectDocs).
+	AllWithoutOOV bool
+	// Notes are the caller's notes, first in the report.
+	Notes []string
+	// Note, when not nil, receives each note of the run as it is made.
+	Note func(string)
+	// Docs, when not nil, receives the number of evaluated documents of a
+	// trial whose documents were selected and compare.EncodeDocs's note (""
+	// when it has none).
+	Docs func(trial, docs int, note string)
+	// Progress, when not nil, receives the comparison's events.
+	Progress func(compare.Event)
+}
+
+// ErrNoEntries is the error of an evaluation with no baseline and no variant
+// left to evaluate.
+var ErrNoEntries = errors.New("no model left to evaluate")
+
+// NoDocsError is the error of an evaluation with no document to evaluate.
+type NoDocsError struct {
+	Subset  string
+	Checked int // documents selected before encoding
+}
+
+func (e *NoDocsError) Error() string { return "no document to evaluate in " + e.Subset }
+
+// Evaluate runs the evaluation ev and returns its report: corpora, setting,
+// notes (the caller's, the baselines left out and a mismatch of the split and
+// the model, then compare.Run's) and results. It stops with ctx's error when
+// ctx is cancelled; the errors of compare.Run are returned unwrapped.
+func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
+	first := ev.Models[0]
+	vocab := first.Vocabulary()
+	rep := &eval.Report{Corpus: ev.Corpus.Name, Subset: ev.Subset, Protocol: string(ev.Protocol), Trials: ev.Trials,
+		Setting: ev.Setting, Missing: ev.Missing.String(), Interpolation: eval.Interpolation}
+	if ev.Cross != nil {
+		rep.EvalCorpus = ev.Cross.Name
+	}
+	notes := slices.Clone(ev.Notes)
+	note := func(s string) {
+		notes = append(notes, s)
+		if ev.Note != nil {
+			ev.Note(s)
+		}
+	}
+	plan := &compare.Plan{Protocol: ev.Protocol, Missing: ev.Missing, Workers: ev.Workers,
+		VocabSize: vocab.Len(), Trials: ev.Trials,
+		Baseline: baselines.Settings{Topics: first.Topics().NumTopics(), Hidden: first.CEDim()}}
+	scope := baselines.Scope{Protocol: ev.Protocol, Subset: ev.Subset, Cross: ev.Cross != nil,
+		OOV: ev.Setting == eval.OOVSetting, Missing: ev.Missing}
+	for _, why := range plan.AddBaselines(ev.Baselines, scope) {
+		note(why)
+	}
+	plan.Entries = append(plan.Entries, ev.Variants...)
+	if len(plan.Entries) == 0 {
+		return nil, ErrNoEntries
+	}
+	var data *compare.Trial
+	plan.Trial = func(t int) (*compare.Trial, error) {
+		mi := min(t, len(ev.Models)-1)
+		if data == nil || (ev.SplitPerModel && mi > 0) {
+			var err error
+			if data, err = ev.trialDocs(ev.Models[mi], t, note); err != nil {
+				return nil, err
+			}
+		}
+		d := *data
+		d.Seed = ev.Seed + uint64(t)
+		return &d, nil
+	}
+	plan.Progress = ev.Progress
+	if err := compare.Run(ctx, plan, rep); err != nil {
+		return nil, err
+	}
+	// The notes of the run come before those of the p-values that Run added.
+	rep.Notes = append(notes, rep.Notes...)
+	return rep, nil
+}
+
+// trialDocs selects and encodes the documents of trial t, whose model is m:
+// the training documents of m's split (for the baselines) and the evaluated
+// documents.
+func (ev *Evaluation) trialDocs(m *ce.Model, t int, note func(string)) (*compare.Trial, error) {
+	vocab := ev.Models[0].Vocabulary()
+	split, err := ev.Split(m)
+	if err != nil {
+		return nil, err
+	}
+	d := &compare.Trial{Train: vocab.EncodeAll(ev.Corpus.Select(split.Train))}
+	if n := m.Info().TrainDocs; ev.CheckTrainDocs && n > 0 && n != len(split.Train) && t == 0 {
+		note(fmt.Sprintf("the split has %d training documents, the model was trained on %d: is it the model's split?", len(split.Train), n))
+	}
+	src := compare.SelectDocs(ev.Corpus, ev.Cross, split, ev.Subset, ev.AllWithoutOOV)
+	name := ev.Corpus.Name
+	if ev.Cross != nil {
+		name = ev.Cross.Name
+	}
+	var docNote string
+	d.Docs, d.OOVDocs, docNote = compare.EncodeDocs(vocab, src, ev.Setting, name)
+	if ev.Docs != nil {
+		ev.Docs(t, max(len(d.Docs), len(d.OOVDocs)), docNote)
+	}
+	if len(d.Docs) == 0 && len(d.OOVDocs) == 0 {
+		return nil, &NoDocsError{Subset: ev.Subset, Checked: len(src)}
+	}
+	return d, nil
+}

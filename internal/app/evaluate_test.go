@@ -1,0 +1,69 @@
+package app
+
+import (
+	"context"
+	"errors"
+	"slices"
+	"testing"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/compare"
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/eval"
+)
+
+// demoModel trains a small model on the demo corpus with its split.
+func demoModel(t *testing.T) (*ce.Model, *corpus.Corpus, corpus.Split) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	c, _ := corpus.Demo(corpus.DemoSeed)
+	split := corpus.DemoSplit(c)
+	cfg := ce.Config{Seed: 1, Hidden: []int{24, 10}, MaxEpochs1: 3, MaxEpochs2: 2, Patience: 1, EpochExamples: 4000,
+		PretrainIterations: -1, Alpha: 0.1, Lambda: 2, Topics: 8, SplitSeed: 1}
+	m, err := Train(context.Background(), Training{Corpus: c, Reserved: corpus.DemoOOVTags, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, c, split
+}
+
+func TestEvaluate(t *testing.T) {
+	m, c, split := demoModel(t)
+	var notes []string
+	var docs int
+	ev := &Evaluation{Models: []*ce.Model{m}, Corpus: c, Subset: "test", Protocol: eval.Priming,
+		Setting: eval.WithinCorpus, Trials: 2, Seed: 5, Baselines: []string{"random", "lsa"},
+		Variants: compare.VariantEntries([]string{ce.VariantCE}, false, []*ce.Model{m}, nil, ""),
+		Split:    func(*ce.Model) (corpus.Split, error) { return split, nil },
+		Notes:    []string{"caller"}, Note: func(s string) { notes = append(notes, s) },
+		Docs: func(_, n int, _ string) { docs = n }}
+	rep, err := Evaluate(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, r := range rep.Models {
+		names = append(names, r.Name)
+	}
+	if !slices.Equal(names, []string{"random", "ce"}) {
+		t.Errorf("models %v: want random (lsa is not contextual) and ce", names)
+	}
+	if len(notes) != 1 || len(rep.Notes) < 2 || rep.Notes[0] != "caller" || rep.Notes[1] != notes[0] {
+		t.Errorf("notes %q, reported %q: want the caller's, then lsa's", rep.Notes, notes)
+	}
+	if docs != len(split.Test) || !slices.Equal(rep.Seeds, []uint64{5, 6}) || rep.Corpus != c.Name {
+		t.Errorf("%d documents (want %d), seeds %v, corpus %q", docs, len(split.Test), rep.Seeds, rep.Corpus)
+	}
+	ev.Baselines, ev.Variants = []string{"lsa"}, nil
+	if _, err := Evaluate(context.Background(), ev); !errors.Is(err, ErrNoEntries) {
+		t.Errorf("no entry: %v, want ErrNoEntries", err)
+	}
+	ev.Variants = compare.VariantEntries([]string{ce.VariantCE}, false, []*ce.Model{m}, nil, "")
+	ev.Split = func(*ce.Model) (corpus.Split, error) { return corpus.Split{Train: split.Train}, nil }
+	var nd *NoDocsError
+	if _, err := Evaluate(context.Background(), ev); !errors.As(err, &nd) || nd.Subset != "test" {
+		t.Errorf("empty subset: %v, want a NoDocsError", err)
+	}
+}

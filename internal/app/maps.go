@@ -1,0 +1,124 @@
+package app
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/ml/cluster"
+	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/tsne"
+)
+
+// MapPoint is one point of an explorer map: a term of a document, placed in
+// 2-D.
+type MapPoint struct {
+	X       float64  `json:"x"`
+	Y       float64  `json:"y"`
+	Term    string   `json:"term"`
+	DocID   string   `json:"doc_id"`
+	Kind    string   `json:"kind"` // instance | accompany | oov | negative
+	Corpus  string   `json:"corpus"`
+	Cluster int      `json:"cluster"`
+	Tags    []string `json:"-"` // the document's tags
+}
+
+// Progress receives the progress of a long use case: the fraction done, the
+// stage and a message.
+type Progress func(fraction float64, stage, msg string)
+
+// InstanceMap is the map of every instance of a term: the term's CE in each
+// document of the corpora that holds it (paper §6.1's maps), coloured by
+// sense (ml/cluster) and placed by t-SNE.
+type InstanceMap struct {
+	Model   *ce.Model
+	Variant string           // ce.VariantCE or ce.VariantSiamese
+	Term    string           // a term of the model's vocabulary
+	Corpora []*corpus.Corpus // the documents, named by their corpus's Name
+	// MaxPoints bounds the map: a corpus stops adding documents once the map
+	// holds that many points.
+	MaxPoints int
+	Progress  Progress // nil: none
+}
+
+// MinMapPoints is the fewest instances a map is drawn of.
+const MinMapPoints = 4
+
+// Compute returns the points of the map, rounded to four decimals, and the
+// t-SNE embedding they came from (for placing more points with Transform). It
+// stops with ctx's error when ctx is cancelled.
+func (im *InstanceMap) Compute(ctx context.Context) ([]MapPoint, *tsne.Embedding, error) {
+	progress := im.Progress
+	if progress == nil {
+		progress = func(float64, string, string) {}
+	}
+	progress(0.02, "embedding", "computing CE of every instance of "+im.Term)
+	var pts []MapPoint
+	var x [][]float64
+	for _, c := range im.Corpora {
+		for _, d := range c.Docs {
+			if !slices.Contains(d.Tags, im.Term) {
+				continue
+			}
+			ids, _, vecs, _, err := im.Model.EmbedDocument(im.Variant, d.Tags)
+			if err != nil {
+				continue // no in-vocabulary tag: cannot be placed
+			}
+			for i, id := range ids {
+				if im.Model.Vocabulary().Term(id) == im.Term {
+					pts = append(pts, MapPoint{Term: im.Term, DocID: d.ID, Kind: "instance", Corpus: c.Name, Tags: d.Tags})
+					x = append(x, vecs[i])
+				}
+			}
+			if len(pts) >= im.MaxPoints {
+				break
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, nil, err
+		}
+	}
+	if len(pts) < MinMapPoints {
+		return nil, nil, fmt.Errorf("term %q has %d instances in these corpora; a map needs at least %d", im.Term, len(pts), MinMapPoints)
+	}
+	clusters := cluster.SenseClusters(x, 1)
+	for i := range pts {
+		pts[i].Cluster = clusters[i]
+	}
+	emb, err := MapTSNE(ctx, x, "points", 0, 1000, 1, progress)
+	if err != nil {
+		return nil, nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	for i := range pts {
+		pts[i].X, pts[i].Y = Round4(emb.Y[i][0]), Round4(emb.Y[i][1])
+	}
+	return pts, emb, nil
+}
+
+// MapTSNE embeds the rows of x (what they are, for the progress) in 2-D for a
+// map, reporting progress (nil: none); a perplexity of 0 means 30, and any is capped at
+// (n−1)/3, t-SNE's bound.
+func MapTSNE(ctx context.Context, x [][]float64, what string, perp float64, iters int, seed uint64, progress Progress) (*tsne.Embedding, error) {
+	if progress == nil {
+		progress = func(float64, string, string) {}
+	}
+	if perp == 0 {
+		perp = 30
+	}
+	perp = math.Min(perp, float64(len(x)-1)/3-0.01)
+	progress(0.1, "tsne", fmt.Sprintf("t-SNE of %d %s (perplexity %.3g, %d iterations, seed %d)", len(x), what, perp, iters, seed))
+	return tsne.Embed(ctx, x, tsne.Options{Perplexity: perp, Iterations: iters, Seed: seed, Progress: func(it int, kl float64, _ []float64) bool {
+		if it%50 == 0 {
+			progress(0.1+0.85*float64(it)/float64(iters), "tsne", fmt.Sprintf("iteration %d/%d, KL %.3f", it, iters, kl))
+		}
+		return ctx.Err() == nil
+	}})
+}
+
+// Round4 rounds a map coordinate to four decimals (the maps' JSON).
+func Round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -1,0 +1,70 @@
+package app
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/taglens/taglens/ml/ce"
+)
+
+// MaxPrimeK is the largest number of primed terms per list that taglens
+// prime and the web app accept.
+const MaxPrimeK = 1000
+
+// DefaultPrimeK is the number of primed terms per list when none is given.
+const DefaultPrimeK = 10
+
+// Priming asks for the terms a tag set primes (paper Eq. 8 and 9).
+type Priming struct {
+	Variant string   // network: ce.VariantSiamese (when empty) or ce.VariantCE
+	Tags    []string // the tag set (the document, the context)
+	K       int      // terms per list, 1..MaxPrimeK; DefaultPrimeK when zero
+}
+
+// InputError says which field of a use case's input is wrong and why.
+type InputError struct {
+	Field  string
+	Reason string
+}
+
+func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
+
+// Normalize sets the defaults of p, drops blank tags and trims the others,
+// and checks the variant, then K (an *InputError).
+func (p *Priming) Normalize() error {
+	if p.Variant == "" {
+		p.Variant = ce.VariantSiamese
+	}
+	if !ce.ValidVariant(p.Variant) {
+		return &InputError{Field: "variant", Reason: fmt.Sprintf("want %s or %s", ce.VariantSiamese, ce.VariantCE)}
+	}
+	if p.K == 0 {
+		p.K = DefaultPrimeK
+	}
+	if p.K < 1 || p.K > MaxPrimeK {
+		return &InputError{Field: "k", Reason: fmt.Sprintf("must be in 1..%d", MaxPrimeK)}
+	}
+	p.Tags = CleanTags(p.Tags)
+	return nil
+}
+
+// Prime returns the terms the tag set of p primes with model m: its
+// extended-priming list and one list per tag in the vocabulary; tags outside
+// it are placed by the concept-based method (ce.Model.Prime).
+func Prime(m *ce.Model, p Priming) (*ce.PrimeResult, error) {
+	if err := p.Normalize(); err != nil {
+		return nil, err
+	}
+	return m.Prime(p.Variant, p.Tags, p.K)
+}
+
+// CleanTags returns the tags of in trimmed, without the blank ones.
+func CleanTags(in []string) []string {
+	var out []string
+	for _, t := range in {
+		if t = strings.TrimSpace(t); t != "" {
+			out = append(out, t)
+		}
+	}
+	return out
+}
