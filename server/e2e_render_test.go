@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+	"github.com/taglens/taglens/internal/app"
 )
 
 // TestBrowserMapRender100k is the explorer's rendering benchmark, run when
@@ -106,8 +107,8 @@ func putSyntheticSpace(t *testing.T, ts *testServer, modelID string, n int) {
 		a := float64(rng.IntN(6)) * math.Pi / 3
 		sm.Terms = append(sm.Terms, term)
 		sm.Docs = append(sm.Docs, 1+int(zipf.Uint64()))
-		sm.X = append(sm.X, round4(30*math.Cos(a)+4*rng.NormFloat64()))
-		sm.Y = append(sm.Y, round4(30*math.Sin(a)+4*rng.NormFloat64()))
+		sm.X = append(sm.X, app.Round4(30*math.Cos(a)+4*rng.NormFloat64()))
+		sm.Y = append(sm.Y, app.Round4(30*math.Sin(a)+4*rng.NormFloat64()))
 	}
 	b, err := json.Marshal(sm)
 	if err != nil {
