@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"github.com/taglens/taglens/internal/app"
 )
 
 func TestCreateModelErrors(t *testing.T) {
@@ -105,7 +106,7 @@ func TestInterruptedAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/internal/app"
 )
 
 func newJobsForTest(t *testing.T, slots int) (*Jobs, *Store) {
@@ -148,7 +150,7 @@ func TestStoreMigrationsAndReopen(t *testing.T) {
 	if v, _ := st.SchemaVersion(ctx); v != len(migrations) {
 		t.Errorf("schema version: got %d, want %d", v, len(migrations))
 	}
-	c, err := parseCorpus(bytesReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

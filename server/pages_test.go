@@ -14,6 +14,7 @@ import (
 
 	"github.com/PuerkitoBio/goquery"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/eval"
@@ -288,7 +289,7 @@ func TestMetricRange(t *testing.T) {
 func TestHomeVerdict(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	ctx := context.Background()
-	c, err := parseCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,7 +3,6 @@ package server
 import (
 	"bytes"
 	"errors"
-	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/views"
 )
@@ -138,7 +138,7 @@ func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
 	if f.cp != nil {
 		return httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
 	}
-	parsed, err := parseCorpus(part, f.name, f.format, s.cfg.MaxCorpus)
+	parsed, err := app.ImportCorpus(part, f.name, f.format, s.cfg.MaxCorpus)
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -147,9 +147,6 @@ func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
 		if errors.Is(err, corpus.ErrTooLarge) {
 			return httpErr(http.StatusRequestEntityTooLarge, "%v", err)
 		}
-		return httpErr(http.StatusBadRequest, "%v", err)
-	}
-	if err := validateCorpus(parsed.Docs); err != nil {
 		return httpErr(http.StatusBadRequest, "%v", err)
 	}
 	f.cp = parsed
@@ -167,11 +164,8 @@ func (s *Server) storeUpload(c echo.Context, cp *corpus.Corpus, splitText []byte
 	var split corpus.Split
 	if len(bytes.TrimSpace(splitText)) > 0 {
 		var err error
-		if split, err = corpus.ReadSplit(bytes.NewReader(splitText), cp); err != nil {
+		if split, err = app.ReadSplit(bytes.NewReader(splitText), cp); err != nil {
 			return nil, httpErr(http.StatusBadRequest, "split file: %v", err)
-		}
-		if len(split.Train) == 0 {
-			return nil, httpErr(http.StatusBadRequest, "split file: no document is in train")
 		}
 	}
 	row, err := s.store.InsertCorpus(c.Request().Context(), cp, computeStats(cp), split, false)
@@ -181,15 +175,4 @@ func (s *Server) storeUpload(c echo.Context, cp *corpus.Corpus, splitText []byte
 	s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags,
 		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0)
 	return row, nil
-}
-
-// validateCorpus refuses corpora the method cannot learn from.
-func validateCorpus(docs []corpus.Document) error {
-	switch len(docs) {
-	case 0:
-		return fmt.Errorf("the corpus has no documents with tags")
-	case 1:
-		return fmt.Errorf("the corpus has a single document; at least two are needed to learn co-occurrence")
-	}
-	return nil
 }

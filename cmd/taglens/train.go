@@ -156,7 +156,7 @@ func loadTrainData(corpusPath, format, splitPath, oovPath string) (app.Training,
 	if splitPath == "" {
 		return t, nil
 	}
-	split, err := readFileWith(splitPath, func(r io.Reader) (corpus.Split, error) { return corpus.ReadSplit(r, c) })
+	split, err := readFileWith(splitPath, func(r io.Reader) (corpus.Split, error) { return app.ReadSplit(r, c) })
 	if err != nil {
 		return app.Training{}, err
 	}
