@@ -62,6 +62,14 @@ func TestBrowserMapWebGL(t *testing.T) {
 	clickAtPointer(t, ctx)
 	waitJS(t, ctx, "the clicked instance selected", 30*time.Second,
 		`document.getElementById("selected").textContent.indexOf("in document doc-") >= 0`)
+	// The toolbox's PNG holds the layer's points (ECharts' own would not):
+	// blue-ish pixels of the first sense cluster's colour in the composite.
+	waitJS(t, ctx, "the saved image holds the WebGL points", 20*time.Second, `(function () {
+		var c = window.taglensCharts["map"], out = window.taglensGL.composite(c, window.taglensGL.layers["map"]);
+		var px = out.getContext("2d").getImageData(0, 0, out.width, out.height).data, k = 0;
+		for (var i = 0; i < px.length; i += 4) if (px[i + 2] > 120 && px[i] < 80) k++;
+		return c.getOption().toolbox[0].feature.myGLSave.show === true && k > 5000;
+	})()`)
 	screenshot(t, ctx, shotDir(t), "5e-term-map-webgl")
 }
 

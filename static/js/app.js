@@ -183,7 +183,7 @@
   // WebGL; the few highlighted and labelled points stay canvas series. ?gl=off
   // forces the canvas, ?gl=on the layer. See docs/quality-notes.md.
   var GL_POINTS = 5000;
-  var GL_DEFAULT = false; // without ?gl: the layer only with ?gl=on for now
+  var GL_DEFAULT = true; // without ?gl: the layer wherever WebGL works (measured faster)
   var glParam = new URL(window.location.href).searchParams.get("gl");
 
   function wantGL(n) {

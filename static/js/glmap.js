@@ -152,7 +152,7 @@
   };
 
   Layer.prototype.resize = function (v) {
-    var dpr = window.devicePixelRatio || 1, c = this.canvas;
+    var dpr = this.ratio || window.devicePixelRatio || 1, c = this.canvas;
     var w = Math.round(v.w * dpr), h = Math.round(v.h * dpr);
     if (c.width !== w || c.height !== h) {
       c.width = w; c.height = h;
@@ -295,6 +295,8 @@
       else chart.dispatchAction({ type: "showTip", seriesIndex: seriesIndexOf(chart, HOVER), dataIndex: 0 });
     }
     chart.on("rendered", layer.sync);
+    chart.setOption({ toolbox: { feature: { saveAsImage: { show: false },
+      myGLSave: { show: true, title: "Save as PNG", icon: SAVE_ICON, onclick: function () { saveImage(chart, layer); } } } } });
     var zr = chart.getZr();
     zr.on("mousemove", function (e) {
       var i = layer.pick(e.offsetX, e.offsetY, RADIUS);
@@ -311,6 +313,37 @@
     };
     return layer;
   }
+  // The toolbox's download icon (ECharts' own saveAsImage cannot see the layer).
+  var SAVE_ICON = "path://M4.7,22.9L29.3,45.5L54.7,23.4M4.6,43.6L4.6,58L53.8,58L53.8,43.6M29.2,45.1L29.2,0";
+
+  // composite is the map as a canvas at twice the chart's size: the layer
+  // drawn on white, the chart's own canvas over it.
+  function composite(chart, layer) {
+    var o = { pixelRatio: 2, backgroundColor: "transparent" };
+    var top = chart.renderToCanvas ? chart.renderToCanvas(o) : chart.getRenderedCanvas(o);
+    var out = document.createElement("canvas"), ctx = out.getContext("2d");
+    out.width = top.width; out.height = top.height;
+    ctx.fillStyle = "#fff";
+    ctx.fillRect(0, 0, out.width, out.height);
+    layer.ratio = 2;
+    layer.draw();
+    ctx.drawImage(layer.canvas, 0, 0, out.width, out.height);
+    layer.ratio = 0;
+    layer.draw();
+    ctx.drawImage(top, 0, 0);
+    return out;
+  }
+
+  // saveImage saves the map as a PNG (composite).
+  function saveImage(chart, layer) {
+    var out = composite(chart, layer), a = document.createElement("a");
+    a.download = "taglens-map.png";
+    a.href = out.toDataURL("image/png");
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+  }
+
   function near(p, x, y) { return Math.abs(p[0] - x) <= RADIUS && Math.abs(p[1] - y) <= RADIUS; }
 
   // rgb reads "#rrggbb" or "#rgb".
@@ -331,5 +364,5 @@
     };
   }
 
-  window.taglensGL = { supported: isSupported, Layer: Layer, layers: {}, attach: attach, hoverSeries: hoverSeries, rgb: rgb, ramp: ramp };
+  window.taglensGL = { supported: isSupported, Layer: Layer, layers: {}, attach: attach, composite: composite, hoverSeries: hoverSeries, rgb: rgb, ramp: ramp };
 })();
