@@ -120,7 +120,10 @@
     this.draws = 0;
     this.drawn = 0;
     var xy = new Float32Array(2 * this.n);
-    for (var i = 0; i < this.n; i++) { xy[2 * i] = x[i]; xy[2 * i + 1] = y[i]; }
+    // The buffers hold the points in the grid's cell order, so that a zoomed
+    // view draws only the runs of cells it shows (drawVisible).
+    var order = this.grid.order;
+    for (var k = 0; k < this.n; k++) { xy[2 * k] = x[order[k]]; xy[2 * k + 1] = y[order[k]]; }
     this.posBuf = gl.createBuffer();
     gl.bindBuffer(gl.ARRAY_BUFFER, this.posBuf);
     gl.bufferData(gl.ARRAY_BUFFER, xy, gl.STATIC_DRAW);
@@ -133,9 +136,10 @@
   // point from the drawing and from picking) and draws again.
   Layer.prototype.setColors = function (rgba) {
     this.rgba = rgba;
-    var gl = this.gl;
+    var gl = this.gl, order = this.grid.order, sorted = new Uint32Array(this.n), src = new Uint32Array(rgba.buffer, rgba.byteOffset, this.n);
+    for (var k = 0; k < this.n; k++) sorted[k] = src[order[k]];
     gl.bindBuffer(gl.ARRAY_BUFFER, this.colorBuf);
-    gl.bufferData(gl.ARRAY_BUFFER, rgba, gl.DYNAMIC_DRAW);
+    gl.bufferData(gl.ARRAY_BUFFER, new Uint8Array(sorted.buffer), gl.DYNAMIC_DRAW);
     this.shown = 0;
     for (var i = 3; i < rgba.length; i += 4) if (rgba[i]) this.shown++;
     if (this.view) this.draw();
@@ -187,9 +191,33 @@
     gl.bindBuffer(gl.ARRAY_BUFFER, this.colorBuf);
     gl.enableVertexAttribArray(p.color);
     gl.vertexAttribPointer(p.color, 4, gl.UNSIGNED_BYTE, true, 0, 0);
-    gl.drawArrays(gl.POINTS, 0, this.n);
+    this.vertices = this.drawVisible(v, this.pointPx / 2);
     this.draws++;
     this.drawn = this.shown;
+  };
+
+  // drawVisible draws the points of the grid's cells that the view shows
+  // (with a margin of pad pixels): one run of the buffer a row of cells, or
+  // one run for whole rows. It returns the number of points sent.
+  Layer.prototype.drawVisible = function (v, pad) {
+    var g = this.grid, gl = this.gl, r = v.clip;
+    var hx = (r.width / 2 + pad) / Math.abs(v.sx), hy = (r.height / 2 + pad) / Math.abs(v.sy);
+    var c0 = Math.floor((v.cx - hx - g.x0) / g.w), c1 = Math.floor((v.cx + hx - g.x0) / g.w);
+    var r0 = Math.floor((v.cy - hy - g.y0) / g.h), r1 = Math.floor((v.cy + hy - g.y0) / g.h);
+    if (c1 < 0 || r1 < 0 || c0 >= g.side || r0 >= g.side) return 0;
+    c0 = clampCell(g, c0); c1 = clampCell(g, c1); r0 = clampCell(g, r0); r1 = clampCell(g, r1);
+    var sent = 0, from, to;
+    if (c0 === 0 && c1 === g.side - 1) {
+      from = g.start[r0 * g.side]; to = g.start[(r1 + 1) * g.side];
+      if (to > from) gl.drawArrays(gl.POINTS, from, to - from);
+      return to - from;
+    }
+    for (var row = r0; row <= r1; row++) {
+      from = g.start[row * g.side + c0]; to = g.start[row * g.side + c1 + 1];
+      if (to > from) gl.drawArrays(gl.POINTS, from, to - from);
+      sent += to - from;
+    }
+    return sent;
   };
 
   // finish waits for the drawing to be done (a one-pixel read): for timing.
