@@ -54,6 +54,19 @@ func TestBrowserMapWebGL(t *testing.T) {
 		return n > 0 && window.taglensCharts["space"].getOption().series[1].data.length === n && L.drawn < 100000 - n;
 	})()`)
 	screenshot(t, ctx, shotDir(t), "5d-space-map-webgl")
+	// Isolate the matches and the selection: the layer draws nothing; then
+	// colour the terms by frequency: the layer draws them again.
+	step(t, ctx, "isolate", 10*time.Second, chromedp.Click(tid("space-isolate")))
+	waitJS(t, ctx, "nothing drawn by the layer", 10*time.Second,
+		`window.taglensGL.layers["space"].drawn === 0 && location.search.indexOf("isolate=1") >= 0`)
+	step(t, ctx, "colour by frequency", 10*time.Second, chromedp.Click(tid("space-isolate")),
+		chromedp.SetValue(tid("space-color"), "docs"),
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="space-color"]').dispatchEvent(new Event("change"))`))
+	waitJS(t, ctx, "coloured by frequency", 10*time.Second, `(function () {
+		var L = window.taglensGL.layers["space"], c = L.rgba, k = {};
+		for (var i = 0; i < c.length; i += 4) if (c[i + 3]) k[c[i] + "," + c[i + 1] + "," + c[i + 2]] = true;
+		return L.drawn > 90000 && Object.keys(k).length > 10 && window.taglensCharts["space"].getOption().visualMap.length === 1;
+	})()`)
 
 	step(t, ctx, "open the 100,000-point term map", time.Minute,
 		chromedp.Navigate(fmt.Sprintf("%s/explorer?model=%s&term=%s&gl=on", base, modelID, loadTerm)))

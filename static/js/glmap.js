@@ -173,6 +173,7 @@
     gl.disable(gl.SCISSOR_TEST);
     gl.clearColor(0, 0, 0, 0);
     gl.clear(gl.COLOR_BUFFER_BIT);
+    this.drawn = 0;
     if (!this.shown) return;
     gl.enable(gl.SCISSOR_TEST);
     var r = v.clip;
