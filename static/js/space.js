@@ -253,10 +253,11 @@
         history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
       });
     }
+    // Both ranges are read first: the first dispatch rewrites the URL's zy.
     function restoreZoom() {
-      [["zx", 0], ["zy", 1]].forEach(function (z) {
-        var v = (page.searchParams.get(z[0]) || "").split(",").map(Number);
-        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: z[1], start: v[0], end: v[1] });
+      var zs = ["zx", "zy"].map(function (k) { return (page.searchParams.get(k) || "").split(",").map(Number); });
+      zs.forEach(function (v, i) {
+        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: i, start: v[0], end: v[1] });
       });
     }
     attach(chart);
