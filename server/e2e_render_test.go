@@ -38,13 +38,14 @@ func TestBrowserMapRender100k(t *testing.T) {
 	ts.maps.dropModel(modelID)
 	putSyntheticSpace(t, ts, modelID, n)
 	base := liveServer(t, ts)
-	// Each map is drawn twice, on canvas and with WebGL (?gl=on), one after
-	// the other, so that both see about the same load on the machine.
+	// Each map is drawn twice, on canvas (?gl=off) and with the WebGL layer
+	// (?gl=on), one after the other, so that both see about the same load on
+	// the machine.
 	for _, m := range []struct{ what, url, box, chart string }{
 		{"term map", "/explorer?model=" + modelID + "&term=" + loadTerm, "map", "map"},
 		{"whole-space map", "/explorer?view=space&model=" + modelID + "&seed=" + fmt.Sprint(benchSpaceSeed), "space-map", "space"},
 	} {
-		for _, gl := range []string{"", "&gl=on"} {
+		for _, gl := range []string{"&gl=off", "&gl=on"} {
 			ms, how, fps := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
 			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)",
 				m.what, n, how, ms, fps, loadAverage())

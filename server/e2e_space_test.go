@@ -92,38 +92,6 @@ func TestBrowserSpaceMap(t *testing.T) {
 		 window.taglensCharts["space"].getOption().dataZoom[0].start === 20`, 10))
 }
 
-// TestBrowserSpaceMapWebGL opens a whole-space map of 100,000 terms (the
-// model's vocabulary and made-up terms) with WebGL on (?gl=on): its terms are
-// one scatterGL series drawn on a WebGL canvas, the most used terms are
-// labelled, and the search and a click on a lit-up term still work.
-func TestBrowserSpaceMapWebGL(t *testing.T) {
-	ctx := browser(t)
-	ts, _, modelID := trainedServer(t)
-	putSyntheticSpace(t, ts, modelID, 100000)
-	base := liveServer(t, ts)
-	step(t, ctx, "open the 100,000-term map", time.Minute,
-		chromedp.Navigate(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on", base, modelID, benchSpaceSeed)))
-	waitJS(t, ctx, "drawn with WebGL", 2*time.Minute, `(function () {
-		var box = document.querySelector('[data-testid="space-map"]');
-		if (!box || box.getAttribute('data-ready') !== 'true') return false;
-		var gl = Array.from(box.querySelectorAll('canvas')).some(function (c) { return !!c.getContext('webgl'); });
-		var s = window.taglensCharts["space"].getOption().series;
-		return gl && box.getAttribute('data-renderer') === 'webgl' && s[0].type === 'scatterGL' && s[0].data.length === 100000 &&
-			s[4].type === 'scatter' && s[4].data.length === 25;
-	})()`)
-	step(t, ctx, "search", time.Minute, chromedp.SendKeys(tid("space-search"), "gui"))
-	waitJS(t, ctx, "matches lit up", 30*time.Second,
-		`Number(document.querySelector('[data-testid="space-status"]').getAttribute('data-matches')) > 0 &&
-		 window.taglensCharts["space"].getOption().series[1].data.length > 0 &&
-		 window.taglensCharts["space"].getOption().series[0].type === 'scatterGL'`)
-	clickSeriesPoint(t, ctx, "space", 1)
-	waitJS(t, ctx, "neighbours listed and lit up", 30*time.Second,
-		`document.querySelectorAll('[data-testid="space-neighbours"] li').length === 10 &&
-		 window.taglensCharts["space"].getOption().series[2].data.length === 10 &&
-		 window.taglensCharts["space"].getOption().series[3].data.length === 1 && location.search.indexOf("sel=") >= 0`)
-	screenshot(t, ctx, shotDir(t), "5d-space-map-webgl")
-}
-
 // clickSeriesPoint clicks the first point of a series of a chart.
 func clickSeriesPoint(t *testing.T, ctx context.Context, chartID string, series int) {
 	t.Helper()

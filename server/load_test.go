@@ -129,7 +129,8 @@ func TestMapLoad(t *testing.T) {
 
 // TestExplorer10k opens the explorer on a cached 10,000-point map in headless
 // Chromium and checks it stays responsive: the map draws and a hover tooltip
-// appears. It logs the times.
+// appears, drawn by default with the WebGL layer and with ?gl=off on canvas.
+// It logs the times.
 func TestExplorer10k(t *testing.T) {
 	ctx := browser(t)
 	ts, corpusID, modelID := trainedServer(t)
@@ -143,12 +144,23 @@ func TestExplorer10k(t *testing.T) {
 	if err != nil || n != 10000 {
 		t.Fatalf("points drawn: got %d (%v), want 10000", n, err)
 	}
+	how, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="map"]').getAttribute('data-renderer')`))
+	if err != nil || how != "webgl" {
+		t.Fatalf("renderer by default: got %q (%v), want webgl", how, err)
+	}
+	start = time.Now()
+	hoverGLPoint(t, ctx, "map", loadTerm)
+	t.Logf("10,000-point explorer, WebGL layer: page to map drawn %v; hover to tooltip %v", drawn.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
+	screenshot(t, ctx, shotDir(t), "8-explorer-10k")
+
+	step(t, ctx, "explorer 10k on canvas", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=off"))
+	waitJS(t, ctx, "10k map drawn on canvas", time.Minute, `document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true' &&
+		document.querySelector('[data-testid="map"]').getAttribute('data-renderer') === 'canvas'`)
 	hover := hoverPoint(t, ctx, "map", loadTerm)
-	t.Logf("10,000-point explorer: page to map drawn %v; hover to tooltip %v", drawn.Round(time.Millisecond), hover.Round(time.Millisecond))
+	t.Logf("10,000-point explorer, canvas: hover to tooltip %v", hover.Round(time.Millisecond))
 	if hover > 5*time.Second {
 		t.Errorf("hover tooltip took %v, want ≤ 5 s", hover)
 	}
-	screenshot(t, ctx, shotDir(t), "8-explorer-10k")
 }
 
 // TestMapServing checks the cached-map answers: the fast path (a repeated

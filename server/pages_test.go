@@ -78,7 +78,7 @@ func TestPagesEmptyStore(t *testing.T) {
 		}
 	}
 	// Static assets come from the binary.
-	for _, p := range []string{"/static/vendor/echarts.min.js", "/static/vendor/htmx.min.js", "/static/vendor/htmx-ext-sse.js", "/static/vendor/echarts-gl.min.js", "/static/js/app.js", "/static/css/app.css"} {
+	for _, p := range []string{"/static/vendor/echarts.min.js", "/static/vendor/htmx.min.js", "/static/vendor/htmx-ext-sse.js", "/static/js/app.js", "/static/js/glmap.js", "/static/css/app.css"} {
 		if rec := ts.do(http.MethodGet, p, nil, ""); rec.Code != 200 || rec.Body.Len() < 100 {
 			t.Errorf("GET %s: got %d with %d bytes", p, rec.Code, rec.Body.Len())
 		}

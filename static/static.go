@@ -1,7 +1,7 @@
 // Package static holds the browser assets served from the binary: the vendored
-// ECharts, ECharts GL (its WebGL series, loaded only by the large maps) and htmx
-// (see vendor/fetch.sh for versions and checksums) and taglens's own CSS and
-// JavaScript. Nothing is ever loaded from another host.
+// ECharts and htmx (see vendor/fetch.sh for versions and checksums) and taglens's
+// own CSS and JavaScript (with its WebGL layer for the large maps, js/glmap.js).
+// Nothing is ever loaded from another host.
 package static
 
 import "embed"

@@ -11,10 +11,9 @@ import (
 // files extracted by vendor/fetch.sh from the checksummed tarballs.
 func TestVendoredAssets(t *testing.T) {
 	want := map[string]string{
-		"vendor/echarts.min.js":    "bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1",
-		"vendor/htmx.min.js":       "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717",
-		"vendor/htmx-ext-sse.js":   "3b5992a541619babefc4c169505af474df5c3039da51e59b96ccf9241ecd61d2",
-		"vendor/echarts-gl.min.js": "bfba1b87b8c3c06e5c7ed7741002586c747b00e4efdaa92077d15c2dc721bda0",
+		"vendor/echarts.min.js":  "bf4a223524e40b77c304bec67e1222cf551f14880cf42c69dc046558e11c07b1",
+		"vendor/htmx.min.js":     "d6fdc75f204e6bdefa99b69bf1e6d4ac69b8a364f77929f45c13476b4000f717",
+		"vendor/htmx-ext-sse.js": "3b5992a541619babefc4c169505af474df5c3039da51e59b96ccf9241ecd61d2",
 	}
 	for name, digest := range want {
 		b, err := fs.ReadFile(FS, name)

@@ -5,14 +5,12 @@
   "use strict";
   var charts = {};
   window.taglensCharts = charts;
-  var optionText = {}; // chart id → its option JSON, to make the chart again (useGL)
 
   function initCharts(root) {
     root.querySelectorAll("script[data-chart]").forEach(function (s) {
       var id = s.getAttribute("data-chart");
       var el = document.getElementById(id);
       if (!el || charts[id]) return;
-      optionText[id] = s.textContent;
       charts[id] = makeChart(el, s.textContent);
     });
   }
@@ -180,107 +178,31 @@
   });
 
   // ---- Maps of many points: WebGL ----
-  // With ?gl=on, from GL_POINTS points on, a map's plain points are drawn by
-  // ECharts GL's scatterGL (WebGL) where the browser has WebGL; the few highlighted and
-  // labelled points stay canvas series above them. ECharts GL is fetched the
-  // first time a map needs it, so no other page loads it.
+  // From GL_POINTS points on, a map's plain points are drawn by taglens's own
+  // WebGL layer (glmap.js) under the ECharts chart, where the browser has
+  // WebGL; the few highlighted and labelled points stay canvas series. ?gl=off
+  // forces the canvas, ?gl=on the layer. See docs/quality-notes.md.
   var GL_POINTS = 5000;
-  var GL_ZLEVEL = 10; // scatterGL's layer; the canvas series drawn above it use GL_ZLEVEL + 1
-  var glLoad = null;
-  // For now WebGL is opt-in (?gl=on): on the one machine measured (headless
-  // Chromium, software WebGL) scatterGL drew and panned slower than the canvas,
-  // and ECharts GL reported no pointer over its points (no tooltips, no click
-  // selection on them). See docs/quality-notes.md.
-  var glOn = new URL(window.location.href).searchParams.get("gl") === "on";
+  var GL_DEFAULT = true; // without ?gl: the layer wherever WebGL works (measured faster)
+  var glParam = new URL(window.location.href).searchParams.get("gl");
 
-  function hasWebGL() {
-    try {
-      var gl = document.createElement("canvas").getContext("webgl");
-      var lose = gl && gl.getExtension("WEBGL_lose_context");
-      if (lose) lose.loseContext();
-      return !!gl;
-    } catch (e) {
-      return false;
-    }
+  function wantGL(n) {
+    if (n < GL_POINTS || !window.taglensGL || glParam === "off") return false;
+    if (glParam !== "on" && !GL_DEFAULT) return false;
+    return window.taglensGL.supported();
   }
 
-  // ECharts GL builds its post-processing graph from size expressions such as
-  // "expr(width * 1.0 / 4)" with new Function, which the page's
-  // Content-Security-Policy (no 'unsafe-eval') forbids. Before it loads, the
-  // global Function learns to build exactly those expressions (a name, times
-  // and over numbers, or a pair of them) without eval; anything else still
-  // goes to the real Function, which the policy refuses as before.
-  var SIZE_TERM = /^\s*(width|height|dpr)\s*(?:\*\s*([\d.]+))?\s*(?:\/\s*([\d.]+))?\s*$/;
-  function sizeTerm(text) {
-    var m = SIZE_TERM.exec(text);
-    if (!m) return null;
-    var mul = m[2] ? Number(m[2]) : 1, div = m[3] ? Number(m[3]) : 1;
-    return function (env) { return env[m[1]] * mul / div; };
-  }
-  function sizeExpr(args) {
-    if (args.length !== 4 || args[0] !== "width" || args[1] !== "height" || args[2] !== "dpr") return null;
-    var body = /^return\s*(.*?)\s*$/.exec(String(args[3]));
-    if (!body) return null;
-    var pair = /^\[([^,\]]*),([^,\]]*)\]$/.exec(body[1]);
-    var terms = (pair ? [pair[1], pair[2]] : [body[1]]).map(sizeTerm);
-    if (terms.some(function (t) { return !t; })) return null;
-    return function (width, height, dpr) {
-      var env = { width: width, height: height, dpr: dpr };
-      var v = terms.map(function (t) { return t(env); });
-      return pair ? v : v[0];
+  // glExtent fixes the axes to the points' extent (the canvas series hold only
+  // the few highlighted points, so ECharts would not see the rest).
+  function glExtent(x, y) {
+    var f = function (v) {
+      var lo = Infinity, hi = -Infinity;
+      for (var i = 0; i < v.length; i++) { if (v[i] < lo) lo = v[i]; if (v[i] > hi) hi = v[i]; }
+      var pad = (hi - lo) * 0.03 || 1;
+      return { min: Math.floor(lo - pad), max: Math.ceil(hi + pad) };
     };
+    return { xAxis: f(x), yAxis: f(y) };
   }
-  function allowSizeExpressions() {
-    var Native = window.Function;
-    if (Native.taglensSizeExpr) return;
-    var F = function () { return sizeExpr(arguments) || Native.apply(this, arguments); };
-    F.prototype = Native.prototype;
-    F.taglensSizeExpr = true;
-    window.Function = F;
-  }
-
-  // useGL calls then(chart, gl) for a map of n points in chart id: when the
-  // map needs WebGL, once ECharts GL is loaded and the chart made again (ECharts
-  // GL prepares only the charts made after it loads: WebGL layers, saving as an
-  // image), with gl true; otherwise with the chart as it is and gl false.
-  function useGL(id, n, then) {
-    var chart = charts[id];
-    if (n < GL_POINTS || !glOn || !hasWebGL()) { then(chart, false); return; }
-    if (chart.taglensGL) { then(chart, true); return; }
-    if (!glLoad) {
-      allowSizeExpressions();
-      glLoad = new Promise(function (done) {
-        var s = document.createElement("script");
-        s.src = "/static/vendor/echarts-gl.min.js";
-        s.onload = function () { done(true); };
-        s.onerror = function () { done(false); };
-        document.head.appendChild(s);
-      });
-    }
-    glLoad.then(function (loaded) {
-      if (!loaded) { then(chart, false); return; }
-      var el = chart.getDom();
-      chart.dispose();
-      chart = charts[id] = makeChart(el, optionText[id]);
-      chart.taglensGL = true;
-      // ECharts' tooltip does not follow the pointer over WebGL points: show
-      // the item's tooltip when ECharts GL reports the pointer over one.
-      chart.on("mouseover", function (p) {
-        if (p.seriesType === "scatterGL") chart.dispatchAction({ type: "showTip", seriesIndex: p.seriesIndex, dataIndex: p.dataIndex });
-      });
-      then(chart, true);
-    });
-  }
-
-  // glSeries turns a canvas scatter series of plain points into a scatterGL
-  // one (no labels: those stay on the canvas series above), drawn at once.
-  function glSeries(s) {
-    return { type: "scatterGL", name: s.name, data: s.data, symbol: s.symbol || "circle", symbolSize: s.symbolSize,
-      itemStyle: s.itemStyle, zlevel: GL_ZLEVEL, progressive: 1e7, progressiveThreshold: 1e7 };
-  }
-
-  // aboveGL lifts a canvas series above the WebGL layer.
-  function aboveGL(s) { s.zlevel = GL_ZLEVEL + 1; return s; }
 
   // ---- Explorer map ----
   // Point kinds: instances of the term map, overlays, and the context map
@@ -353,8 +275,10 @@
   }
 
   // instanceSeries groups the points of a term map into series: by sense
-  // cluster or corpus for the instances, by kind for the rest. With gl, the
-  // instances are scatterGL series and the rest canvas series above them.
+  // cluster or corpus for the instances, by kind for the rest. With gl (the
+  // palette's colours), the instance series are empty (their points are the
+  // WebGL layer's: rgba gets their colours, in the series' colour) and the
+  // pointer's series comes last. It returns {series, rgba}.
   function instanceSeries(points, colorBy, gl) {
     var groups = {};
     var order = [];
@@ -369,7 +293,8 @@
     order.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
     var large = points.length > 3000;
     var label = function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; };
-    return order.map(function (g) {
+    var rgba = gl ? new Uint8Array(4 * points.length) : null;
+    var series = order.map(function (g, si) {
       var kind = groups[g].length ? points[groups[g][0][2]].kind : "instance";
       var s = {
         name: g, type: "scatter", data: groups[g], symbol: KIND_SYMBOL[kind] || "circle",
@@ -380,9 +305,21 @@
         labelLayout: { hideOverlap: true },
         itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
       };
-      if (!gl) return s;
-      return kind === "instance" ? glSeries(s) : aboveGL(s);
+      if (gl && kind === "instance") {
+        s.itemStyle.color = gl[si % gl.length];
+        glColors(rgba, groups[g], s.itemStyle.color, 191);
+        s.data = [];
+      }
+      return s;
     });
+    if (gl) series.push(window.taglensGL.hoverSeries());
+    return { series: series, rgba: rgba, groups: groups, order: order };
+  }
+
+  // glColors colours the points pts ([x, y, i]) of a WebGL layer.
+  function glColors(rgba, pts, color, alpha) {
+    var c = window.taglensGL.rgb(color);
+    pts.forEach(function (p) { var i = 4 * p[2]; rgba[i] = c[0]; rgba[i + 1] = c[1]; rgba[i + 2] = c[2]; rgba[i + 3] = alpha; });
   }
 
   // instanceClicked shows a clicked point of a term map: its document, a link
@@ -425,23 +362,40 @@
     });
   }
 
-  // drawTimed draws a map of n points in chart id by calling draw(gl) once
-  // the chart is ready for it (useGL; attach(chart) first when the chart was
-  // made anew, to bind its handlers again). It keeps on the box how the map
-  // is drawn (data-renderer: canvas or webgl) and the time from the map's data
-  // to the drawn chart ("finished", in ms: data-render-ms) for the rendering
-  // benchmark.
-  function drawTimed(box, id, n, attach, draw) {
-    var t0 = performance.now(), before = charts[id];
-    useGL(id, n, function (chart, gl) {
-      if (chart !== before) attach(chart);
-      box.setAttribute("data-renderer", gl ? "webgl" : "canvas");
-      chart.on("finished", function once() {
-        chart.off("finished", once);
-        box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
-      });
-      draw(gl);
+  // drawTimed draws a map of n points in chart id by calling draw(gl), gl
+  // true when the map's plain points go to the WebGL layer (wantGL). It keeps
+  // on the box how the map is drawn (data-renderer: canvas or webgl) and the
+  // time from the map's data to the drawn chart ("finished", and the layer's
+  // drawing done; in ms: data-render-ms) for the rendering benchmark.
+  function drawTimed(box, id, n, draw) {
+    var t0 = performance.now(), chart = charts[id], gl = wantGL(n);
+    box.setAttribute("data-renderer", gl ? "webgl" : "canvas");
+    chart.on("finished", function once() {
+      chart.off("finished", once);
+      var layer = gl && window.taglensGL.layers[id];
+      if (layer) layer.finish();
+      box.setAttribute("data-render-ms", String(Math.round(performance.now() - t0)));
     });
+    draw(gl);
+  }
+
+  // glLayer gives the WebGL layer of chart id the points of x and y and the
+  // colours rgba; click(i) handles a click on point i. It returns the layer.
+  function glLayer(chart, id, x, y, rgba, click) {
+    var layer = window.taglensGL.attach(chart, id, x, y, click);
+    layer.setColors(rgba);
+    layer.sync();
+    return layer;
+  }
+
+  // legendColors are the WebGL layer's colours with the instance groups the
+  // legend hides (selected[name] false) hidden.
+  function legendColors(out, selected) {
+    var rgba = out.rgba.slice();
+    out.order.forEach(function (g) {
+      if (selected[g] === false) out.groups[g].forEach(function (p) { rgba[4 * p[2] + 3] = 0; });
+    });
+    return rgba;
   }
 
   function explorer(box) {
@@ -456,12 +410,15 @@
 
     function load() {
       loadMap(url, status, "the t-SNE map", function (data) {
-        drawTimed(box, chartID, data.x.length, attach, function (gl) { draw(data, gl); });
+        drawTimed(box, chartID, data.x.length, function (gl) { draw(data, gl); });
       });
     }
 
+    var layer = null;
     function draw(data, gl) {
       points = mapPoints(data);
+      var out = instanceSeries(points, colorBy, gl && chart.getOption().color);
+      if (gl) chart.setOption(Object.assign({ legend: { data: out.order } }, glExtent(data.x, data.y)));
       chart.setOption({
         // confine and the wrapping width are in the chart's option (server/charts.go mapTooltip).
         tooltip: {
@@ -475,8 +432,12 @@
               " · " + esc(pt.corpus) + "<br/><span style='color:#555'>" + tags + "</span>";
           },
         },
-        series: instanceSeries(points, colorBy, gl),
+        series: out.series,
       }, { replaceMerge: ["series"] });
+      if (gl) {
+        layer = glLayer(chart, chartID, data.x, data.y, out.rgba, function (i) { instanceClicked(points[i], params, modelURL); });
+        chart.on("legendselectchanged", function (e) { layer.setColors(legendColors(out, e.selected)); });
+      }
       var ctxDoc = params.get("doc");
       status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
         (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")";
@@ -490,23 +451,19 @@
     document.addEventListener("click", function (e) {
       if (!chartEl.contains(e.target)) chart.dispatchAction({ type: "hideTip" });
     });
-    function attach(c) {
-      chart = c;
-      chart.getZr().on("click", function (e) {
-        if (!e.target) chart.dispatchAction({ type: "hideTip" });
-      });
-      chart.on("click", function (p) {
-        var pt = p.value && points[p.value[2]];
-        if (pt) instanceClicked(pt, params, modelURL);
-      });
-    }
-    attach(chart);
+    chart.getZr().on("click", function (e) {
+      if (!e.target && !(layer && layer.click(e))) chart.dispatchAction({ type: "hideTip" });
+    });
+    chart.on("click", function (p) {
+      var pt = p.value && points[p.value[2]];
+      if (pt) instanceClicked(pt, params, modelURL);
+    });
     load();
   }
 
   // Shared with the whole-space map (space.js).
   window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed,
-    glSeries: glSeries, aboveGL: aboveGL };
+    glExtent: glExtent, glLayer: glLayer };
 
   // Switching the model of the explorer or the priming page reloads the page for
   // that model alone: the term, documents and corpora chosen for the previous

@@ -3,9 +3,9 @@
 // the map without reloading (a substring, or /a regular expression/); clicking
 // a term lists and lights up its k nearest terms. The URL keeps the search,
 // the selection, k, the colouring, the isolation and the zoom, so a view can
-// be shared. With ?gl=on, from a few thousand terms on, the plain points are
-// drawn with WebGL (app.js: drawTimed, glSeries) and the labels stay on canvas
-// series.
+// be shared. On a map of many terms the plain points can be drawn by the
+// WebGL layer (glmap.js; app.js: drawTimed) and the highlighted and labelled
+// terms stay canvas series above it.
 (function () {
   "use strict";
   var T = window.taglens;
@@ -24,9 +24,11 @@
 
   // spaceSeries returns the map's series, always in this order (the tests and
   // the colour scale rely on it): 0 terms, 1 matches, 2 neighbours,
-  // 3 selected, 4 the most used terms' labels. v: the view (data, matches,
-  // selected, near, mostUsed, byColor, isolate, gl). It also returns the
-  // counts the status line shows.
+  // 3 selected, 4 the most used terms' labels (and with gl, 5 the pointer's
+  // point over the WebGL layer). v: the view (data, matches, selected, near,
+  // mostUsed, byColor, isolate, gl: the palette or null). It also returns the
+  // counts the status line shows and, with gl, the WebGL layer's colours
+  // (the terms series is then empty: its points are the layer's).
   function spaceSeries(v) {
     var data = v.data, n = data.terms.length;
     // Labels for the most used terms, the matches, the selection and its neighbours.
@@ -56,22 +58,41 @@
     var base = { type: "scatter", large: large, largeThreshold: 3000, progressive: 0, emphasis: { focus: "none", scale: 1.6 },
       labelLayout: { hideOverlap: true } };
     function series(name, pts, size, style, show) {
-      var s = Object.assign({}, base, { name: name, data: pts, symbolSize: size, itemStyle: style,
+      return Object.assign({}, base, { name: name, data: pts, symbolSize: size, itemStyle: style,
         label: { show: show, position: "right", fontSize: 11, formatter: label } });
-      return v.gl ? T.aboveGL(s) : s;
     }
+    var rgba = v.gl ? termColors(v, rest, dim) : null;
+    if (v.gl) rest = [];
     if (v.byColor) rest.forEach(function (p) { p.push(Math.log10(Math.max(1, data.docs[p[2]]))); });
     var terms = series("terms", rest, large ? 4 : 6, dim ? { color: "#c8ccd3" } : { opacity: 0.8 }, !dim && !large);
-    return {
+    if (v.gl && !dim) terms.itemStyle.color = v.gl[0];
+    var out = {
       series: [
-        v.gl ? T.glSeries(terms) : terms,
+        terms,
         series("matches", hit, 9, { color: "#d9822b" }, true),
         series("neighbours", close, 11, { color: "#2b8a3e" }, true),
         series("selected", self, 16, { color: "#c92a2a" }, true),
         series("most used", top, 7, { color: "transparent", borderColor: "#1f2937", borderWidth: 1 }, true),
       ],
-      shown: hit.length + close.length + self.length, isolated: isolated,
+      shown: hit.length + close.length + self.length, isolated: isolated, rgba: rgba,
     };
+    if (v.gl) out.series.push(window.taglensGL.hoverSeries());
+    return out;
+  }
+
+  var FREQ_COLORS = ["#cfe3ff", "#4c6ef5", "#1b2a6b"];
+
+  // termColors are the WebGL layer's colours of the plain terms pts ([x, y,
+  // i]): grey when dimmed, by frequency with byColor (as colourScale), else
+  // the palette's first colour; the other terms are hidden.
+  function termColors(v, pts, dim) {
+    var rgba = new Uint8Array(4 * v.data.terms.length), G = window.taglensGL;
+    var flat = G.rgb(dim ? "#c8ccd3" : v.gl[0]), ramp = G.ramp(FREQ_COLORS), top = Math.log10(v.maxDocs) || 1;
+    pts.forEach(function (p) {
+      var i = p[2], c = v.byColor ? ramp(Math.log10(Math.max(1, v.data.docs[i])) / top) : flat;
+      rgba[4 * i] = c[0]; rgba[4 * i + 1] = c[1]; rgba[4 * i + 2] = c[2]; rgba[4 * i + 3] = dim ? 255 : 204;
+    });
+    return rgba;
   }
 
   // colourScale is the visual map colouring the terms series by the log of
@@ -81,7 +102,7 @@
     if (!byColor) return [];
     return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
       text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
-      inRange: { color: ["#cfe3ff", "#4c6ef5", "#1b2a6b"] }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }];
+      inRange: { color: FREQ_COLORS }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }];
   }
 
   // controls binds the map's inputs: the search (debounced), k, the colouring
@@ -114,7 +135,7 @@
 
     function load() {
       T.loadMap(url, status, "the map of the whole space", function (body) {
-        T.drawTimed(box, chartID, body.terms.length, attach, function (g) { gl = g; show(body); });
+        T.drawTimed(box, chartID, body.terms.length, function (g) { gl = g; show(body); });
       });
     }
 
@@ -124,6 +145,7 @@
       mostUsed = data.terms.map(function (_, i) { return i; })
         .sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; }).slice(0, 25);
       maxDocs = Math.max(1, data.docs[mostUsed[0]] || 1);
+      if (gl) chart.setOption(T.glExtent(data.x, data.y));
       // The shared view: read everything before filter() rewrites the URL.
       var q = page.searchParams.get("q");
       var s = page.searchParams.get("sel");
@@ -161,7 +183,7 @@
     function draw() {
       var byColor = ui.color.value === "docs";
       var out = spaceSeries({ data: data, matches: matches, selected: selected, near: near, mostUsed: mostUsed,
-        byColor: byColor, isolate: ui.isolate.checked, gl: gl });
+        byColor: byColor, isolate: ui.isolate.checked, gl: gl ? chart.getOption().color : null, maxDocs: maxDocs });
       chart.setOption({
         visualMap: colourScale(byColor, maxDocs),
         tooltip: { trigger: "item", formatter: function (p) {
@@ -171,6 +193,7 @@
         legend: { data: ["terms", "matches", "neighbours", "selected"] },
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
+      if (gl) glDraw(out.rgba);
       var nMatch = 0;
       if (matches) Object.keys(matches).forEach(function () { nMatch++; });
       var n = data.terms.length;
@@ -204,6 +227,22 @@
     controls(ui, { ready: function () { return !!data; }, filter: filter, draw: draw, keepURL: keepURL,
       k: function () { if (selected >= 0) select(selected); else keepURL(); } });
     // The zoom (x and y ranges, in percent of the data) is part of the shared view.
+    // glDraw gives the WebGL layer (made on the first call) its colours.
+    var layer = null, colours = null, termsShown = true;
+    function glDraw(rgba) {
+      colours = rgba;
+      if (!layer) {
+        layer = T.glLayer(chart, chartID, data.x, data.y, rgba, select);
+        chart.on("legendselectchanged", function (e) {
+          termsShown = e.selected.terms !== false;
+          layer.setColors(termsShown ? colours : new Uint8Array(colours.length));
+        });
+      } else layer.setColors(termsShown ? rgba : new Uint8Array(rgba.length));
+      layer.reset();
+      layer.sync();
+    }
+    chart.getZr().on("click", function (e) { if (!e.target && layer) layer.click(e); });
+
     function attach(c) {
       chart = c;
       chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
@@ -214,10 +253,11 @@
         history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
       });
     }
+    // Both ranges are read first: the first dispatch rewrites the URL's zy.
     function restoreZoom() {
-      [["zx", 0], ["zy", 1]].forEach(function (z) {
-        var v = (page.searchParams.get(z[0]) || "").split(",").map(Number);
-        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: z[1], start: v[0], end: v[1] });
+      var zs = ["zx", "zy"].map(function (k) { return (page.searchParams.get(k) || "").split(",").map(Number); });
+      zs.forEach(function (v, i) {
+        if (v.length === 2 && v.every(isFinite)) chart.dispatchAction({ type: "dataZoom", dataZoomIndex: i, start: v[0], end: v[1] });
       });
     }
     attach(chart);

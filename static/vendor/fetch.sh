@@ -14,7 +14,6 @@ pins=(
   "echarts@5.6.0 e1b82487dd7f8d9f0438eec1f1433051148e0095ac7a15d4db890afda45cf610 dist/echarts.min.js echarts.min.js LICENSE echarts.LICENSE"
   "htmx.org@2.0.11 165a2655073e9e6e55e307a7c74e8ebcdb76afb7701f9c16cfd106a13add408e dist/htmx.min.js htmx.min.js LICENSE htmx.LICENSE"
   "htmx-ext-sse@2.2.4 90b46f5ab915ba2f64e6348448c8dba509277a47e15c125ffb65754eb4f6b5dc dist/sse.js htmx-ext-sse.js LICENSE htmx-ext-sse.LICENSE"
-  "echarts-gl@2.0.9 319e0520d0b3fbebcb43a4cff1c19cab38806d1d24d42c8dc2e4349afec9953e dist/echarts-gl.min.js echarts-gl.min.js LICENSE echarts-gl.LICENSE dist/echarts-gl.min.js.LICENSE.txt echarts-gl-tslib.LICENSE"
 )
 check=0
 [ "${1:-}" = "--check" ] && check=1
