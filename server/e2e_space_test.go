@@ -1,7 +1,6 @@
 package server
 
 import (
-	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -90,26 +89,4 @@ func TestBrowserSpaceMap(t *testing.T) {
 		fmt.Sprintf(`document.querySelector('[data-testid="space-search"]').value === "gui" &&
 		 document.querySelectorAll('[data-testid="space-neighbours"] li').length === %d &&
 		 window.taglensCharts["space"].getOption().dataZoom[0].start === 20`, 10))
-}
-
-// clickSeriesPoint clicks the first point of a series of a chart.
-func clickSeriesPoint(t *testing.T, ctx context.Context, chartID string, series int) {
-	t.Helper()
-	type xy struct{ X, Y float64 }
-	time.Sleep(1500 * time.Millisecond) // the scatter's entry animation
-	pt, err := chromedp.Run(ctx, chromedp.Evaluate[xy](fmt.Sprintf(`(function () {
-		var el = document.getElementById(%q);
-		el.scrollIntoView({block: "center"});
-		var c = window.taglensCharts[%q];
-		var d = c.getOption().series[%d].data[0];
-		var p = c.convertToPixel({seriesIndex: %d}, [d[0], d[1]]);
-		var r = el.getBoundingClientRect();
-		return {X: r.left + p[0], Y: r.top + p[1]};
-	})()`, chartID, chartID, series, series)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := chromedp.Run(ctx, chromedp.MouseClickXY(pt.X, pt.Y)); err != nil {
-		t.Fatal(err)
-	}
 }
