@@ -116,6 +116,12 @@ func (h *corporaAPI) tags(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "corpus", id)
 	}
+	return tagMatches(c, r.Stats.TagCounts)
+}
+
+// tagMatches answers a tag autocomplete request (query q, limit 1..1000,
+// default 20) from a corpus's tag counts.
+func tagMatches(c echo.Context, counts []TagCount) error {
 	limit := 20
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -124,7 +130,7 @@ func (h *corporaAPI) tags(c echo.Context) error {
 		}
 		limit = n
 	}
-	return c.JSON(http.StatusOK, matchTags(r.Stats.TagCounts, c.QueryParam("q"), limit))
+	return c.JSON(http.StatusOK, matchTags(counts, c.QueryParam("q"), limit))
 }
 
 // matchTags returns up to limit tags containing q case-insensitively: prefix

@@ -325,15 +325,7 @@ func (h *modelsAPI) tags(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "corpus", row.CorpusID)
 	}
-	limit := 20
-	if v := c.QueryParam("limit"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 || n > 1000 {
-			return httpErr(http.StatusBadRequest, "limit must be an integer in 1..1000")
-		}
-		limit = n
-	}
-	return c.JSON(http.StatusOK, matchTags(cr.Stats.TagCounts, c.QueryParam("q"), limit))
+	return tagMatches(c, cr.Stats.TagCounts)
 }
 
 // neighbours: GET /api/models/:id/neighbours?term=T&doc=DOCID&corpus=ID[&variant=][&k=]

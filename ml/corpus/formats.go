@@ -116,16 +116,26 @@ func newCSVReader(r io.Reader) *csv.Reader {
 	return cr
 }
 
-func parseCSV(br *bufio.Reader, b *builder) error {
-	cr := newCSVReader(br)
-	header, err := cr.Read()
+// readCSVHeader opens a CSV reader on br and reads its header record and the
+// header's line; header is nil for empty input.
+func readCSVHeader(br *bufio.Reader) (cr *csv.Reader, header []string, hline int, err error) {
+	cr = newCSVReader(br)
+	header, err = cr.Read()
 	if err == io.EOF {
-		return nil
+		return cr, nil, 0, nil
 	}
 	if err != nil {
-		return csvError(err)
+		return cr, nil, 0, csvError(err)
 	}
-	hline, _ := cr.FieldPos(0)
+	hline, _ = cr.FieldPos(0)
+	return cr, header, hline, nil
+}
+
+func parseCSV(br *bufio.Reader, b *builder) error {
+	cr, header, hline, err := readCSVHeader(br)
+	if err != nil || header == nil {
+		return err
+	}
 	idCol, tagCol := -1, -1
 	for i, h := range header {
 		if tagCol < 0 && nameIn(h, tagColumnNames) {
@@ -200,15 +210,10 @@ func parse01(s string) (present, ok bool) {
 }
 
 func parseMatrix(br *bufio.Reader, b *builder) error {
-	cr := newCSVReader(br)
-	h, err := cr.Read()
-	if err == io.EOF {
-		return nil
+	cr, h, hline, err := readCSVHeader(br)
+	if err != nil || h == nil {
+		return err
 	}
-	if err != nil {
-		return csvError(err)
-	}
-	hline, _ := cr.FieldPos(0)
 	header := append([]string(nil), h...)
 	// The first column holds ids when its header is empty or an id name, or when
 	// its cell in the first data row is not 0/1.
