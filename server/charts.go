@@ -312,20 +312,28 @@ func patkChart(rep *eval.Report) views.Chart {
 		charts.WithYAxisOpts(opts.YAxis{Name: "P@K", Min: 0}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
 	)
-	line.SetXAxis(ks)
+	linesWithErrorBars(line, ks, rep, func(m eval.ModelReport) ([]float64, []float64) { return m.PAtK, m.PAtKSE })
+	return snippet(line, "patk")
+}
+
+// linesWithErrorBars adds one line per model of rep over the x categories, with
+// its standard errors as error bars in the model's colour; values returns a
+// model's points and their standard errors.
+func linesWithErrorBars(line *charts.Line, x []string, rep *eval.Report, values func(eval.ModelReport) ([]float64, []float64)) {
+	line.SetXAxis(x)
 	bars := charts.NewBoxPlot()
-	bars.SetXAxis(ks)
+	bars.SetXAxis(x)
 	for i, m := range rep.Models {
-		ys := make([]opts.LineData, len(m.PAtK))
-		for i, v := range m.PAtK {
-			ys[i] = opts.LineData{Value: v}
+		v, se := values(m)
+		ys := make([]opts.LineData, len(v))
+		for i, y := range v {
+			ys[i] = opts.LineData{Value: y}
 		}
 		col := palette.Model(m.Name, i)
 		line.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
-		bars.AddSeries(m.Name, errorBars(m.PAtK, m.PAtKSE), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
+		bars.AddSeries(m.Name, errorBars(v, se), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
 	}
 	line.Overlap(bars)
-	return snippet(line, "patk")
 }
 
 // prChart is the chart of the precision at the 11 standard recall levels,
@@ -342,19 +350,7 @@ func prChart(rep *eval.Report) views.Chart {
 	for i := range levels {
 		levels[i] = fmt.Sprintf("%.1f", float64(i)/10)
 	}
-	pr.SetXAxis(levels)
-	bars := charts.NewBoxPlot()
-	bars.SetXAxis(levels)
-	for i, m := range rep.Models {
-		ys := make([]opts.LineData, len(m.PR))
-		for i, v := range m.PR {
-			ys[i] = opts.LineData{Value: v}
-		}
-		col := palette.Model(m.Name, i)
-		pr.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
-		bars.AddSeries(m.Name, errorBars(m.PR, m.PRSE), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
-	}
-	pr.Overlap(bars)
+	linesWithErrorBars(pr, levels, rep, func(m eval.ModelReport) ([]float64, []float64) { return m.PR, m.PRSE })
 	return snippet(pr, "pr")
 }
 
