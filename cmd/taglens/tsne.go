@@ -52,20 +52,9 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	if !(*perp > 0) || math.IsInf(*perp, 0) {
 		return &usageError{msg: fmt.Sprintf("--perplexity %v: must be a finite number > 0", *perp)}
 	}
-	f, err := os.Open(*in)
+	x, err := readTSNEInput(*in, *perp)
 	if err != nil {
-		return fmt.Errorf("tsne: %w", err)
-	}
-	x, err := readVectors(f)
-	f.Close()
-	if err != nil {
-		return fmt.Errorf("tsne: %s: %w", *in, err)
-	}
-	if len(x) < 4 {
-		return fmt.Errorf("tsne: %s: need at least 4 vectors, got %d", *in, len(x))
-	}
-	if 3**perp >= float64(len(x)) {
-		return &usageError{msg: fmt.Sprintf("--perplexity %v: must be below %.4g (a third of the %d vectors: 3·perplexity < number of vectors)", *perp, float64(len(x))/3, len(x))}
+		return err
 	}
 
 	start := time.Now()
@@ -107,6 +96,27 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		return enc.Encode(rep)
 	}
 	return nil
+}
+
+// readTSNEInput reads the vectors of path and checks there are enough of them
+// for the perplexity (at least 4, and 3·perplexity below their number).
+func readTSNEInput(path string, perp float64) ([][]float64, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("tsne: %w", err)
+	}
+	x, err := readVectors(f)
+	f.Close()
+	if err != nil {
+		return nil, fmt.Errorf("tsne: %s: %w", path, err)
+	}
+	if len(x) < 4 {
+		return nil, fmt.Errorf("tsne: %s: need at least 4 vectors, got %d", path, len(x))
+	}
+	if 3*perp >= float64(len(x)) {
+		return nil, &usageError{msg: fmt.Sprintf("--perplexity %v: must be below %.4g (a third of the %d vectors: 3·perplexity < number of vectors)", perp, float64(len(x))/3, len(x))}
+	}
+	return x, nil
 }
 
 // readVectors parses one tab-separated vector per non-empty line. Errors name
