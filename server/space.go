@@ -13,8 +13,6 @@ import (
 	"sync"
 
 	"github.com/labstack/echo/v4"
-	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat"
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
@@ -27,21 +25,12 @@ import (
 
 // Projections of the whole-space map.
 const (
-	projTSNE = "tsne"
-	projPCA  = "pca"
+	projTSNE = app.ProjectTSNE
+	projPCA  = app.ProjectPCA
 )
 
-// SpaceMap is the whole-space map API's answer: parallel arrays, entry i for
-// vocabulary term Terms[i].
-type SpaceMap struct {
-	Variant    string    `json:"variant"`
-	Projection string    `json:"projection"`
-	Terms      []string  `json:"terms"`
-	Docs       []int     `json:"docs"` // training documents holding the term
-	X          []float64 `json:"x"`
-	Y          []float64 `json:"y"`
-	KL         float64   `json:"kl,omitempty"` // t-SNE's final KL divergence
-}
+// SpaceMap is the whole-space map API's answer (app.SpaceMap).
+type SpaceMap = app.SpaceMap
 
 // tsneSettings are the t-SNE controls of a whole-space map: perplexity 0
 // means min(30, (n−1)/3).
@@ -231,44 +220,10 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 	if err != nil {
 		return err
 	}
-	var keep []int // terms with at least one training document
-	for t, n := range cs.counts {
-		if n > 0 {
-			keep = append(keep, t)
-		}
-	}
-	if len(keep) < 4 {
-		return fmt.Errorf("the model has %d terms with training documents; a map needs at least 4", len(keep))
-	}
-	x := make([][]float64, len(keep))
-	for i, t := range keep {
-		x[i] = cs.vecs[t]
-	}
-	out := &SpaceMap{Variant: variant, Projection: proj, Terms: make([]string, len(keep)), Docs: make([]int, len(keep)),
-		X: make([]float64, len(keep)), Y: make([]float64, len(keep))}
-	for i, t := range keep {
-		out.Terms[i], out.Docs[i] = cs.terms[t], cs.counts[t]
-	}
-	var y [][]float64
-	switch proj {
-	case projPCA:
-		rep.Progress(0.5, "pca", fmt.Sprintf("PCA of %d terms", len(x)))
-		y, err = pca2(x)
-		if err != nil {
-			return err
-		}
-	default:
-		emb, err := app.MapTSNE(ctx, x, "terms", ts.Perplexity, ts.Iterations, ts.Seed, rep.Progress)
-		if err != nil {
-			return err
-		}
-		y, out.KL = emb.Y, emb.KL
-	}
-	if err := ctx.Err(); err != nil {
+	sp := app.Space{Variant: variant, Projection: proj, Perplexity: ts.Perplexity, Iterations: ts.Iterations, Seed: ts.Seed}
+	out, err := sp.Compute(ctx, cs.terms, cs.vecs, cs.counts, rep.Progress)
+	if err != nil {
 		return err
-	}
-	for i := range y {
-		out.X[i], out.Y[i] = app.Round4(y[i][0]), app.Round4(y[i][1])
 	}
 	b, err := json.Marshal(out)
 	if err != nil {
@@ -277,40 +232,8 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 	if err := s.saveMap(ctx, modelID, spaceKey(variant, proj, row.CorpusID, ts), b, nil, nil); err != nil {
 		return err
 	}
-	rep.Progress(1, "done", fmt.Sprintf("%d terms", len(keep)))
+	rep.Progress(1, "done", fmt.Sprintf("%d terms", len(out.Terms)))
 	return nil
-}
-
-// pca2 projects the rows of x onto their first two principal components.
-func pca2(x [][]float64) ([][]float64, error) {
-	n, d := len(x), len(x[0])
-	a := mat.NewDense(n, d, nil)
-	for i, r := range x {
-		a.SetRow(i, r)
-	}
-	var pc stat.PC
-	if !pc.PrincipalComponents(a, nil) {
-		return nil, fmt.Errorf("PCA of %d×%d did not converge", n, d)
-	}
-	var vecs mat.Dense
-	pc.VectorsTo(&vecs)
-	k := min(2, d)
-	means := make([]float64, d)
-	for j := range d {
-		means[j] = stat.Mean(mat.Col(nil, j, a), nil)
-	}
-	y := make([][]float64, n)
-	for i, r := range x {
-		y[i] = make([]float64, 2)
-		for c := 0; c < k; c++ {
-			var s float64
-			for j, v := range r {
-				s += (v - means[j]) * vecs.At(j, c)
-			}
-			y[i][c] = s
-		}
-	}
-	return y, nil
 }
 
 // Neighbour is one of a term's nearest terms in the whole space.
