@@ -81,15 +81,22 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 			}
 		}
 	}
+	inHalves(e.v, rows)
+	return e
+}
+
+// inHalves calls f(0, n/2) and f(n/2, n) concurrently and waits: for loops
+// whose iterations are independent of each other, which give the same values
+// however they are split.
+func inHalves(n int, f func(lo, hi int)) {
 	var wg sync.WaitGroup
 	wg.Add(1)
 	go func() {
 		defer wg.Done()
-		rows(0, e.v/2)
+		f(0, n/2)
 	}()
-	rows(e.v/2, e.v)
+	f(n/2, n)
 	wg.Wait()
-	return e
 }
 
 // ceDim returns the dimension of the CE layer.

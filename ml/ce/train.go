@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
-	"sync"
 	"time"
 
 	"gonum.org/v1/gonum/mat"
@@ -321,19 +320,11 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	raw := mat.NewDense(len(docs), K, nil)
 	// Each document's topic mixture is computed alone (deterministic variational
 	// estimate): two halves in parallel give the same rows.
-	var wg sync.WaitGroup
-	half := len(docs) / 2
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		for i, d := range docs[:half] {
-			lda.InferVBTo(raw.RawRowView(i), d)
+	inHalves(len(docs), func(lo, hi int) {
+		for i := lo; i < hi; i++ {
+			lda.InferVBTo(raw.RawRowView(i), docs[i])
 		}
-	}()
-	for i, d := range docs[half:] {
-		lda.InferVBTo(raw.RawRowView(half+i), d)
-	}
-	wg.Wait()
+	})
 	ctxProj, err := features.FitPCA(raw, &features.PCAOptions{Scaling: scaling})
 	if err != nil {
 		return fmt.Errorf("context PCA: %w", err)

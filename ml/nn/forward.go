@@ -181,21 +181,28 @@ type colWeights struct {
 	w, b, packed []float64
 }
 
-// gather fills cw for the output layer of m and cols, the parts of a Trainer
-// splitting the rows (part i of P) and the packed segments between them.
+// gather fills part i of P of cw (the rows cols[i·n/P : (i+1)·n/P]) for the
+// output layer of m: the parts of a Trainer gather disjoint rows concurrently.
 func (cw *colWeights) gather(m *MLP, cols []int, i, P int) {
+	gatherOutputRows(m, cols, i*len(cols)/P, (i+1)*len(cols)/P, cw.w, cw.b)
+}
+
+// gatherOutputRows copies the rows cols[lo:hi] of W_H into w (row c at
+// w[c·k:(c+1)·k], k = Sizes[H-1]) and the entries of b_H into b[c], for c in
+// [lo, hi). It panics on a column outside [0, Sizes[H]).
+func gatherOutputRows(m *MLP, cols []int, lo, hi int, w, b []float64) {
 	H := m.Layers()
 	nOut, k := m.Sizes[H], m.Sizes[H-1]
 	l := m.Layout()
 	W := m.Params[l.W[H]:l.B[H]]
-	b := m.Params[l.B[H] : l.B[H]+nOut]
-	lo, hi := i*len(cols)/P, (i+1)*len(cols)/P
-	for c, j := range cols[lo:hi] {
+	bH := m.Params[l.B[H] : l.B[H]+nOut]
+	for c := lo; c < hi; c++ {
+		j := cols[c]
 		if j < 0 || j >= nOut {
 			panic(fmt.Sprintf("nn: output column %d outside [0,%d)", j, nOut))
 		}
-		copy(cw.w[(lo+c)*k:(lo+c+1)*k], W[j*k:(j+1)*k])
-		cw.b[lo+c] = b[j]
+		copy(w[c*k:(c+1)*k], W[j*k:(j+1)*k])
+		b[c] = bH[j]
 	}
 }
 
@@ -207,7 +214,6 @@ func (m *MLP) forwardCols(ws *Workspace, x *mat.Dense, cols []int, cw *colWeight
 		panic("nn: ForwardCols needs at least one hidden layer")
 	}
 	m.forwardHidden(ws, x, H-1, nil)
-	nOut := m.Sizes[H]
 	k := m.Sizes[H-1]
 	nc := len(cols)
 	if cap(ws.dwsub) < nc*k {
@@ -223,16 +229,7 @@ func (m *MLP) forwardCols(ws *Workspace, x *mat.Dense, cols []int, cw *colWeight
 			ws.bown = make([]float64, nc)
 		}
 		ws.wsub, ws.bsub = ws.wown[:nc*k], ws.bown[:nc]
-		l := m.Layout()
-		W := m.Params[l.W[H]:l.B[H]]
-		b := m.Params[l.B[H] : l.B[H]+nOut]
-		for c, j := range cols {
-			if j < 0 || j >= nOut {
-				panic(fmt.Sprintf("nn: output column %d outside [0,%d)", j, nOut))
-			}
-			copy(ws.wsub[c*k:(c+1)*k], W[j*k:(j+1)*k])
-			ws.bsub[c] = b[j]
-		}
+		gatherOutputRows(m, cols, 0, nc, ws.wsub, ws.bsub)
 	}
 	r := ws.batch
 	if cap(ws.zsub) < ws.cap*nc {
