@@ -454,7 +454,7 @@ func (t *trainer) step1(batch []example, opt *nn.SGD) (float64, error) {
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return loss, ErrNaN
 	}
-	opt.Step(t.net.Params, t.step.grad)
+	opt.StepWith(t.step.tr, t.net.Params, t.step.grad)
 	return loss, nil
 }
 
@@ -467,7 +467,7 @@ func (t *trainer) step2(ps []pair, alpha, lambda float64, sc nn.SiameseConfig, o
 	if math.IsNaN(loss) || math.IsInf(loss, 0) {
 		return loss, ErrNaN
 	}
-	opt.Step(t.net.Params, t.step.grad)
+	opt.StepWith(t.step.tr, t.net.Params, t.step.grad)
 	return loss, nil
 }
 

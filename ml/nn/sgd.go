@@ -1,9 +1,6 @@
 package nn
 
-import (
-	"fmt"
-	"sync"
-)
+import "fmt"
 
 // SGD is mini-batch stochastic gradient descent with the step-wise learning-rate
 // decay of Appendix A.4:
@@ -36,11 +33,22 @@ type SGD struct {
 	eta      float64
 	velocity []float64
 	avg      []float64
+	team     team // runs the halves of a large update (split) for Step
 }
 
 // Step applies one update θ ← θ - η_t·grad to params in place and advances the
 // schedule. It panics if the lengths differ or LearningRate is not positive.
 func (s *SGD) Step(params, grad []float64) {
+	s.step(params, grad, &s.team)
+}
+
+// StepWith is Step run by the helpers of tr, which lingers between its own
+// regions: the update does not wake a thread of its own. The result is the same.
+func (s *SGD) StepWith(tr *Trainer, params, grad []float64) {
+	s.step(params, grad, &tr.team)
+}
+
+func (s *SGD) step(params, grad []float64, tm *team) {
 	if len(params) != len(grad) {
 		panic(fmt.Sprintf("nn: SGD step with %d parameters and %d gradients", len(params), len(grad)))
 	}
@@ -59,7 +67,7 @@ func (s *SGD) Step(params, grad []float64) {
 		// One pass over the parameters, in two halves run concurrently for
 		// large vectors: each element gets the same operations in the same
 		// order as a plain loop would give it.
-		splitRun(len(params), func(lo, hi int) {
+		tm.split(len(params), func(lo, hi int) {
 			vel, p, gr := s.velocity[lo:hi], params[lo:hi], grad[lo:hi]
 			if !avg {
 				for i := range gr {
@@ -83,7 +91,7 @@ func (s *SGD) Step(params, grad []float64) {
 		})
 	} else {
 		eta, g := s.eta, s.Average
-		splitRun(len(params), func(lo, hi int) {
+		tm.split(len(params), func(lo, hi int) {
 			axpyUnitary(-eta, grad[lo:hi], params[lo:hi])
 			if avg {
 				a, p := s.avg[lo:hi], params[lo:hi]
@@ -126,23 +134,22 @@ func (s *SGD) Averaged() []float64 { return s.avg }
 // Steps returns the number of steps taken.
 func (s *SGD) Steps() int { return s.t }
 
-// splitRun calls f on [0, n) and, for large n, on two halves concurrently (an
+// split calls f on [0, n) and, for large n, on two halves concurrently (an
 // element-wise update of a large parameter vector is memory-bound; each element gets
 // the same operations either way).
-func splitRun(n int, f func(lo, hi int)) {
+func (t *team) split(n int, f func(lo, hi int)) {
 	const minSplit = 1 << 16
 	if n < minSplit {
 		f(0, n)
 		return
 	}
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		f(0, n/2)
-	}()
-	f(n/2, n)
-	wg.Wait()
+	t.run(2, func(i int) {
+		if i == 0 {
+			f(0, n/2)
+		} else {
+			f(n/2, n)
+		}
+	})
 }
 
 // axpyUnitary sets y += a·x.

@@ -2,7 +2,6 @@ package nn
 
 import (
 	"fmt"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -31,6 +30,7 @@ type Trainer struct {
 	sparseRows []int
 	d1         [2][]float64 // δ_1 of the whole batch for each member (rows of all parts)
 	cw         colWeights   // the sampled output rows of the current call (run)
+	team       team         // runs the parts (parallel)
 }
 
 type trainPart struct {
@@ -82,12 +82,17 @@ func (t *Trainer) split(n, p int) (int, int) {
 // run calls f for every non-empty part concurrently and waits. The weights of the
 // network are packed once for all parts' forward passes; with a column sample s,
 // the output layer is not packed whole: its rows s.Cols are gathered and packed
-// once (gatherCols) for every forward pass of the call.
+// once (packCols) for every forward pass of the call.
 func (t *Trainer) run(n int, s *ColumnSample, f func(p *trainPart, lo, hi int)) {
-	sampled := s != nil
-	t.sharePacked(sampled)
-	if sampled {
-		t.gatherCols(s.Cols)
+	if s != nil {
+		m := t.Net
+		nc, k := len(s.Cols), m.Sizes[m.Layers()-1]
+		t.cw.w, t.cw.b = grow(t.cw.w, nc*k), grow(t.cw.b, nc)
+		P := len(t.parts)
+		t.sharePacked(true, func(i int) { t.cw.gather(m, s.Cols, i, P) })
+		t.packCols()
+	} else {
+		t.sharePacked(false, nil)
 	}
 	defer func() {
 		for _, p := range t.parts {
@@ -107,15 +112,19 @@ func (t *Trainer) run(n int, s *ColumnSample, f func(p *trainPart, lo, hi int)) 
 
 // sharePacked packs W_h of the current parameters for the assembly kernels and
 // hands them to every part's workspaces; the parts pack disjoint blocks
-// concurrently. With skipOut the output layer is left unpacked (its entry is nil
-// for the workspaces).
-func (t *Trainer) sharePacked(skipOut bool) {
+// concurrently, part i then calling also(i) when also is not nil (in the same
+// parallel region: one wake-up less per step). With skipOut the output layer is
+// left unpacked (its entry is nil for the workspaces).
+func (t *Trainer) sharePacked(skipOut bool, also func(i int)) {
+	m := t.Net
+	H := m.Layers()
 	if !useAsm {
+		if also != nil {
+			t.parallel(func(i int, _ *trainPart) { also(i) })
+		}
 		return
 	}
-	m := t.Net
 	l := m.Layout()
-	H := m.Layers()
 	if len(t.packed) != H+1 {
 		t.packed = make([][]float64, H+1)
 	}
@@ -133,6 +142,9 @@ func (t *Trainer) sharePacked(skipOut bool) {
 			base += packNTSegments(t.packed[h], m.Params[l.W[h]:l.B[h]], m.Sizes[h], m.Sizes[h-1],
 				func(s int) bool { return (base+s)%P == i })
 		}
+		if also != nil {
+			also(i)
+		}
 	})
 	pre := t.packed
 	if skipOut {
@@ -144,22 +156,19 @@ func (t *Trainer) sharePacked(skipOut bool) {
 	}
 }
 
-// gatherCols gathers the rows cols of W_H (and entries of b_H) into t.cw and
-// packs them for the GEMM kernels, the parts sharing the work; the forward passes
-// of the call read them (forwardOut), so each row is copied and packed once per
+// packCols packs the output rows gathered into t.cw (the sample's columns, see
+// run) for the GEMM kernels, the parts sharing the work; the forward passes of
+// the call read them (forwardOut), so each row is copied and packed once per
 // call rather than once per part and member.
-func (t *Trainer) gatherCols(cols []int) {
+func (t *Trainer) packCols() {
 	m := t.Net
-	H := m.Layers()
-	nc, k := len(cols), m.Sizes[H-1]
-	t.cw.w, t.cw.b = grow(t.cw.w, nc*k), grow(t.cw.b, nc)
-	P := len(t.parts)
-	t.parallel(func(i int, _ *trainPart) { t.cw.gather(m, cols, i, P) })
+	nc, k := len(t.cw.b), m.Sizes[m.Layers()-1]
 	if !useAsm || nc == 0 {
 		t.cw.packed = nil
 		return
 	}
 	t.cw.packed = grow(t.cw.packed, packNTLen(nc, k))
+	P := len(t.parts)
 	t.parallel(func(i int, _ *trainPart) {
 		packNTSegments(t.cw.packed, t.cw.w, nc, k, func(s int) bool { return s%P == i })
 	})
@@ -168,17 +177,7 @@ func (t *Trainer) gatherCols(cols []int) {
 // parallel calls f(i, parts[i]) for every part concurrently (the last one on the
 // calling goroutine) and waits.
 func (t *Trainer) parallel(f func(i int, p *trainPart)) {
-	var wg sync.WaitGroup
-	last := len(t.parts) - 1
-	for i, p := range t.parts[:last] {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			f(i, p)
-		}()
-	}
-	f(last, t.parts[last])
-	wg.Wait()
+	t.team.run(len(t.parts), func(i int) { f(i, t.parts[i]) })
 }
 
 // reduce writes Σ_p parts[p].grad (summed in part order) into grad; the parts sum
@@ -239,17 +238,12 @@ func (t *Trainer) finish(grad []float64, cols []int, xs ...*mat.Dense) {
 	}
 	H := m.Layers()
 	wH, bH, k := l.W[H], l.B[H], m.Sizes[H-1]
-	if cols != nil {
-		if t.sparseBase == &grad[0] {
-			for _, j := range t.sparseRows {
-				clear(grad[wH+j*k : wH+(j+1)*k])
-			}
-		} else {
-			clear(grad[wH:bH])
-		}
-		t.sparseBase, t.sparseRows = &grad[0], append(t.sparseRows[:0], cols...)
-	} else {
-		t.sparseBase = nil
+	// Rows of W_H the previous sampled call wrote into this grad (to be
+	// zeroed), or nil when all of W_H is to be zeroed.
+	var prev []int
+	reuse := cols != nil && t.sparseBase == &grad[0]
+	if reuse {
+		prev = t.sparseRows
 	}
 	sum := func(lo, hi int) {
 		g := grad[lo:hi]
@@ -271,9 +265,24 @@ func (t *Trainer) finish(grad []float64, cols []int, xs ...*mat.Dense) {
 			if a, b := max(lo, bH), hi; a < b {
 				sum(a, b)
 			}
-			c0, c1 := t.split(len(cols), i)
-			for _, j := range cols[c0:c1] {
-				sum(wH+j*k, wH+(j+1)*k)
+			// W_H: this part zeroes and sums the elements of its own range
+			// [lo, hi) only, so that no element is touched by two parts and
+			// the zeroing of an element precedes its sum.
+			if a, b := max(lo, wH), min(hi, bH); a < b {
+				if reuse {
+					for _, j := range prev {
+						if c, d := max(a, wH+j*k), min(b, wH+(j+1)*k); c < d {
+							clear(grad[c:d])
+						}
+					}
+				} else {
+					clear(grad[a:b])
+				}
+				for _, j := range cols {
+					if c, d := max(a, wH+j*k), min(b, wH+(j+1)*k); c < d {
+						sum(c, d)
+					}
+				}
 			}
 		}
 		if c0, c1 := t.split(n0, i); c1 > c0 {
@@ -294,6 +303,11 @@ func (t *Trainer) finish(grad []float64, cols []int, xs ...*mat.Dense) {
 			}
 		}
 	})
+	if cols != nil {
+		t.sparseBase, t.sparseRows = &grad[0], append(t.sparseRows[:0], cols...)
+	} else {
+		t.sparseBase = nil
+	}
 }
 
 func rowsOf(x *mat.Dense, lo, hi int) *mat.Dense {
