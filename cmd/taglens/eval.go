@@ -14,6 +14,7 @@ import (
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/atomicfile"
+	"github.com/taglens/taglens/internal/cputime"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
@@ -439,7 +440,7 @@ func (r *evalRun) printProgress() func(compare.Event) {
 		case "training baseline":
 			if start.IsZero() {
 				start, next = time.Now(), 1
-				cpu0, _ = processCPU()
+				cpu0, _ = cputime.Process()
 				fmt.Fprintf(w, "%s: training %s\n", label, e.Message)
 				return
 			}
@@ -449,7 +450,7 @@ func (r *evalRun) printProgress() func(compare.Event) {
 				fmt.Fprintf(w, "%s: trained in %s%s\n", label, time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
 			}
 			start, next = time.Now(), 1
-			cpu0, _ = processCPU()
+			cpu0, _ = cputime.Process()
 		case "documents":
 			if e.DocsTotal < 1000 || e.DocsDone*4 < next*e.DocsTotal {
 				return
@@ -470,7 +471,7 @@ func (r *evalRun) printProgress() func(compare.Event) {
 // goroutine's, so on a shared machine a fairer measure than the wall time), or
 // "" when it is unknown.
 func cpuSince(cpu0 time.Duration) string {
-	cpu, ok := processCPU()
+	cpu, ok := cputime.Process()
 	if !ok {
 		return ""
 	}

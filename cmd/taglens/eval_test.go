@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taglens/taglens/internal/cputime"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
@@ -228,7 +229,7 @@ func TestEvalCPUProfile(t *testing.T) {
 	_, _, progress := runEvalArgs(t, "--model", f.model, "--corpus", f.corpus, "--split", f.split, "--subset", "test",
 		"--baselines", "random", "--variants", "none", "--trials", "1", "--cpuprofile", prof)
 	// The progress lines give each model's CPU time where it is known.
-	if _, known := processCPU(); known && !regexp.MustCompile(`random: trained in \S+, \S+ CPU\n`).MatchString(progress) {
+	if _, known := cputime.Process(); known && !regexp.MustCompile(`random: trained in \S+, \S+ CPU\n`).MatchString(progress) {
 		t.Errorf("no CPU time in the progress lines:\n%s", progress)
 	}
 	b, err := os.ReadFile(prof)

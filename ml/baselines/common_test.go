@@ -318,3 +318,42 @@ func TestRunInOrder(t *testing.T) {
 		t.Errorf("cancelled: got %v", err)
 	}
 }
+
+// badFit is a bad input of a Fit function with options of type O and the
+// text its error must contain.
+type badFit[O any] struct {
+	name  string
+	train [][]int
+	v     int
+	opt   *O
+	want  string
+}
+
+// checkBadFits calls fit on the inputs every co-occurrence baseline must
+// refuse (a vocabulary of one term, one training document, a term id outside
+// the vocabulary, below and above) and then on the cases of its own, and
+// checks each error.
+func checkBadFits[O any](t *testing.T, fit func(ctx context.Context, train [][]int, v int, opt *O) error, own []badFit[O]) {
+	t.Helper()
+	cases := append([]badFit[O]{
+		{"one term", [][]int{{0}, {0}}, 1, nil, "vocabulary of 1"},
+		{"one document", [][]int{{0, 1}}, 2, nil, "1 training documents"},
+		{"negative term", [][]int{{0, 1}, {-1}}, 2, nil, "outside vocabulary"},
+		{"term outside", [][]int{{0, 1}, {2}}, 2, nil, "outside vocabulary"},
+	}, own...)
+	for _, tc := range cases {
+		err := fit(context.Background(), tc.train, tc.v, tc.opt)
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: got %v, want an error containing %q", tc.name, err, tc.want)
+		}
+	}
+}
+
+// checkCancelledAfterOne checks the outcome of a grid search whose progress
+// callback cancelled the context at its first point.
+func checkCancelledAfterOne(t *testing.T, err error, points int) {
+	t.Helper()
+	if err != context.Canceled || points != 1 {
+		t.Errorf("got %v after %d points, want context.Canceled after 1", err, points)
+	}
+}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taglens/taglens/internal/cputime"
 	"github.com/taglens/taglens/ml/nn"
 )
 
@@ -92,7 +93,7 @@ func BenchmarkStage1(b *testing.B) {
 			opt := &nn.SGD{LearningRate: 0.01, Momentum: 0.9}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu := cputime.Start()
 			for i := 0; i < b.N; i++ {
 				off := (i * bs) % (len(ex) - bs)
 				if _, err := t.step1(ex[off:off+bs], opt); err != nil {
@@ -102,9 +103,7 @@ func BenchmarkStage1(b *testing.B) {
 			b.ReportMetric(float64(b.N*bs)/b.Elapsed().Seconds(), "examples/s")
 			// Per CPU-second: what the step achieves when the shared machine gives
 			// it less than its two cores.
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-				b.ReportMetric(float64(b.N*bs)/cpu, "examples-per-cpu-s")
-			}
+			cpu.Rate(b, float64(b.N*bs), "examples-per-cpu-s")
 		})
 	}
 }
@@ -121,7 +120,7 @@ func BenchmarkStage2(b *testing.B) {
 			opt := &nn.SGD{LearningRate: 0.01, Momentum: 0.9}
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu := cputime.Start()
 			for i := 0; i < b.N; i++ {
 				t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
 				if _, err := t.step2(ps, 0.1, 1, sc, opt); err != nil {
@@ -129,9 +128,7 @@ func BenchmarkStage2(b *testing.B) {
 				}
 			}
 			b.ReportMetric(float64(b.N*len(ps))/b.Elapsed().Seconds(), "pairs/s")
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-				b.ReportMetric(float64(b.N*len(ps))/cpu, "pairs-per-cpu-s")
-			}
+			cpu.Rate(b, float64(b.N*len(ps)), "pairs-per-cpu-s")
 		})
 	}
 }
@@ -150,14 +147,12 @@ func BenchmarkEmbedVocab(b *testing.B) {
 			dst := make([]float64, d.v*e.ceDim())
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu := cputime.Start()
 			for i := 0; i < b.N; i++ {
 				e.embedVocab(dst, t.set.ctxX[i%len(t.set.ctxX)])
 			}
 			b.ReportMetric(float64(b.N*d.v)/b.Elapsed().Seconds(), "terms/s")
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-				b.ReportMetric(float64(b.N*d.v)/cpu, "terms-per-cpu-s")
-			}
+			cpu.Rate(b, float64(b.N*d.v), "terms-per-cpu-s")
 		})
 	}
 }

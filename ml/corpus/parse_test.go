@@ -326,25 +326,14 @@ func TestSharedData(t *testing.T) {
 
 // BenchmarkParseMTGJamendo reports parsing throughput on the 2.7 MB mtg-jamendo docs.tsv
 // (55,525 documents).
-func BenchmarkParseMTGJamendo55k(b *testing.B) {
-	path := shareddata.File(b, "mtg-jamendo", "docs.tsv")
-	data, err := os.ReadFile(path)
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.SetBytes(int64(len(data)))
-	b.ReportAllocs()
-	b.ResetTimer()
-	for b.Loop() {
-		if _, err := Parse(bytes.NewReader(data), ParseOptions{}); err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.ReportMetric(float64(len(data))*float64(b.N)/1e6/b.Elapsed().Seconds(), "MB/s")
-}
+func BenchmarkParseMTGJamendo55k(b *testing.B) { benchParse(b, "mtg-jamendo") }
 
-func BenchmarkParseLastfmHetrec12k(b *testing.B) {
-	path := shareddata.File(b, "lastfm-hetrec", "docs.tsv")
+func BenchmarkParseLastfmHetrec12k(b *testing.B) { benchParse(b, "lastfm-hetrec") }
+
+// benchParse parses the docs.tsv of a corpus of the development data, reporting
+// MB/s.
+func benchParse(b *testing.B, name string) {
+	path := shareddata.File(b, name, "docs.tsv")
 	data, err := os.ReadFile(path)
 	if err != nil {
 		b.Fatal(err)

@@ -3,6 +3,8 @@ package nn
 import (
 	"math/rand/v2"
 	"testing"
+
+	"github.com/taglens/taglens/internal/cputime"
 )
 
 var benchDims = []struct {
@@ -36,7 +38,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			grad := make([]float64, len(m.Params))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu := cputime.Start()
 			for i := 0; i < b.N; i++ {
 				tr.PredictionGrad(x, ts, grad)
 				opt.Step(m.Params, grad)
@@ -44,9 +46,7 @@ func BenchmarkTrainStep(b *testing.B) {
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
 			// Throughput per CPU-second: what one core does when the machine is
 			// shared (the wall figure above counts the time other processes took).
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-				b.ReportMetric(float64(b.N*batch)/cpu, "examples-per-cpu")
-			}
+			cpu.Rate(b, float64(b.N*batch), "examples-per-cpu")
 		})
 	}
 }
@@ -74,7 +74,7 @@ func BenchmarkSiameseStep(b *testing.B) {
 			grad := make([]float64, len(m.Params))
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu := cputime.Start()
 			for i := 0; i < b.N; i++ {
 				tr.SiameseGrad(x1, x2, t1, t2, types, sim, SiameseConfig{}, 1000, grad)
 				opt.Step(m.Params, grad)
@@ -82,9 +82,7 @@ func BenchmarkSiameseStep(b *testing.B) {
 			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pairs/s")
 			// Throughput per CPU-second: what one core does when the machine is
 			// shared (the wall figure above counts the time other processes took).
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-				b.ReportMetric(float64(b.N*batch)/cpu, "pairs-per-cpu")
-			}
+			cpu.Rate(b, float64(b.N*batch), "pairs-per-cpu")
 		})
 	}
 }

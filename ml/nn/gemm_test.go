@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taglens/taglens/internal/cputime"
 	"golang.org/x/sys/cpu"
 )
 
@@ -114,13 +115,11 @@ func BenchmarkGemm(b *testing.B) {
 			c := make([]float64, cs.m*cs.n)
 			b.ReportAllocs()
 			b.ResetTimer()
-			cpu0 := processCPU()
+			cpu := cputime.Start()
 			for i := 0; i < b.N; i++ {
 				cs.f(cs.m, cs.n, cs.k, a, bb, c)
 			}
-			if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-				b.ReportMetric(float64(b.N)*float64(cs.m*cs.n*cs.k)/cpu/1e9, "GMAC-per-cpu")
-			}
+			cpu.Rate(b, float64(b.N)*float64(cs.m*cs.n*cs.k)/1e9, "GMAC-per-cpu")
 		})
 	}
 }

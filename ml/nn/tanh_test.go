@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/taglens/taglens/internal/cputime"
 )
 
 // TestTanhAsmAccuracy compares the vectorised tanh of biasTanh with math.Tanh (the
@@ -144,12 +146,12 @@ func BenchmarkBiasTanh(b *testing.B) {
 	z := make([]float64, r*n)
 	b.ReportAllocs()
 	b.ResetTimer()
-	cpu0 := processCPU()
+	cpu := cputime.Start()
 	for i := 0; i < b.N; i++ {
 		copy(z, z0)
 		biasTanh(z, n, bias)
 	}
-	if cpu := (processCPU() - cpu0).Seconds(); cpu > 0 {
-		b.ReportMetric(cpu*1e9/float64(b.N*r*n), "cpu-ns/value")
+	if s := cpu.Seconds(); s > 0 {
+		b.ReportMetric(s*1e9/float64(b.N*r*n), "cpu-ns/value")
 	}
 }

@@ -1,15 +1,15 @@
 //go:build unix
 
-package main
+package cputime
 
 import (
 	"syscall"
 	"time"
 )
 
-// processCPU returns the user + system CPU time of the process so far, and
+// Process returns the user + system CPU time of the process so far, and
 // whether it is known.
-func processCPU() (time.Duration, bool) {
+func Process() (time.Duration, bool) {
 	var r syscall.Rusage
 	if syscall.Getrusage(syscall.RUSAGE_SELF, &r) != nil {
 		return 0, false
