@@ -23,10 +23,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	format := fs.String("format", "", "corpus format (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
 	outDir := fs.String("out", "", "output directory for tensors.tsv and metadata.tsv")
 	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "model", "corpus", "out"); err != nil {
+	if err := parseFlags(fs, args, "model", "corpus", "out"); err != nil {
 		return err
 	}
 	if !ce.ValidVariant(*variant) {

@@ -123,9 +123,10 @@ func newFlagSet(name, synopsis string, stderr io.Writer) *flag.FlagSet {
 	return fs
 }
 
-// parseFlags parses args into fs. A bad flag or a stray positional argument is a
-// usageError (exit 2); -h is flag.ErrHelp (exit 0).
-func parseFlags(fs *flag.FlagSet, args []string) error {
+// parseFlags parses args into fs and checks that the flags named in required
+// are not empty. A bad flag, a stray positional argument or a missing required
+// flag is a usageError (exit 2); -h is flag.ErrHelp (exit 0).
+func parseFlags(fs *flag.FlagSet, args []string, required ...string) error {
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return err
@@ -137,7 +138,7 @@ func parseFlags(fs *flag.FlagSet, args []string) error {
 		fs.Usage()
 		return &usageError{msg: "unexpected arguments", shown: true}
 	}
-	return nil
+	return requireFlags(fs, required...)
 }
 
 // requireFlags returns a usageError naming the first listed flag left empty.

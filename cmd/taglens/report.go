@@ -49,10 +49,7 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	claims := fs.String("claims", "", "TSV of the paper's claims: corpus, eval_corpus, protocol, subset, missing, ours, metric, paper_margin_%, statement ('-' = empty)")
 	corpora := fs.String("corpora", "", "corpus order of the tables, comma-separated (unlisted corpora follow alphabetically)")
 	charts := fs.String("charts", "", "directory to write SVG figures into, linked from the document (none when empty)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "in", "out"); err != nil {
+	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
 	doc, err := loadReportDir(*in, stderr)

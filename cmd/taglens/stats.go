@@ -43,10 +43,7 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	labels := fs.String("labels", "", "arff format: label attributes, comma-separated or a mulan labels .xml file (default: every {0,1} nominal attribute)")
 	var js statsJSONFlag
 	fs.Var(&js, "json", "print the statistics as JSON on stdout, or with =FILE write them to FILE")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "corpus"); err != nil {
+	if err := parseFlags(fs, args, "corpus"); err != nil {
 		return err
 	}
 	f, err := corpus.ParseFormat(*format)

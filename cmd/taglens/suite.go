@@ -26,10 +26,7 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("suite", "--in DIR --out FILE.md", stderr)
 	in := fs.String("in", "", "folder of docs/suite.sh's results (CORPUS.PROTOCOL.json, train-CORPUS-sSEED.{json,time})")
 	out := fs.String("out", "", "markdown file to write (\"-\" = stdout)")
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "in", "out"); err != nil {
+	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
 	s, err := readSuite(*in)

@@ -35,10 +35,7 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	seed := fs.Uint64("seed", 1, "random seed")
 	method := fs.String("method", "auto", "gradient method: auto, exact, bh or fft")
 	asJSON := fs.Bool("json", false, `print {"n","dims","method","iterations","seconds","kl"} to stdout`)
-	if err := parseFlags(fs, args); err != nil {
-		return err
-	}
-	if err := requireFlags(fs, "in", "out"); err != nil {
+	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
 	switch tsne.Method(*method) {

@@ -151,15 +151,7 @@ func parseCSV(br *bufio.Reader, b *builder) error {
 		idCol = 1 - tagCol
 	}
 	need := max(idCol, tagCol) + 1
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvError(err)
-		}
-		line, _ := cr.FieldPos(0)
+	return eachCSVRecord(cr, func(rec []string, line int) error {
 		b.begin(line)
 		if len(rec) < need {
 			return lineErr(line, "record has %d fields, need at least %d", len(rec), need)
@@ -169,7 +161,23 @@ func parseCSV(br *bufio.Reader, b *builder) error {
 		if idCol >= 0 {
 			id = rec[idCol]
 		}
-		if err := b.end(id); err != nil {
+		return b.end(id)
+	})
+}
+
+// eachCSVRecord calls f with every remaining record of cr and the line it
+// starts on, until the input ends (nil) or f or the reader fails.
+func eachCSVRecord(cr *csv.Reader, f func(rec []string, line int) error) error {
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return csvError(err)
+		}
+		line, _ := cr.FieldPos(0)
+		if err := f(rec, line); err != nil {
 			return err
 		}
 	}
@@ -224,15 +232,7 @@ func parseMatrix(br *bufio.Reader, b *builder) error {
 	var tags []string
 	first := true
 	row := 0
-	for {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			return nil
-		}
-		if err != nil {
-			return csvError(err)
-		}
-		line, _ := cr.FieldPos(0)
+	return eachCSVRecord(cr, func(rec []string, line int) error {
 		row++
 		if first {
 			first = false
@@ -241,6 +241,7 @@ func parseMatrix(br *bufio.Reader, b *builder) error {
 					idCol = 0
 				}
 			}
+			var err error
 			if tags, err = matrixTags(header, idCol, hline); err != nil {
 				return err
 			}
@@ -265,10 +266,8 @@ func parseMatrix(br *bufio.Reader, b *builder) error {
 		if idCol >= 0 {
 			id = rec[idCol]
 		}
-		if err := b.end(id); err != nil {
-			return err
-		}
-	}
+		return b.end(id)
+	})
 }
 
 // matrixTags returns the tag of each header column ("" for the id column),
