@@ -1,8 +1,6 @@
 package server
 
 import (
-	"bytes"
-	"compress/gzip"
 	"fmt"
 	"net/http"
 	"net/http/httptest"
@@ -10,21 +8,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taglens/taglens/internal/testkit"
 	"github.com/taglens/taglens/ml/corpus"
 )
-
-func gzipped(t *testing.T, s string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
 
 // labelMatrix is a 0/1 label matrix with an id column and 6 documents; row
 // (1-based, the header being row 0) is replaced when it is not "".
@@ -62,12 +48,12 @@ func TestBadInputAPI(t *testing.T) {
 	}
 	corpusID := decode[corpusJSON](t, rec).ID
 
-	good := gzipped(t, string(smallTSV()))
+	good := testkit.Gzip(t, string(smallTSV()))
 	damaged := append([]byte(nil), good...)
 	damaged[len(damaged)-6] ^= 0xff // the CRC-32 in the trailer
 	// The bomb: 10 lines of 1 MiB (one tag repeated), about 10 KiB compressed,
 	// over the 8 MiB limit.
-	bomb := gzipped(t, strings.Repeat("x"+strings.Repeat(",x", 512<<10)+"\n", 10))
+	bomb := testkit.Gzip(t, strings.Repeat("x"+strings.Repeat(",x", 512<<10)+"\n", 10))
 	if len(bomb) > 64<<10 {
 		t.Fatalf("the bomb is %d bytes compressed", len(bomb))
 	}
@@ -98,7 +84,7 @@ func TestBadInputAPI(t *testing.T) {
 		{"gzip truncated", "c.tsv.gz", good[:len(good)/2], nil, 400, []string{"gzip: the stream is truncated"}},
 		{"gzip bad header", "c.gz", []byte{0x1f, 0x8b, 7, 0, 0, 0, 0, 0, 0, 0, 0}, nil, 400, []string{"gzip: invalid header"}},
 		{"gzip bomb", "bomb.gz", bomb, nil, 413, []string{"gzip: the decompressed corpus is larger than the limit of 8 MiB (8388608 bytes)"}},
-		{"gzip of invalid UTF-8", "c.gz", gzipped(t, "a\trock\nb\tro\xffck\n"), nil, 400, []string{"line 2: not UTF-8 at byte 11"}},
+		{"gzip of invalid UTF-8", "c.gz", testkit.Gzip(t, "a\trock\nb\tro\xffck\n"), nil, 400, []string{"line 2: not UTF-8 at byte 11"}},
 		{"zstd", "c.zst", []byte{0x28, 0xb5, 0x2f, 0xfd, 1, 2, 3}, nil, 400, []string{"zstd-compressed; only gzip is read"}},
 		{"empty file", "e.tsv", nil, nil, 400, []string{"empty corpus: no documents"}},
 		{"only blank lines", "e.tsv", []byte("\n  \n\t\n\r\n"), nil, 400, []string{"empty corpus"}},
@@ -226,7 +212,7 @@ func truncateBody(s string) string {
 // as lines when the format is named.
 func TestUploadAcceptedWithReason(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	rec := ts.upload("songs.tsv.gz", gzipped(t, "\n"+string(smallTSV())))
+	rec := ts.upload("songs.tsv.gz", testkit.Gzip(t, "\n"+string(smallTSV())))
 	if rec.Code != http.StatusCreated {
 		t.Fatalf("gzip upload: %d %s", rec.Code, rec.Body.String())
 	}

@@ -5,6 +5,7 @@ import (
 	"crypto/rand"
 	"database/sql"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -220,6 +221,18 @@ func newID() string {
 }
 
 func now() int64 { return time.Now().UnixMilli() }
+
+// newRow fills in what a new model or job row gets on insertion: an id when it
+// has none, the creation time (now) and "{}" for empty parameters.
+func newRow(id *string, created *time.Time, params *json.RawMessage) {
+	if *id == "" {
+		*id = newID()
+	}
+	*created = time.UnixMilli(now())
+	if len(*params) == 0 {
+		*params = json.RawMessage("{}")
+	}
+}
 
 // scanner is a *sql.Row or *sql.Rows.
 type scanner interface{ Scan(...any) error }

@@ -64,14 +64,8 @@ func scanJob(sc scanner) (*JobRow, error) {
 
 // InsertJob stores a new queued job.
 func (s *Store) InsertJob(ctx context.Context, j *JobRow) error {
-	if j.ID == "" {
-		j.ID = newID()
-	}
+	newRow(&j.ID, &j.CreatedAt, &j.Params)
 	j.State = JobQueued
-	j.CreatedAt = time.UnixMilli(now())
-	if len(j.Params) == 0 {
-		j.Params = json.RawMessage("{}")
-	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, kind, target_id, params_json, state, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
 		j.ID, j.Kind, j.TargetID, string(j.Params), j.State, j.CreatedAt.UnixMilli())
 	return err

@@ -71,14 +71,8 @@ func scanModel(sc scanner) (*ModelRow, error) {
 
 // InsertModel stores a new model row in state "training".
 func (s *Store) InsertModel(ctx context.Context, m *ModelRow) error {
-	if m.ID == "" {
-		m.ID = newID()
-	}
+	newRow(&m.ID, &m.CreatedAt, &m.Params)
 	m.State = ModelTraining
-	m.CreatedAt = time.UnixMilli(now())
-	if len(m.Params) == 0 {
-		m.Params = json.RawMessage("{}")
-	}
 	_, err := s.db.ExecContext(ctx, `INSERT INTO models (id, corpus_id, name, seed, params_json, state, job_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, m.CorpusID, m.Name, int64(m.Seed), string(m.Params), m.State, m.JobID, m.CreatedAt.UnixMilli())
 	return err

@@ -2,12 +2,13 @@ package corpus
 
 import (
 	"bytes"
-	"compress/gzip"
 	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/taglens/taglens/internal/testkit"
 )
 
 // matrixRows is a clean 0/1 label matrix with an id column: header, then n rows.
@@ -125,22 +126,9 @@ func TestDetectNotAMatrix(t *testing.T) {
 	}
 }
 
-func gzipBytes(t testing.TB, s string) []byte {
-	t.Helper()
-	var buf bytes.Buffer
-	zw := gzip.NewWriter(&buf)
-	if _, err := zw.Write([]byte(s)); err != nil {
-		t.Fatal(err)
-	}
-	if err := zw.Close(); err != nil {
-		t.Fatal(err)
-	}
-	return buf.Bytes()
-}
-
 func TestGzip(t *testing.T) {
 	plain := "a\trock\tguitar\nb\tjazz\n"
-	gz := gzipBytes(t, plain)
+	gz := testkit.Gzip(t, plain)
 	c, err := Parse(bytes.NewReader(gz), ParseOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -149,7 +137,7 @@ func TestGzip(t *testing.T) {
 		t.Errorf("got %d docs, %s, %q", len(c.Docs), c.Format, c.Detected)
 	}
 	// Two concatenated members are one stream (as cat a.gz b.gz > c.gz makes).
-	two := append(gzipBytes(t, "a\trock\n"), gzipBytes(t, "b\tjazz\n")...)
+	two := append(testkit.Gzip(t, "a\trock\n"), testkit.Gzip(t, "b\tjazz\n")...)
 	if c, err := Parse(bytes.NewReader(two), ParseOptions{Format: FormatTSV}); err != nil || len(c.Docs) != 2 {
 		t.Errorf("two members: %v", err)
 	}
@@ -164,7 +152,7 @@ func TestGzip(t *testing.T) {
 		t.Errorf("ReadFile: %v, name %q", err, c.Name)
 	}
 
-	bomb := gzipBytes(t, strings.Repeat("rock,jazz\n", 1<<16)) // 640 KiB from about 1 KiB
+	bomb := testkit.Gzip(t, strings.Repeat("rock,jazz\n", 1<<16)) // 640 KiB from about 1 KiB
 	damaged := append([]byte(nil), gz...)
 	damaged[len(damaged)-6] ^= 0xff // inside the CRC-32 of the trailer
 	for _, tc := range []struct {
