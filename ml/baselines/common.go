@@ -15,6 +15,7 @@ import (
 
 	"github.com/taglens/taglens/ml/eval"
 	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // TermVectors is a non-contextual semantic space: one vector per vocabulary term,
@@ -439,9 +440,7 @@ const DefaultTuneDocs = 2000
 // terms, chosen by a seeded uniform sample (in increasing index order) when
 // there are more; n ≤ 0 means the default for v terms (see DefaultTuneDocs).
 func tuningDocs(train [][]int, v, n int, seed uint64) [][]int {
-	if n <= 0 {
-		n = min(DefaultTuneDocs, max(300, 2_400_000/max(v, 1)))
-	}
+	defaults.Positive(&n, min(DefaultTuneDocs, max(300, 2_400_000/max(v, 1))))
 	var ok []int
 	for i, d := range train {
 		if len(features.BoW(d)) >= 2 {

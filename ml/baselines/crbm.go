@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"sync"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // CRBMInference selects how CRBM.Distances estimates the visible activations.
@@ -95,27 +97,17 @@ type CRBMConfig struct {
 }
 
 func (c CRBMConfig) withDefaults() CRBMConfig {
-	if c.Hidden <= 0 {
-		c.Hidden = 10
-	}
-	if c.LearningRate <= 0 {
-		c.LearningRate = 0.1
-	}
-	if c.Momentum <= 0 {
-		c.Momentum = 0.5
-	}
+	defaults.Positive(&c.Hidden, 10)
+	defaults.Positive(&c.LearningRate, 0.1)
+	defaults.Positive(&c.Momentum, 0.5)
 	switch {
 	case c.Penalty == 0:
 		c.Penalty = 2e-4
 	case c.Penalty < 0:
 		c.Penalty = 0
 	}
-	if c.ConditionStep <= 0 {
-		c.ConditionStep = 1
-	}
-	if c.Epochs <= 0 {
-		c.Epochs = 50
-	}
+	defaults.Positive(&c.ConditionStep, 1)
+	defaults.Positive(&c.Epochs, 50)
 	switch {
 	case c.AverageLast == 0:
 		c.AverageLast = 5
@@ -123,21 +115,11 @@ func (c CRBMConfig) withDefaults() CRBMConfig {
 		c.AverageLast = 0
 	}
 	c.AverageLast = min(c.AverageLast, c.Epochs)
-	if c.BatchSize <= 0 {
-		c.BatchSize = 100
-	}
-	if c.MeanFieldIter <= 0 {
-		c.MeanFieldIter = 50
-	}
-	if c.Trials <= 0 {
-		c.Trials = 10
-	}
-	if c.Steps <= 0 {
-		c.Steps = 100
-	}
-	if c.BurnIn <= 0 {
-		c.BurnIn = 90
-	}
+	defaults.Positive(&c.BatchSize, 100)
+	defaults.Positive(&c.MeanFieldIter, 50)
+	defaults.Positive(&c.Trials, 10)
+	defaults.Positive(&c.Steps, 100)
+	defaults.Positive(&c.BurnIn, 90)
 	if c.BurnIn >= c.Steps {
 		c.BurnIn = c.Steps - 1
 	}

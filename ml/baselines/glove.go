@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // Defaults of GloVeOptions.
@@ -213,9 +214,7 @@ func newGloveData(counts *features.Sparse, o *GloVeOptions) *gloveData {
 		g.cps = checkpoints(g.epochs)
 	}
 	g.xMax = o.XMax
-	if g.xMax <= 0 {
-		g.xMax = gloveXMax(counts.Val)
-	}
+	defaults.Positive(&g.xMax, gloveXMax(counts.Val))
 	for r := 0; r < counts.R; r++ {
 		ind, val := counts.Row(r)
 		for p, c := range ind {

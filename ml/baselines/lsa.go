@@ -11,6 +11,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // Defaults of LSAOptions.
@@ -78,13 +79,11 @@ func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (
 	if opt != nil {
 		o = *opt
 	}
-	defaults := o.Dim <= 0 && (o.POV <= 0 || o.POV > 1) && o.MaxDim <= 0
+	allDefault := o.Dim <= 0 && (o.POV <= 0 || o.POV > 1) && o.MaxDim <= 0
 	if o.POV <= 0 || o.POV > 1 {
 		o.POV = DefaultPOV
 	}
-	if o.MaxDim <= 0 {
-		o.MaxDim = DefaultLSAMaxDim
-	}
+	defaults.Positive(&o.MaxDim, DefaultLSAMaxDim)
 	_, _, t := features.TermMatrix(train, v)
 	var total float64
 	for i := 0; i < v; i++ {
@@ -166,7 +165,7 @@ func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (
 		m.POVTarget = o.POV
 	}
 	m.Capped = randomized && o.Dim <= 0 && m.POVReached < o.POV
-	if defaults {
+	if allDefault {
 		rememberLSADim(train, v, o.Seed, n)
 	}
 	return m, nil

@@ -10,6 +10,7 @@ import (
 	"gonum.org/v1/gonum/floats"
 
 	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // SkipGramWindows is the window grid searched by FitSkipGram (paper §6.2.5: the
@@ -133,12 +134,8 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions
 	if opt != nil {
 		o = *opt
 	}
-	if o.Negatives <= 0 {
-		o.Negatives = DefaultSkipGramNegatives
-	}
-	if o.Rate <= 0 {
-		o.Rate = DefaultSkipGramRate
-	}
+	defaults.Positive(&o.Negatives, DefaultSkipGramNegatives)
+	defaults.Positive(&o.Rate, DefaultSkipGramRate)
 	reps := SkipGramRepresentations
 	if o.Vectors != "" {
 		if !slices.Contains(SkipGramRepresentations, o.Vectors) {

@@ -8,6 +8,8 @@ import (
 	"slices"
 	"sort"
 	"strings"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // Embed returns the concept embedding CE(τ|δ) of every tag of the tag set
@@ -101,9 +103,7 @@ func (m *Model) Prime(variant string, tags []string, k int) (*PrimeResult, error
 	if len(ids) == 0 {
 		return nil, errors.New("ce: prime: no tag of the set is in the model's vocabulary")
 	}
-	if k <= 0 {
-		k = 10
-	}
+	defaults.Positive(&k, 10)
 	v, d := e.v, e.ceDim()
 	k = min(k, v)
 	c := make([]float64, m.ctxProj.Out)

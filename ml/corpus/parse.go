@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // The accepted corpus formats. See the package documentation (doc.go) for the
@@ -86,21 +88,11 @@ type ParseOptions struct {
 }
 
 func (o *ParseOptions) defaults() {
-	if o.MaxLineBytes <= 0 {
-		o.MaxLineBytes = DefaultMaxLineBytes
-	}
-	if o.MaxTagsPerDoc <= 0 {
-		o.MaxTagsPerDoc = DefaultMaxTagsPerDoc
-	}
-	if o.MaxDocs <= 0 {
-		o.MaxDocs = DefaultMaxDocs
-	}
-	if o.MaxTagBytes <= 0 {
-		o.MaxTagBytes = DefaultMaxTagBytes
-	}
-	if o.MaxBytes <= 0 {
-		o.MaxBytes = DefaultMaxBytes
-	}
+	defaults.Positive(&o.MaxLineBytes, DefaultMaxLineBytes)
+	defaults.Positive(&o.MaxTagsPerDoc, DefaultMaxTagsPerDoc)
+	defaults.Positive(&o.MaxDocs, DefaultMaxDocs)
+	defaults.Positive(&o.MaxTagBytes, DefaultMaxTagBytes)
+	defaults.Positive(&o.MaxBytes, DefaultMaxBytes)
 }
 
 // A ParseError reports malformed input. Line is the 1-based physical line of the

@@ -8,6 +8,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // ReadSplit reads a split.tsv file ("id<TAB>train|valid|test|oov" per line, blank
@@ -155,9 +157,7 @@ func RandomSplit(c *Corpus, oovTags []string, validN int, seed uint64) Split {
 	rng.Shuffle(len(rest), func(i, j int) { rest[i], rest[j] = rest[j], rest[i] })
 	nTrain := int(math.Round(2 * float64(len(rest)) / 3))
 	left := len(rest) - nTrain
-	if validN <= 0 {
-		validN = DefaultValidSize(left)
-	}
+	defaults.Positive(&validN, DefaultValidSize(left))
 	validN = min(validN, left)
 	sp.Train = slices.Sorted(slices.Values(rest[:nTrain]))
 	sp.Valid = slices.Sorted(slices.Values(rest[nTrain : nTrain+validN]))

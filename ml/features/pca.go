@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/taglens/taglens/ml/internal/defaults"
 	"gonum.org/v1/gonum/blas/blas64"
 	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
@@ -355,9 +356,7 @@ func scalingOf(opt *PCAOptions) Scaling {
 func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOptions) (*Projection, *mat.Dense, error) {
 	_, c := x.Dims()
 	d := opt.Dim
-	if d <= 0 {
-		d = DefaultRandomizedDim
-	}
+	defaults.Positive(&d, DefaultRandomizedDim)
 	d = min(d, r, c)
 	q := opt.PowerIters
 	if q == 0 {
@@ -433,9 +432,7 @@ func randomizedSVD(a Operator, k, p, q int, rng *rand.Rand, check func() error) 
 	if k < 1 || k > min(r, c) {
 		panic(fmt.Sprintf("features: RandomizedSVD rank %d outside [1, %d]", k, min(r, c)))
 	}
-	if p <= 0 {
-		p = DefaultOversample
-	}
+	defaults.Positive(&p, DefaultOversample)
 	q = max(q, 0)
 	l := min(k+p, r, c)
 	omega := mat.NewDense(c, l, nil)

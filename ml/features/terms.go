@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // PCAMethod chooses how the term features are decorrelated.
@@ -128,9 +130,7 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	if opt != nil {
 		o = *opt
 	}
-	if o.ExactMaxTerms <= 0 {
-		o.ExactMaxTerms = DefaultExactMaxTerms
-	}
+	defaults.Positive(&o.ExactMaxTerms, DefaultExactMaxTerms)
 	switch o.Method {
 	case Auto:
 		o.PCA.Randomized = v > o.ExactMaxTerms

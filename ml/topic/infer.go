@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/taglens/taglens/ml/internal/defaults"
 	"gonum.org/v1/gonum/mathext"
 )
 
@@ -70,12 +71,8 @@ func (m *LDA) InferTo(dst []float64, doc []int, rng *rand.Rand) {
 		ndk[z[i]]++
 	}
 	burn, samples := m.FoldBurnIn, m.FoldSamples
-	if burn <= 0 {
-		burn = DefaultFoldBurnIn
-	}
-	if samples <= 0 {
-		samples = DefaultFoldSamples
-	}
+	defaults.Positive(&burn, DefaultFoldBurnIn)
+	defaults.Positive(&samples, DefaultFoldSamples)
 	for sweep := 0; sweep < burn+samples; sweep++ {
 		for i, w := range doc {
 			ndk[z[i]]--

@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // Default hyper-parameters of LDA. See LDAConfig for why they suit tag documents.
@@ -66,33 +68,17 @@ type LDAConfig struct {
 }
 
 func (c LDAConfig) withDefaults() LDAConfig {
-	if c.Alpha <= 0 {
-		c.Alpha = DefaultAlpha
-	}
-	if c.Beta <= 0 {
-		c.Beta = DefaultBeta
-	}
-	if c.Iterations <= 0 {
-		c.Iterations = DefaultIterations
-	}
-	if c.BurnIn <= 0 {
-		c.BurnIn = DefaultBurnIn
-	}
+	defaults.Positive(&c.Alpha, DefaultAlpha)
+	defaults.Positive(&c.Beta, DefaultBeta)
+	defaults.Positive(&c.Iterations, DefaultIterations)
+	defaults.Positive(&c.BurnIn, DefaultBurnIn)
 	if c.BurnIn >= c.Iterations {
 		c.BurnIn = c.Iterations - 1
 	}
-	if c.SampleLag <= 0 {
-		c.SampleLag = DefaultSampleLag
-	}
-	if c.LogLikLag <= 0 {
-		c.LogLikLag = DefaultLogLikLag
-	}
-	if c.FoldBurnIn <= 0 {
-		c.FoldBurnIn = DefaultFoldBurnIn
-	}
-	if c.FoldSamples <= 0 {
-		c.FoldSamples = DefaultFoldSamples
-	}
+	defaults.Positive(&c.SampleLag, DefaultSampleLag)
+	defaults.Positive(&c.LogLikLag, DefaultLogLikLag)
+	defaults.Positive(&c.FoldBurnIn, DefaultFoldBurnIn)
+	defaults.Positive(&c.FoldSamples, DefaultFoldSamples)
 	return c
 }
 

@@ -6,6 +6,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // PLSA defaults.
@@ -75,12 +77,8 @@ func FitPLSA(ctx context.Context, docs [][]int, v int, cfg PLSAConfig, rng *rand
 	if err := checkDocs(docs, v); err != nil {
 		return nil, fmt.Errorf("topic: fit PLSA: %w", err)
 	}
-	if cfg.MaxIter <= 0 {
-		cfg.MaxIter = DefaultPLSAMaxIter
-	}
-	if cfg.Tol <= 0 {
-		cfg.Tol = DefaultPLSATol
-	}
+	defaults.Positive(&cfg.MaxIter, DefaultPLSAMaxIter)
+	defaults.Positive(&cfg.Tol, DefaultPLSATol)
 	k := cfg.K
 	// Parameters: phiT V×K p(w|k), pd D×K p(k|d).
 	phiT := make([]float64, v*k)
@@ -259,12 +257,8 @@ func (m *PLSA) InferTo(dst []float64, doc []int, _ *rand.Rand) {
 		return
 	}
 	maxIter, tol := m.FoldMaxIter, m.FoldTol
-	if maxIter <= 0 {
-		maxIter = DefaultPLSAFoldMaxIter
-	}
-	if tol <= 0 {
-		tol = DefaultPLSAFoldTol
-	}
+	defaults.Positive(&maxIter, DefaultPLSAFoldMaxIter)
+	defaults.Positive(&tol, DefaultPLSAFoldTol)
 	bp, _ := m.pool.Get().(*[]float64)
 	if bp == nil {
 		b := make([]float64, 2*k)

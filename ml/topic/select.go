@@ -7,6 +7,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"sync"
+
+	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
 // SelectConfig holds the tunables of SelectK. The zero value means the defaults.
@@ -73,15 +75,9 @@ func SelectK(ctx context.Context, docs [][]int, v int, cfg LDAConfig, rng *rand.
 	if sc.HeldOut <= 0 || sc.HeldOut >= 1 {
 		sc.HeldOut = 0.1
 	}
-	if sc.Tolerance <= 0 {
-		sc.Tolerance = 0.02
-	}
-	if sc.Iterations <= 0 {
-		sc.Iterations = 150
-	}
-	if sc.Workers <= 0 {
-		sc.Workers = 2
-	}
+	defaults.Positive(&sc.Tolerance, 0.02)
+	defaults.Positive(&sc.Iterations, 150)
+	defaults.Positive(&sc.Workers, 2)
 	var nonEmpty []int
 	for i, d := range docs {
 		if len(d) > 0 {
