@@ -64,22 +64,7 @@ func TestScoreRanks(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			var s Scores
 			ScoreRanks(tt.ranks, &s)
-			for k := range s.PAtK {
-				if !closeTo(s.PAtK[k], tt.patk[k], tol) {
-					t.Errorf("P@%d: got %v, want %v", k+1, s.PAtK[k], tt.patk[k])
-				}
-			}
-			if !closeTo(s.AP, tt.ap, tol) {
-				t.Errorf("AP: got %v, want %v", s.AP, tt.ap)
-			}
-			for l := range s.PR {
-				if !closeTo(s.PR[l], tt.pr[l], tol) {
-					t.Errorf("PR[%d]: got %v, want %v", l, s.PR[l], tt.pr[l])
-				}
-			}
-			if got := AUC(&s.PR); !closeTo(got, tt.auc, tol) {
-				t.Errorf("AUC: got %v, want %v", got, tt.auc)
-			}
+			checkFigures(t, s.PAtK, s.AP, s.PR, AUC(&s.PR), tt.patk, tt.ap, tt.pr, tt.auc)
 		})
 	}
 }

@@ -54,21 +54,29 @@ func checkScores(t *testing.T, got *Result, want Scores, queries int) {
 	if got.Queries != queries {
 		t.Errorf("queries: got %d, want %d", got.Queries, queries)
 	}
-	for k := range want.PAtK {
-		if !closeTo(got.PAtK[k], want.PAtK[k], tol) {
-			t.Errorf("P@%d: got %v, want %v", k+1, got.PAtK[k], want.PAtK[k])
+	checkFigures(t, got.PAtK, got.MAP, got.PR, got.AUC, want.PAtK, want.AP, want.PR, AUC(&want.PR))
+}
+
+// checkFigures compares P@K, the (mean) average precision, the 11-point
+// precision-recall curve and its AUC with the wanted values, within tol.
+func checkFigures(t *testing.T, patk [MaxK]float64, ap float64, pr [RecallLevels]float64, auc float64,
+	wantPAtK [MaxK]float64, wantAP float64, wantPR [RecallLevels]float64, wantAUC float64) {
+	t.Helper()
+	for k := range wantPAtK {
+		if !closeTo(patk[k], wantPAtK[k], tol) {
+			t.Errorf("P@%d: got %v, want %v", k+1, patk[k], wantPAtK[k])
 		}
 	}
-	if !closeTo(got.MAP, want.AP, tol) {
-		t.Errorf("MAP: got %v, want %v", got.MAP, want.AP)
+	if !closeTo(ap, wantAP, tol) {
+		t.Errorf("MAP: got %v, want %v", ap, wantAP)
 	}
-	for l := range want.PR {
-		if !closeTo(got.PR[l], want.PR[l], tol) {
-			t.Errorf("PR[%d]: got %v, want %v", l, got.PR[l], want.PR[l])
+	for l := range wantPR {
+		if !closeTo(pr[l], wantPR[l], tol) {
+			t.Errorf("PR[%d]: got %v, want %v", l, pr[l], wantPR[l])
 		}
 	}
-	if auc := AUC(&want.PR); !closeTo(got.AUC, auc, tol) {
-		t.Errorf("AUC: got %v, want %v", got.AUC, auc)
+	if !closeTo(auc, wantAUC, tol) {
+		t.Errorf("AUC: got %v, want %v", auc, wantAUC)
 	}
 }
 

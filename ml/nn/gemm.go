@@ -223,53 +223,39 @@ func packNTSegments(dst, w []float64, n, k int, sel func(s int) bool) int {
 // into panels of mr rows: dst[q·kk·mr + p·mr + r] = A(i0+q·mr+r, p0+p), zero past
 // row mc.
 func packA(dst, a []float64, ars, aps, i0, mc, p0, kk, mr int) {
-	for q := 0; q*mr < mc; q++ {
-		panel := dst[q*kk*mr : (q+1)*kk*mr]
-		rows := min(mr, mc-q*mr)
-		base := (i0 + q*mr) * ars
-		switch {
-		case aps == 1:
-			transposeInto(panel, mr, a[base+p0:], ars, rows, kk)
-		case ars == 1:
-			copyRuns(panel, mr, a[base+p0*aps:], aps, rows, kk)
-		default:
-			for p := 0; p < kk; p++ {
-				for r := 0; r < rows; r++ {
-					panel[p*mr+r] = a[base+r*ars+(p0+p)*aps]
-				}
-			}
-		}
-		if rows < mr {
-			for p := 0; p < kk; p++ {
-				clear(panel[p*mr+rows : (p+1)*mr])
-			}
-		}
-	}
+	packPanels(dst, a, ars, aps, i0, mc, p0, kk, mr)
 }
 
 // packB writes depths p0..p0+kk-1, columns j0..j0+nc-1 of B(p,j) = b[p·bps + j·bjs]
 // into panels of nr columns: dst[q·kk·nr + p·nr + j] = B(p0+p, j0+q·nr+j), zero past
 // column nc.
 func packB(dst, b []float64, bps, bjs, p0, kk, j0, nc, nr int) {
-	for q := 0; q*nr < nc; q++ {
-		panel := dst[q*kk*nr : (q+1)*kk*nr]
-		cols := min(nr, nc-q*nr)
-		base := (j0 + q*nr) * bjs
+	packPanels(dst, b, bjs, bps, j0, nc, p0, kk, nr)
+}
+
+// packPanels is packA and packB: lanes l0..l0+nl-1 (rows of A, columns of B)
+// and depths p0..p0+kk-1 of X(l,p) = x[l·ls + p·ds] into panels of w lanes,
+// dst[q·kk·w + p·w + r] = X(l0+q·w+r, p0+p), zero past lane nl.
+func packPanels(dst, x []float64, ls, ds, l0, nl, p0, kk, w int) {
+	for q := 0; q*w < nl; q++ {
+		panel := dst[q*kk*w : (q+1)*kk*w]
+		lanes := min(w, nl-q*w)
+		base := (l0 + q*w) * ls
 		switch {
-		case bjs == 1:
-			copyRuns(panel, nr, b[base+p0*bps:], bps, cols, kk)
-		case bps == 1:
-			transposeInto(panel, nr, b[base+p0:], bjs, cols, kk)
+		case ds == 1:
+			transposeInto(panel, w, x[base+p0:], ls, lanes, kk)
+		case ls == 1:
+			copyRuns(panel, w, x[base+p0*ds:], ds, lanes, kk)
 		default:
 			for p := 0; p < kk; p++ {
-				for j := 0; j < cols; j++ {
-					panel[p*nr+j] = b[base+j*bjs+(p0+p)*bps]
+				for r := 0; r < lanes; r++ {
+					panel[p*w+r] = x[base+r*ls+(p0+p)*ds]
 				}
 			}
 		}
-		if cols < nr {
+		if lanes < w {
 			for p := 0; p < kk; p++ {
-				clear(panel[p*nr+cols : (p+1)*nr])
+				clear(panel[p*w+lanes : (p+1)*w])
 			}
 		}
 	}
