@@ -33,6 +33,15 @@ type enc struct{ b []byte }
 
 func (e *enc) u64(v uint64)  { e.b = binary.LittleEndian.AppendUint64(e.b, v) }
 func (e *enc) f64(v float64) { e.u64(math.Float64bits(v)) }
+
+// flag appends one byte, 1 for true and 0 for false.
+func (e *enc) flag(v bool) {
+	if v {
+		e.b = append(e.b, 1)
+	} else {
+		e.b = append(e.b, 0)
+	}
+}
 func (e *enc) f64s(v []float64) {
 	for _, x := range v {
 		e.f64(x)
@@ -123,11 +132,7 @@ func (p *Projection) MarshalBinary() ([]byte, error) {
 	e := header(projMagic)
 	e.u64(uint64(p.In))
 	e.u64(uint64(p.Out))
-	if p.Randomized {
-		e.b = append(e.b, 1)
-	} else {
-		e.b = append(e.b, 0)
-	}
+	e.flag(p.Randomized)
 	e.f64(p.TotalVariance)
 	e.f64s(p.Mean)
 	e.f64s(p.W)
@@ -188,11 +193,7 @@ func (f *TermFeatures) MarshalBinary() ([]byte, error) {
 	e := headerVersion(termsMagic, termsVer)
 	e.u64(uint64(f.V))
 	e.u64(uint64(f.NumDocs))
-	if f.Normalize {
-		e.b = append(e.b, 1)
-	} else {
-		e.b = append(e.b, 0)
-	}
+	e.flag(f.Normalize)
 	for _, x := range f.DF {
 		e.u64(uint64(x))
 	}
