@@ -4,55 +4,16 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
-	"math/rand/v2"
 	"net/http"
 	"reflect"
 	"slices"
 	"testing"
 
-	"gonum.org/v1/gonum/mat"
-
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/ml/corpus"
 )
-
-// TestClassicalMDS: points recovered from the squared distances of random
-// points in R^d have the same pairwise distances (an analytic property of
-// classical MDS for Euclidean input), in at most d dimensions.
-func TestClassicalMDS(t *testing.T) {
-	for _, tt := range []struct{ n, d int }{{5, 2}, {40, 10}, {120, 3}} {
-		rng := rand.New(rand.NewPCG(uint64(tt.n), uint64(tt.d)))
-		pts := make([][]float64, tt.n)
-		for i := range pts {
-			pts[i] = make([]float64, tt.d)
-			for k := range pts[i] {
-				pts[i][k] = 3 * rng.NormFloat64()
-			}
-		}
-		d2 := mat.NewSymDense(tt.n, nil)
-		for i := range pts {
-			for j := i + 1; j < tt.n; j++ {
-				d2.SetSym(i, j, cluster.SqDist(pts[i], pts[j]))
-			}
-		}
-		x, err := classicalMDS(d2, tt.d+5)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if len(x[0]) > tt.d {
-			t.Errorf("n=%d d=%d: got %d dimensions, want ≤ %d", tt.n, tt.d, len(x[0]), tt.d)
-		}
-		for i := range pts {
-			for j := range pts {
-				want := math.Sqrt(cluster.SqDist(pts[i], pts[j]))
-				if got := math.Sqrt(cluster.SqDist(x[i], x[j])); math.Abs(got-want) > 1e-8*(1+want) {
-					t.Fatalf("n=%d d=%d: distance %d-%d got %v, want %v", tt.n, tt.d, i, j, got, want)
-				}
-			}
-		}
-	}
-}
 
 // TestContextMap draws Figure 7 for a demo document holding a reserved OOV tag.
 // Independent check: the positives' distances before t-SNE equal those of the
@@ -96,7 +57,7 @@ func TestContextMap(t *testing.T) {
 		}
 	}
 	v := m.Vocabulary().Len()
-	wantNeg := min(v-len(ids), maxNegatives)
+	wantNeg := min(v-len(ids), app.MaxNegatives)
 	if count["positive"] != len(ids) || count["negative"] != wantNeg || count["oov"] != 1 || count["oov-avg"] != 1 || md.Term != oov[0] {
 		t.Errorf("got %v for term %q, want %d positive, %d negative, 1 oov, 1 oov-avg for %q", count, md.Term, len(ids), wantNeg, oov[0])
 	}
