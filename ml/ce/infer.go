@@ -41,6 +41,8 @@ type embedWork struct {
 	ctxPre []float64
 	ctxTh  []float64 // tanh of ctxPre
 	a      []float64 // rows × sizes[1]: z_1
+	fixAt  []int     // entries of a taken directly (embedPre)
+	fixX   []float64 // their arguments, then their tanh
 	ws     *nn.Workspace
 }
 
@@ -76,9 +78,7 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 	rows := func(lo, hi int) {
 		for t := lo; t < hi; t++ {
 			e.termPreTo(e.termPre[t*h1:(t+1)*h1], termX[t])
-			for i, a := range e.termPre[t*h1 : (t+1)*h1] {
-				e.termTh[t*h1+i] = math.Tanh(a)
-			}
+			nn.TanhTo(e.termTh[t*h1:(t+1)*h1], e.termPre[t*h1:(t+1)*h1])
 		}
 	}
 	inHalves(e.v, rows)
@@ -169,9 +169,7 @@ func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 	cp := w.ctxPre[:h1]
 	e.ctxPreTo(cp, ctx)
 	ct := w.ctxTh[:h1]
-	for j, c := range cp {
-		ct[j] = math.Tanh(c)
-	}
+	nn.TanhTo(ct, cp)
 	d := e.ceDim()
 	// Blocks of embedBlock rows, so that a block's activations stay in cache from
 	// layer 1 to the CE layer; every row is computed alone (the GEMM kernels'
@@ -184,14 +182,22 @@ func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 		if useTanhSum && h1%4 == 0 {
 			// The division for every entry in the kernel, then the entries
 			// whose denominator is small (same test, same operations) again.
+			// Those entries' tanh by nn.TanhTo, math.Tanh's bits four
+			// lanes at a time.
 			tanhSumAVX2(&a[0], &th[0], &ct[0], n, h1)
+			w.fixAt, w.fixX = w.fixAt[:0], w.fixX[:0]
 			for r := 0; r < n; r++ {
 				o := r * h1
 				for j, ta := range th[o : o+h1] {
 					if 1+ta*ct[j] < 0.5 {
-						a[o+j] = math.Tanh(pre[o+j] + cp[j])
+						w.fixAt = append(w.fixAt, o+j)
+						w.fixX = append(w.fixX, pre[o+j]+cp[j])
 					}
 				}
+			}
+			nn.TanhTo(w.fixX, w.fixX)
+			for i, at := range w.fixAt {
+				a[at] = w.fixX[i]
 			}
 		} else {
 			tanhSumGo(a, pre, th, ct, cp, n, h1)
@@ -264,9 +270,7 @@ func (e *embedder) embedInput(dst []float64, x []float64, ctx []float64) {
 	pre := make([]float64, e.sizes[1])
 	e.termPreTo(pre, x)
 	th := make([]float64, len(pre))
-	for i, a := range pre {
-		th[i] = math.Tanh(a)
-	}
+	nn.TanhTo(th, pre)
 	e.embedPre(dst, pre, th, 1, ctx)
 }
 

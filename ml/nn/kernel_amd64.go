@@ -30,3 +30,6 @@ func logAVX2(x, dst *float64, n int) (bad int)
 
 //go:noescape
 func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState)
+
+//go:noescape
+func tanhExactAVX2(dst, x *float64, n int)

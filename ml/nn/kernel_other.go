@@ -30,3 +30,7 @@ func logAVX2(x, dst *float64, n int) (bad int) {
 func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState) {
 	panic("nn: foldRowAVX2 without assembly")
 }
+
+func tanhExactAVX2(dst, x *float64, n int) {
+	panic("nn: tanhExactAVX2 without assembly")
+}
