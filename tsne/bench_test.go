@@ -22,6 +22,9 @@ func benchEmbed(b *testing.B, n int, m Method) {
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "s/embed")
 		b.ReportMetric(e.KL, "kl")
+		if e.Neighbours == NeighboursApprox {
+			b.ReportMetric(1, "approx-knn")
+		}
 	}
 }
 
@@ -29,7 +32,7 @@ func BenchmarkEmbed(b *testing.B) {
 	for _, tc := range []struct {
 		n int
 		m Method
-	}{{1000, BarnesHut}, {1000, FFT}, {5000, BarnesHut}, {5000, FFT}, {20000, FFT}, {20000, BarnesHut}} {
+	}{{1000, BarnesHut}, {1000, FFT}, {5000, BarnesHut}, {5000, FFT}, {20000, FFT}, {20000, BarnesHut}, {70000, FFT}} {
 		b.Run(fmt.Sprintf("%s/n=%d", tc.m, tc.n), func(b *testing.B) { benchEmbed(b, tc.n, tc.m) })
 	}
 }

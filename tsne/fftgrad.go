@@ -10,18 +10,19 @@ import "math"
 // nodes each (spacing 1/3, at least 150 nodes), so points near a box edge
 // extrapolate. Lagrange interpolation's error at u is f⁽ᵖ⁾(ξ)/p! · Π_k (u −
 // u_k); a centred window keeps the nodal product small (≤ 0.56h⁴ for four
-// nodes at spacing h, against 1.875h³ for three nodes at FIt-SNE's box edge),
-// so a spacing of 1/2 is as accurate as FIt-SNE's 1/3 with (2/3)² of the grid
-// (the FFTs dominate the cost per iteration at up to ~20,000 points).
-//
-// The kernel (1+r²)⁻² has poles at distance 1 from the real axis, so the
-// spacing cannot grow much beyond 1/2 whatever the number of nodes: with 5
-// nodes at spacing 2/3 the embeddings were worse than with 4 at 1/2 (KL 1.997
-// against 1.968 at n = 5,000, docs/tsne.md); the former default, 3 nodes at
-// spacing 2/3, gave 2.034.
+// nodes at spacing h, against 1.875h³ for three nodes at FIt-SNE's box
+// edge). But the kernel (1+r²)⁻² has poles at distance 1 from the real axis,
+// so a higher order does not make up for a coarse grid: on the layout of
+// TestRepulsionAccuracy the force error was 8.3 % for 3 nodes at spacing
+// 0.71, 2.6 % for 4 at 0.5, 1.5 % for 4 at 0.42 and for 3 at 0.35, 6.2 % for
+// 5 and 8.8 % for 6 at 0.71. On 5,000 blobs (docs/tsne.md) 4 nodes at spacing
+// ≤ 0.5 gave KL 1.971–1.973 and 10-NN preservation 0.213–0.216 over three
+// seeds, at ≤ 0.4 1.965–1.966 and 0.217–0.218 (FIt-SNE: 1.981, 0.216) for a
+// third more time, 5 nodes at ≤ 0.5 1.987 and 0.206; the former default, 3
+// nodes at ≤ 2/3, 2.034 and 0.182.
 const (
 	fftInterp   = 4
-	fftSpacing  = 0.5
+	fftSpacing  = 0.4
 	fftMinNodes = 32
 )
 

@@ -17,8 +17,8 @@ echo "| n | time (s) | KL | 10-NN preservation | queries | neighbours | peak RSS
 echo "|---|---|---|---|---|---|---|---|"
 [ $# -eq 0 ] && set -- 5000 20000 70000
 for n in "$@"; do
-	q=20000
-	[ "$n" -gt 20000 ] && q=5000
+	q=${QUERIES:-20000}
+	[ "$n" -gt 20000 ] && q=${QUERIES_LARGE:-5000}
 	log=$(mktemp)
 	# shellcheck disable=SC2086
 	json=$(/usr/bin/time -v "$bin" -n "$n" -queries "$q" ${EXTRA:-} 2>"$log")

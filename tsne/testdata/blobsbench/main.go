@@ -44,7 +44,7 @@ func main() {
 	perp := flag.Float64("perplexity", 30, "perplexity")
 	method := flag.String("method", "auto", "auto, exact, bh or fft")
 	knn := flag.String("knn", "auto", "neighbour search: auto, exact or approx")
-	queries := flag.Int("queries", 20000, "query points of the preservation measure (all points if n is not larger)")
+	queries := flag.Int("queries", 20000, "query points of the preservation measure (all points if n is not larger; 0: no measure)")
 	k := flag.Int("k", 10, "neighbours of the preservation measure")
 	out := flag.String("out", "", "write the embedding as x<TAB>y lines to this file")
 	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the embedding to this file")
@@ -87,13 +87,16 @@ func main() {
 			os.Exit(1)
 		}
 	}
-	mstart := time.Now()
-	q := queryPoints(*n, *queries, *seed)
-	pres := preservation(x, e.Y, q, *k)
 	rep := map[string]any{
 		"n": *n, "method": e.Method, "neighbours": e.Neighbours, "seconds": round(secs, 2),
-		"kl": round(e.KL, 4), "nn_preservation": round(pres, 4), "k": *k, "queries": len(q),
-		"gomaxprocs": runtime.GOMAXPROCS(0), "measure_seconds": round(time.Since(mstart).Seconds(), 1),
+		"kl": round(e.KL, 4), "gomaxprocs": runtime.GOMAXPROCS(0),
+	}
+	if *queries > 0 {
+		mstart := time.Now()
+		q := queryPoints(*n, *queries, *seed)
+		rep["nn_preservation"] = round(preservation(x, e.Y, q, *k), 4)
+		rep["k"], rep["queries"] = *k, len(q)
+		rep["measure_seconds"] = round(time.Since(mstart).Seconds(), 1)
 	}
 	b, _ := json.Marshal(rep)
 	fmt.Println(string(b))
