@@ -16,9 +16,9 @@ import "math"
 // TestRepulsionAccuracy the force error was 8.3 % for 3 nodes at spacing
 // 0.71, 2.6 % for 4 at 0.5, 1.5 % for 4 at 0.42 and for 3 at 0.35, 6.2 % for
 // 5 and 8.8 % for 6 at 0.71. On 5,000 blobs (docs/tsne.md) 4 nodes at spacing
-// ≤ 0.5 gave KL 1.971–1.973 and 10-NN preservation 0.213–0.216 over three
-// seeds, at ≤ 0.4 1.965–1.966 and 0.217–0.218 (FIt-SNE: 1.981, 0.216) for a
-// third more time, 5 nodes at ≤ 0.5 1.987 and 0.206; the former default, 3
+// ≤ 0.5 gave KL 1.971–1.973 and 10-NN preservation 0.213–0.216 (seeds 1–3),
+// at ≤ 0.4 1.965–1.966 and 0.217–0.218 (seeds 2, 3; FIt-SNE: 1.981, 0.216)
+// for a third more CPU time, 5 nodes at ≤ 0.5 1.987 and 0.206; the former default, 3
 // nodes at ≤ 2/3, 2.034 and 0.182.
 const (
 	fftInterp   = 4

@@ -29,6 +29,7 @@ import (
 	"runtime/pprof"
 	"sort"
 	"sync"
+	"syscall"
 	"time"
 
 	"github.com/taglens/taglens/tsne"
@@ -48,6 +49,7 @@ func main() {
 	k := flag.Int("k", 10, "neighbours of the preservation measure")
 	out := flag.String("out", "", "write the embedding as x<TAB>y lines to this file")
 	cpuprof := flag.String("cpuprofile", "", "write a CPU profile of the embedding to this file")
+	progress := flag.Bool("progress", false, "print iteration, KL, wall and CPU seconds to stderr after iteration 1 and every 50")
 	flag.Parse()
 
 	x := blobs(*n, *d, *centres, *std, *seed)
@@ -63,10 +65,22 @@ func main() {
 		}
 	}
 	start := time.Now()
-	e, err := tsne.Embed(context.Background(), x, tsne.Options{
+	opt := tsne.Options{
 		Perplexity: *perp, Iterations: *iters, Method: tsne.Method(*method),
 		Seed: *seed, Neighbours: tsne.NeighbourSearch(*knn),
-	})
+	}
+	if *progress {
+		opt.Progress = func(it int, kl float64, _ []float64) bool {
+			if it == 1 || it%50 == 0 {
+				var ru syscall.Rusage
+				syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+				cpu := float64(ru.Utime.Sec+ru.Stime.Sec) + float64(ru.Utime.Usec+ru.Stime.Usec)/1e6
+				fmt.Fprintf(os.Stderr, "%s iter %d kl %.4f wall %.1f s cpu %.1f s\n", time.Now().UTC().Format("15:04:05"), it, kl, time.Since(start).Seconds(), cpu)
+			}
+			return true
+		}
+	}
+	e, err := tsne.Embed(context.Background(), x, opt)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
