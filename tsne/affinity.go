@@ -3,6 +3,7 @@ package tsne
 import (
 	"context"
 	"math"
+	"slices"
 )
 
 // calibrate sets p_j ∝ exp(−β·(d_j − min d)) for the squared distances d and
@@ -125,11 +126,14 @@ func exactP(ctx context.Context, x []float64, n, d int, perplexity float64, work
 	return P, nil
 }
 
-// csr is a sparse n×n matrix in compressed sparse row form.
+// csr is a sparse n×n matrix in compressed sparse row form. Values are
+// stored in single precision: P's entries need no more than 7 digits, and at
+// a million points this saves half a gigabyte and a third of the memory
+// traffic of every attractive-force pass.
 type csr struct {
 	ptr []int
 	col []int32
-	val []float64
+	val []float32
 }
 
 // numNeighbours is the number of nearest neighbours of the sparse methods:
@@ -138,95 +142,160 @@ func numNeighbours(perplexity float64, n int) int {
 	return max(1, min(n-1, int(3*perplexity)))
 }
 
-// sparseP returns the symmetrised sparse P of the accelerated methods:
-// p_{j|i} calibrated over the k = ⌊3·perplexity⌋ exact nearest neighbours of i,
-// then p_ij = (p_{j|i} + p_{i|j}) / 2n (van der Maaten 2014, Sec. 4.1).
-func sparseP(ctx context.Context, tree *vpTree, n int, perplexity float64, workers int) (*csr, error) {
-	k := numNeighbours(perplexity, n)
+// exactKNN returns the k exact nearest neighbours of every point of the tree
+// (n×k, nearest first, ties by index) and their squared distances.
+func exactKNN(ctx context.Context, tree *vpTree, n, k, workers int) ([]int32, []float64, error) {
 	nbr := make([]int32, n*k)
-	cond := make([]float64, n*k)
+	dist := make([]float64, n*k)
 	forRange(n, workers, func(_, lo, hi int) {
 		s := tree.newSearcher(k)
-		dist := make([]float64, k)
 		// Queries in tree order: consecutive queries are near each other.
 		for _, i32 := range tree.idx[lo:hi] {
 			i := int(i32)
 			if ctx.Err() != nil {
 				return
 			}
-			s.search(tree.point(i), int32(i), nbr[i*k:(i+1)*k], dist)
-			for j := range dist {
-				dist[j] *= dist[j]
+			dd := dist[i*k : (i+1)*k]
+			s.search(tree.point(i), int32(i), nbr[i*k:(i+1)*k], dd)
+			for j := range dd {
+				dd[j] *= dd[j]
 			}
-			calibrate(dist, cond[i*k:(i+1)*k], perplexity)
+		}
+	})
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	return nbr, dist, nil
+}
+
+// sparseP returns the symmetrised sparse P of the accelerated methods from
+// the k neighbours of every point (nbr, n×k) and their squared distances:
+// p_{j|i} calibrated over the k neighbours of i, then p_ij = (p_{j|i} +
+// p_{i|j}) / 2n (van der Maaten 2014, Sec. 4.1). dist is overwritten with
+// p_{j|i} and nbr is reordered.
+func sparseP(ctx context.Context, nbr []int32, dist []float64, n, k int, perplexity float64, workers int) (*csr, error) {
+	cond := dist
+	forRange(n, workers, func(_, lo, hi int) {
+		p := make([]float64, k)
+		for i := lo; i < hi; i++ {
+			if ctx.Err() != nil {
+				return
+			}
+			calibrate(dist[i*k:(i+1)*k], p, perplexity)
+			copy(cond[i*k:(i+1)*k], p)
 		}
 	})
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	return symmetrise(nbr, cond, n, k), nil
+	return symmetrise(nbr, cond, n, k, workers), nil
 }
 
 // symmetrise returns (C + Cᵀ)/2n for the conditional matrix C given as k
-// neighbours per row. Columns within a row are sorted.
-func symmetrise(nbr []int32, cond []float64, n, k int) *csr {
-	// Count entries per row of C + Cᵀ: row i holds its own neighbours and every
-	// j that has i as a neighbour but is not a neighbour of i.
-	// First build the transpose counts.
-	tcount := make([]int, n+1)
-	for _, j := range nbr {
-		tcount[j+1]++
-	}
-	for i := 0; i < n; i++ {
-		tcount[i+1] += tcount[i]
-	}
-	tcol := make([]int32, n*k)
-	tval := make([]float64, n*k)
-	fill := append([]int(nil), tcount[:n]...)
-	for i := 0; i < n; i++ { // rows in order: transposed rows come out sorted
-		for t := i * k; t < (i+1)*k; t++ {
-			j := nbr[t]
-			tcol[fill[j]] = int32(i)
-			tval[fill[j]] = cond[t]
-			fill[j]++
+// neighbours per row (nbr, n×k, distinct within a row, none equal to the
+// row) and their values cond. Columns within a row are sorted. nbr and cond
+// are reordered (each row by column). Memory beyond the result: one byte per
+// entry of C.
+func symmetrise(nbr []int32, cond []float64, n, k, workers int) *csr {
+	// Sort every row by column.
+	forRange(n, workers, func(_, lo, hi int) {
+		type pair struct {
+			j int32
+			v float64
 		}
-	}
-	// Merge row i of C (sorted copy) with row i of Cᵀ.
-	ptr := make([]int, n+1)
-	col := make([]int32, 0, 2*n*k)
-	val := make([]float64, 0, 2*n*k)
-	inv := 1 / (2 * float64(n))
-	type pair struct {
-		j int32
-		v float64
-	}
-	row := make([]pair, k)
-	for i := 0; i < n; i++ {
-		for t := 0; t < k; t++ {
-			row[t] = pair{nbr[i*k+t], cond[i*k+t]}
-		}
-		sortPairs(row, func(a, b pair) bool { return a.j < b.j })
-		a, b := 0, tcount[i]
-		bEnd := tcount[i+1]
-		for a < k || b < bEnd {
-			switch {
-			case b >= bEnd || (a < k && row[a].j < tcol[b]):
-				col = append(col, row[a].j)
-				val = append(val, row[a].v*inv)
-				a++
-			case a >= k || tcol[b] < row[a].j:
-				col = append(col, tcol[b])
-				val = append(val, tval[b]*inv)
-				b++
-			default:
-				col = append(col, row[a].j)
-				val = append(val, (row[a].v+tval[b])*inv)
-				a++
-				b++
+		row := make([]pair, k)
+		for i := lo; i < hi; i++ {
+			for t := range row {
+				row[t] = pair{nbr[i*k+t], cond[i*k+t]}
+			}
+			slices.SortFunc(row, func(a, b pair) int { return int(a.j - b.j) })
+			for t, p := range row {
+				nbr[i*k+t], cond[i*k+t] = p.j, p.v
 			}
 		}
-		ptr[i+1] = len(col)
+	})
+	// find returns the position of j in row i, or −1.
+	find := func(i int, j int32) int {
+		row := nbr[i*k : (i+1)*k]
+		if t, ok := slices.BinarySearch(row, j); ok {
+			return i*k + t
+		}
+		return -1
 	}
+	// mutual[t]: the edge i→j at t is matched by j→i.
+	mutual := make([]bool, n*k)
+	forRange(n, workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			for t := i * k; t < (i+1)*k; t++ {
+				mutual[t] = find(int(nbr[t]), int32(i)) >= 0
+			}
+		}
+	})
+	// Row i holds its k own neighbours and every j with i in N(j), j ∉ N(i).
+	ptr := make([]int, n+1)
+	for t, j := range nbr {
+		if !mutual[t] {
+			ptr[j+1]++
+		}
+	}
+	for i := 0; i < n; i++ {
+		ptr[i+1] += ptr[i] + k
+	}
+	col := make([]int32, ptr[n])
+	val := make([]float32, ptr[n])
+	inv := 1 / (2 * float64(n))
+	forRange(n, workers, func(_, lo, hi int) {
+		for i := lo; i < hi; i++ {
+			o := ptr[i]
+			for t := i * k; t < (i+1)*k; t++ {
+				col[o] = nbr[t]
+				v := cond[t]
+				if mutual[t] {
+					v += cond[find(int(nbr[t]), int32(i))]
+				}
+				val[o] = float32(v * inv)
+				o++
+			}
+		}
+	})
+	// Reverse-only entries, appended in increasing row order.
+	fill := make([]int, n)
+	for i := range fill {
+		fill[i] = ptr[i] + k
+	}
+	for i := 0; i < n; i++ {
+		for t := i * k; t < (i+1)*k; t++ {
+			if !mutual[t] {
+				j := nbr[t]
+				col[fill[j]] = int32(i)
+				val[fill[j]] = float32(cond[t] * inv)
+				fill[j]++
+			}
+		}
+	}
+	// Merge each row's two sorted runs.
+	forRange(n, workers, func(_, lo, hi int) {
+		var bc []int32
+		var bv []float32
+		for i := lo; i < hi; i++ {
+			a, mid, end := ptr[i], ptr[i]+k, ptr[i+1]
+			if mid == end {
+				continue
+			}
+			bc, bv = append(bc[:0], col[a:end]...), append(bv[:0], val[a:end]...)
+			x, y, o := 0, k, a
+			for x < k || y < end-a {
+				if y >= end-a || (x < k && bc[x] < bc[y]) {
+					col[o], val[o] = bc[x], bv[x]
+					x++
+				} else {
+					col[o], val[o] = bc[y], bv[y]
+					y++
+				}
+				o++
+			}
+		}
+	})
 	return &csr{ptr: ptr, col: col, val: val}
 }
 

@@ -15,13 +15,20 @@ func numBlocks(n int) int { return (n + blockSize - 1) / blockSize }
 // forBlocks calls fn(b, lo, hi) for every block b of [0, n), on up to workers
 // goroutines. fn must only write state owned by block b or by points lo..hi-1.
 func forBlocks(n, workers int, fn func(b, lo, hi int)) {
+	forBlocksW(n, workers, func(_, b, lo, hi int) { fn(b, lo, hi) })
+}
+
+// forBlocksW is forBlocks that also passes the worker number w ∈ [0,
+// workers) running the block, for per-worker scratch space. fn's results must
+// not depend on w.
+func forBlocksW(n, workers int, fn func(w, b, lo, hi int)) {
 	nb := numBlocks(n)
 	if workers > nb {
 		workers = nb
 	}
 	if workers <= 1 {
 		for b := 0; b < nb; b++ {
-			fn(b, b*blockSize, min(n, (b+1)*blockSize))
+			fn(0, b, b*blockSize, min(n, (b+1)*blockSize))
 		}
 		return
 	}
@@ -36,7 +43,7 @@ func forBlocks(n, workers int, fn func(b, lo, hi int)) {
 				if b >= nb {
 					return
 				}
-				fn(b, b*blockSize, min(n, (b+1)*blockSize))
+				fn(w, b, b*blockSize, min(n, (b+1)*blockSize))
 			}
 		}()
 	}
