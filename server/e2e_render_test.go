@@ -46,17 +46,37 @@ func TestBrowserMapRender100k(t *testing.T) {
 		{"whole-space map", "/explorer?view=space&model=" + modelID + "&seed=" + fmt.Sprint(benchSpaceSeed), "space-map", "space"},
 	} {
 		for _, gl := range []string{"&gl=off", "&gl=on"} {
-			ms, how, fps := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
-			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)",
-				m.what, n, how, ms, fps, loadAverage())
+			ms, how, pan := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
+			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s%s (headless Chromium, software rendering, load average %s)",
+				m.what, n, how, ms, pan.FPS, pan.layerNote(), loadAverage())
 		}
 	}
 }
 
+// panResult is what measureMap measures of a pan: the frame rate and, with
+// the WebGL layer, how many frames it drew in full and moved (the last full
+// frame transformed), and the ms from the pan's last frame until the layer
+// showed a full frame of the final view again.
+type panResult struct {
+	FPS          float64
+	GL           bool
+	Draws, Moves int
+	SettleMS     float64
+}
+
+func (p panResult) layerNote() string {
+	if !p.GL {
+		return ""
+	}
+	return fmt.Sprintf(" (the layer drew %d frames in full and moved the last one %d times; full frame again %.0f ms after the pan's last frame)", p.Draws, p.Moves, p.SettleMS)
+}
+
 // measureMap opens a map page and returns its first render time in ms (the
 // box's data-render-ms), its renderer ("canvas" or "WebGL", the box's
-// data-renderer) and the frame rate of a pan.
-func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, how string, fps float64) {
+// data-renderer) and what a pan measured: 60 zoom-window moves, one per
+// animation frame, timed with performance.now() from the first frame to the
+// frame after the last.
+func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, how string, pan panResult) {
 	t.Helper()
 	sel := fmt.Sprintf(`document.querySelector('[data-testid=%q]')`, box)
 	step(t, ctx, "open "+url, 2*time.Minute, chromedp.Navigate(url), chromedp.WaitVisible(tid(box)))
@@ -66,19 +86,30 @@ func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, 
 		t.Fatal(err)
 	}
 	how, _ = chromedp.Run(ctx, chromedp.Evaluate[string](sel+`.getAttribute('data-renderer') || 'canvas'`))
-	fps, err = chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(`new Promise(function (done) {
-		var c = window.taglensCharts[%q], i = 0, t0 = performance.now();
+	// A pause first, so that the pan starts as a new gesture.
+	time.Sleep(500 * time.Millisecond)
+	pan, err = chromedp.Run(ctx, chromedp.Evaluate[panResult](fmt.Sprintf(`new Promise(function (done) {
+		var c = window.taglensCharts[%q], L = window.taglensGL && window.taglensGL.layers[%q], i = 0, t0 = performance.now();
+		var d0 = L ? L.draws : 0, m0 = L ? L.moves : 0;
 		function frame() {
 			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 10 + i * 0.5, end: 50 + i * 0.5});
 			if (++i < 60) { requestAnimationFrame(frame); return; }
-			requestAnimationFrame(function () { done(60 * 1000 / (performance.now() - t0)); });
+			requestAnimationFrame(function () {
+				var t1 = performance.now(), r = {FPS: 60 * 1000 / (t1 - t0), GL: !!L};
+				if (!L) { done(r); return; }
+				r.Draws = L.draws - d0; r.Moves = L.moves - m0;
+				(function settle() {
+					if (L.settled()) { L.finish(); r.SettleMS = performance.now() - t1; done(r); return; }
+					setTimeout(settle, 5);
+				})();
+			});
 		}
 		requestAnimationFrame(frame);
-	})`, chart), chromedp.EvalAwaitPromise))
+	})`, chart, chart), chromedp.EvalAwaitPromise))
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ms, how, fps
+	return ms, how, pan
 }
 
 // benchSpaceSeed is the t-SNE seed of the synthetic whole-space map's cache

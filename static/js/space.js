@@ -246,12 +246,19 @@
     function attach(c) {
       chart = c;
       chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
+      // The URL follows the zoom once a gesture pauses: reading the option and
+      // rewriting the URL on every frame of a pan would cost frames.
+      var zoomTimer = 0;
       chart.on("datazoom", function () {
+        clearTimeout(zoomTimer);
+        zoomTimer = setTimeout(keepZoom, 120);
+      });
+      function keepZoom() {
         var dz = chart.getOption().dataZoom || [];
         var r = function (z) { return z ? Math.round(z.start * 10) / 10 + "," + Math.round(z.end * 10) / 10 : ""; };
         if (dz.length >= 2) { page.searchParams.set("zx", r(dz[0])); page.searchParams.set("zy", r(dz[1])); }
         history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
-      });
+      }
     }
     // Both ranges are read first: the first dispatch rewrites the URL's zy.
     function restoreZoom() {
