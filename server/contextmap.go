@@ -186,8 +186,9 @@ func buildContextMap(ctx context.Context, m *ce.Model, variant string, doc *corp
 		return nil, err
 	}
 	pts := make([]MapPoint, len(x))
+	topic := app.DocumentTopic(m, doc.Tags) // one document: every point shares its context
 	for i := range x {
-		p := MapPoint{X: app.Round4(emb.Y[i][0]), Y: app.Round4(emb.Y[i][1]), DocID: doc.ID, Corpus: corpusName, Cluster: -1, Tags: doc.Tags}
+		p := MapPoint{X: app.Round4(emb.Y[i][0]), Y: app.Round4(emb.Y[i][1]), DocID: doc.ID, Corpus: corpusName, Cluster: -1, Topic: topic, Tags: doc.Tags}
 		switch {
 		case i < len(ctxIDs):
 			p.Term, p.Kind = vocab.Term(q[i]), "positive"
@@ -200,7 +201,7 @@ func buildContextMap(ctx context.Context, m *ce.Model, variant string, doc *corp
 		}
 		pts[i] = p
 	}
-	return &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL}, nil
+	return &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL, Topics: app.NumTopics(m)}, nil
 }
 
 // classicalMDS returns points (n rows, at most maxDim columns) whose Euclidean
