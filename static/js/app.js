@@ -211,6 +211,25 @@
   var KIND_SYMBOL = { instance: "circle", accompany: "diamond", oov: STAR, "oov-avg": "triangle", negative: "diamond", positive: "rect" };
   var KIND_GROUP = { accompany: "accompanying terms", oov: "OOV term", "oov-avg": "OOV term (centroid)", negative: "negative instances", positive: "positive instances" };
   var KIND_COLOR = { positive: "#2563eb", negative: "#dc2626", oov: "#16a34a", "oov-avg": "#65a30d" };
+  // Colour by OOV: the out-of-vocabulary points in one bright colour, every
+  // in-vocabulary point in one grey (the symbols still tell the kinds apart).
+  var OOV_KINDS = { oov: true, "oov-avg": true };
+  var OOV_COLOR = "#e8590c", IV_COLOR = "#94a3b8";
+
+  // topicColor is LDA topic k's colour: hues a golden angle apart, so that
+  // topics with near numbers differ, at two lightnesses; grey for no topic
+  // (-1: a document or term without a vocabulary term).
+  function topicColor(k) {
+    if (!(k >= 0)) return "#9ca3af";
+    var h = (k * 137.508) % 360, s = 0.65, l = k % 2 ? 0.40 : 0.55;
+    var f = function (n) {
+      var a = s * Math.min(l, 1 - l), t = (n + h / 30) % 12;
+      var c = l - a * Math.max(-1, Math.min(t - 3, 9 - t, 1));
+      return ("0" + Math.round(255 * c).toString(16)).slice(-2);
+    };
+    return "#" + f(0) + f(8) + f(4);
+  }
+  function topicName(k) { return k >= 0 ? "topic " + (k + 1) : "no topic"; }
 
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
@@ -227,7 +246,7 @@
     for (var i = 0; i < pts.length; i++) {
       var d = data.docs[data.doc[i]];
       pts[i] = { x: data.x[i], y: data.y[i], term: data.terms[data.term_of[i]], kind: data.kinds[data.kind[i]],
-        cluster: data.cluster[i], doc_id: d.id, corpus: d.corpus, tags: tags[data.doc[i]] };
+        cluster: data.cluster[i], doc_id: d.id, corpus: d.corpus, tags: tags[data.doc[i]], topic: d.topic === undefined ? -1 : d.topic };
     }
     return pts;
   }
@@ -275,22 +294,29 @@
   }
 
   // instanceSeries groups the points of a term map into series: by sense
-  // cluster or corpus for the instances, by kind for the rest. With gl (the
-  // palette's colours), the instance series are empty (their points are the
-  // WebGL layer's: rgba gets their colours, in the series' colour) and the
+  // cluster, corpus or LDA topic for the instances, by kind for the rest; or,
+  // coloured by OOV, the OOV points apart from the in-vocabulary ones. With gl
+  // (the palette's colours), the instance series are empty (their points are
+  // the WebGL layer's: rgba gets their colours, in the series' colour) and the
   // pointer's series comes last. It returns {series, rgba}.
   function instanceSeries(points, colorBy, gl) {
     var groups = {};
     var order = [];
+    var colorOf = {}; // a group's own colour (topics, OOV), else the palette's
     points.forEach(function (p, i) {
-      var g;
-      if (p.kind !== "instance") g = KIND_GROUP[p.kind] || p.kind;
+      var g, kindName = KIND_GROUP[p.kind] || p.kind;
+      if (colorBy === "oov") {
+        if (OOV_KINDS[p.kind]) { g = kindName; colorOf[g] = OOV_COLOR; }
+        else { g = p.kind === "instance" ? "in vocabulary" : "in vocabulary: " + kindName; colorOf[g] = IV_COLOR; }
+      } else if (p.kind !== "instance") g = kindName;
       else if (colorBy === "corpus") g = p.corpus;
+      else if (colorBy === "topic") { g = topicName(p.topic); colorOf[g] = topicColor(p.topic); }
       else g = "sense cluster " + (p.cluster + 1);
       if (!groups[g]) { groups[g] = []; order.push(g); }
       groups[g].push([p.x, p.y, i]);
     });
-    order.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
+    // Numbers in order: "topic 2" before "topic 10".
+    order.sort(function (a, b) { return a.localeCompare(b, "en", { numeric: true }); });
     var large = points.length > 3000;
     var label = function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; };
     var rgba = gl ? new Uint8Array(4 * points.length) : null;
@@ -305,8 +331,9 @@
         labelLayout: { hideOverlap: true },
         itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
       };
+      if (colorOf[g]) s.itemStyle.color = colorOf[g];
       if (gl && kind === "instance") {
-        s.itemStyle.color = gl[si % gl.length];
+        s.itemStyle.color = colorOf[g] || gl[si % gl.length];
         glColors(rgba, groups[g], s.itemStyle.color, 191);
         s.data = [];
       }
@@ -429,7 +456,7 @@
             var all = pt.tags || [];
             var tags = all.slice(0, 20).map(esc).join(", ") + (all.length > 20 ? " … and " + (all.length - 20) + " more" : "");
             return "<b>" + esc(pt.term) + "</b> <small>(" + esc(pt.kind) + ")</small><br/>document " + esc(pt.doc_id) +
-              " · " + esc(pt.corpus) + "<br/><span style='color:#555'>" + tags + "</span>";
+              " · " + esc(pt.corpus) + " · LDA " + topicName(pt.topic) + "<br/><span style='color:#555'>" + tags + "</span>";
           },
         },
         series: out.series,
@@ -440,7 +467,9 @@
       }
       var ctxDoc = params.get("doc");
       status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
-        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")";
+        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")" +
+        (colorBy === "topic" ? " · coloured by each document's LDA topic (" + (data.topics || "?") + " topics)" : "") +
+        (colorBy === "oov" ? " · coloured by OOV: " + points.filter(function (p) { return OOV_KINDS[p.kind]; }).length + " OOV points" : "");
       status.setAttribute("data-points", String(points.length));
       box.setAttribute("data-ready", "true");
     }
@@ -463,7 +492,7 @@
 
   // Shared with the whole-space map (space.js).
   window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed,
-    glExtent: glExtent, glLayer: glLayer };
+    glExtent: glExtent, glLayer: glLayer, topicColor: topicColor, topicName: topicName };
 
   // Switching the model of the explorer or the priming page reloads the page for
   // that model alone: the term, documents and corpora chosen for the previous
