@@ -411,14 +411,14 @@ func ExplorerPageView(vm ExplorerPage) templ.Component {
 						return templ_7745c5c3_Err
 					}
 				} else {
-					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<p class=\"muted legend-help\">Each point is one term in the context of one document. Scroll to zoom, drag to pan; hover for the document's tags; click a point to list its nearest neighbours and overlay its document's other terms. The camera icon saves the map as a PNG; <a href=\"")
+					templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 43, "<p class=\"muted legend-help\">Each point is one term in the context of one document. Scroll to zoom, drag to pan; hover for the document's tags; click a point to list its nearest neighbours and overlay its document's other terms. The toolbox's icons save the view as a PNG or as an SVG (the points in view, in their colours, with the labels shown); <a href=\"")
 					if templ_7745c5c3_Err != nil {
 						return templ_7745c5c3_Err
 					}
 					var templ_7745c5c3_Var16 templ.SafeURL
 					templ_7745c5c3_Var16, templ_7745c5c3_Err = templ.JoinURLErrs(templ.URL("/api/models/" + vm.ModelID + "/projector?variant=" + vm.Variant))
 					if templ_7745c5c3_Err != nil {
-						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/explore.templ`, Line: 92, Col: 360}
+						return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/explore.templ`, Line: 92, Col: 439}
 					}
 					_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var16))
 					if templ_7745c5c3_Err != nil {
@@ -1280,7 +1280,7 @@ func spaceMap(vm ExplorerPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 127, "</div><p class=\"muted legend-help\">Each point is one term of the model's vocabulary: its CE averaged over the training documents that hold it. Type in the search box to light up matching terms; click a term to list and light up its nearest terms (Euclidean distance of the averaged CE). Scroll to zoom, drag to pan; the URL keeps the search, the selection, k, the colouring and the zoom. The whole space holds only vocabulary terms, so it has no OOV colouring (the term maps do).</p></div><aside class=\"card side\" data-testid=\"space-side\"><h2>Selected term</h2><div id=\"space-selected\" data-testid=\"space-selected\">Click a point.</div><h3>Nearest terms</h3><ol id=\"space-neighbours\" class=\"neighbours\" data-testid=\"space-neighbours\"></ol></aside></section><script src=\"/static/js/space.js\" defer></script>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 127, "</div><p class=\"muted legend-help\">Each point is one term of the model's vocabulary: its CE averaged over the training documents that hold it. Type in the search box to light up matching terms; click a term to list and light up its nearest terms (Euclidean distance of the averaged CE). Scroll to zoom, drag to pan; the URL keeps the search, the selection, k, the colouring and the zoom; the toolbox's icons save the view as a PNG or an SVG. The whole space holds only vocabulary terms, so it has no OOV colouring (the term maps do).</p></div><aside class=\"card side\" data-testid=\"space-side\"><h2>Selected term</h2><div id=\"space-selected\" data-testid=\"space-selected\">Click a point.</div><h3>Nearest terms</h3><ol id=\"space-neighbours\" class=\"neighbours\" data-testid=\"space-neighbours\"></ol></aside></section><script src=\"/static/js/space.js\" defer></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
