@@ -104,6 +104,8 @@ func TestBrowserMapColourTopic(t *testing.T) {
 			topics[pts[j][3]] = true;
 		}
 		if (Object.keys(topics).length < 2) return "one topic only";
+		var key = document.querySelectorAll('[data-testid="space-key"] .key-item');
+		if (key.length !== Object.keys(topics).length) return "the key lists " + key.length + " of " + Object.keys(topics).length + " topics";
 		return location.search.indexOf("color=topic") >= 0 ? "" : "the URL " + location.search;
 	})`
 	waitJS(t, ctx, "whole space by topic", 20*time.Second, `window.taglensCharts["space"].getOption().visualMap.length === 1`)

@@ -52,6 +52,7 @@ func TestBrowserScreenshots(t *testing.T) {
 		{"explorer-term-topic", "/explorer?model=" + model + "&color=topic", "map"},
 		{"explorer-space", "/explorer?view=space&model=" + model, "space-map"},
 		{"explorer-space-topic", "/explorer?view=space&model=" + model + "&color=topic", "space-map"},
+		{"explorer-space-docs", "/explorer?view=space&model=" + model + "&color=docs", "space-map"},
 		{"priming", "/priming?model=" + model + "&tags=guitar,folk", "prime-result"},
 		{"compare", "/compare", "eval-list"},
 	}
@@ -82,35 +83,53 @@ func TestBrowserScreenshots(t *testing.T) {
 	}
 }
 
+// layoutReport is what layoutJS finds on a page: its width, the elements
+// reaching beyond the screen's edge (outside scrolling boxes) and the pairs of
+// visible controls that overlap.
+type layoutReport struct {
+	Width    int
+	Wide     string
+	Overlaps []string
+}
+
+// layoutJS measures a page for layoutReport; %d: the screen's width.
+const layoutJS = `(function () {
+	var w = %d, out = {Width: document.documentElement.scrollWidth, Wide: "", Overlaps: []};
+	var name = function (e) { return e.tagName.toLowerCase() + (e.dataset.testid ? "[" + e.dataset.testid + "]" : e.name ? "[name=" + e.name + "]" : "") + (e.textContent ? " '" + e.textContent.trim().slice(0, 24) + "'" : ""); };
+	var scrolls = function (e) {
+		for (var p = e.parentElement; p; p = p.parentElement) if (/auto|scroll|hidden/.test(getComputedStyle(p).overflowX)) return true;
+		return false;
+	};
+	out.Wide = Array.from(document.querySelectorAll("body *")).filter(function (e) {
+		var r = e.getBoundingClientRect(); return r.width > 0 && r.right > w + 0.5 && !scrolls(e); }).slice(0, 6).map(name).join(", ");
+	var cs = Array.from(document.querySelectorAll("input, select, button, a, label, legend, h1, h2, h3")).filter(function (e) {
+		var r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden"; });
+	for (var i = 0; i < cs.length; i++) for (var j = i + 1; j < cs.length; j++) {
+		var a = cs[i], b = cs[j];
+		if (a.contains(b) || b.contains(a)) continue;
+		var p = a.getBoundingClientRect(), q = b.getBoundingClientRect();
+		var ox = Math.min(p.right, q.right) - Math.max(p.left, q.left), oy = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
+		if (ox > 2 && oy > 2) out.Overlaps.push(name(a) + " × " + name(b));
+	}
+	out.Overlaps = out.Overlaps.slice(0, 8);
+	return out;
+})()`
+
+// layout measures the open page at the screen's width.
+func layout(t *testing.T, ctx context.Context, width int) layoutReport {
+	t.Helper()
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[layoutReport](fmt.Sprintf(layoutJS, width)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
 // shoot saves a full-page screenshot and logs the page's width against the
 // screen's and the pairs of visible controls that overlap.
 func shoot(t *testing.T, ctx context.Context, dir, name string, width int) {
 	t.Helper()
-	type report struct {
-		Width    int
-		Wide     string
-		Overlaps []string
-	}
-	r, err := chromedp.Run(ctx, chromedp.Evaluate[report](fmt.Sprintf(`(function () {
-		var w = %d, out = {Width: document.documentElement.scrollWidth, Wide: "", Overlaps: []};
-		var name = function (e) { return e.tagName.toLowerCase() + (e.dataset.testid ? "[" + e.dataset.testid + "]" : e.name ? "[name=" + e.name + "]" : "") + (e.textContent ? " '" + e.textContent.trim().slice(0, 24) + "'" : ""); };
-		out.Wide = Array.from(document.querySelectorAll("body *")).filter(function (e) {
-			var r = e.getBoundingClientRect(); return r.width > 0 && r.right > w + 0.5; }).slice(0, 6).map(name).join(", ");
-		var cs = Array.from(document.querySelectorAll("input, select, button, a, label, legend, h1, h2, h3")).filter(function (e) {
-			var r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0 && getComputedStyle(e).visibility !== "hidden"; });
-		for (var i = 0; i < cs.length; i++) for (var j = i + 1; j < cs.length; j++) {
-			var a = cs[i], b = cs[j];
-			if (a.contains(b) || b.contains(a)) continue;
-			var p = a.getBoundingClientRect(), q = b.getBoundingClientRect();
-			var ox = Math.min(p.right, q.right) - Math.max(p.left, q.left), oy = Math.min(p.bottom, q.bottom) - Math.max(p.top, q.top);
-			if (ox > 2 && oy > 2) out.Overlaps.push(name(a) + " × " + name(b));
-		}
-		out.Overlaps = out.Overlaps.slice(0, 8);
-		return out;
-	})()`, width)))
-	if err != nil {
-		t.Fatalf("%s: %v", name, err)
-	}
+	r := layout(t, ctx, width)
 	t.Logf("%s: page %d px wide (screen %d)%s; overlapping controls: %v", name, r.Width, width, map[bool]string{true: "; beyond the edge: " + r.Wide, false: ""}[r.Wide != ""], r.Overlaps)
 	b, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
 	if err != nil {
@@ -118,6 +137,33 @@ func shoot(t *testing.T, ctx context.Context, dir, name string, width int) {
 	}
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), b, 0o644); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestBrowserControlsApart opens the pages with forms at 1400 and 390 CSS px
+// wide: no two visible controls (inputs, selects, buttons, links, labels,
+// headings) may overlap, and nothing may reach beyond the screen's edge
+// outside a scrolling box.
+func TestBrowserControlsApart(t *testing.T) {
+	ctx := browser(t)
+	ts, corpusID, modelID := trainedServer(t)
+	base := liveServer(t, ts)
+	pages := []struct{ path, wait string }{
+		{"/corpora", "upload-form"},
+		{"/corpora/" + corpusID, "top-tags"},
+		{"/train", "train-form"},
+		{"/explorer?model=" + modelID + "&term=guitar", "map"},
+		{"/explorer?view=space&model=" + modelID + "&color=topic", "space-map"},
+		{"/priming?model=" + modelID + "&tags=guitar,folk", "prime-result"},
+	}
+	for _, w := range []int{1400, 390} {
+		step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(int64(w), 900))
+		for _, p := range pages {
+			step(t, ctx, p.path, time.Minute, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
+			if r := layout(t, ctx, w); len(r.Overlaps) > 0 || r.Wide != "" {
+				t.Errorf("%s at %d px: overlapping controls %v; beyond the edge: %q", p.path, w, r.Overlaps, r.Wide)
+			}
+		}
 	}
 }
 

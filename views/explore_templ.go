@@ -1246,14 +1246,14 @@ func spaceMap(vm ExplorerPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 124, "\" data-testid=\"space-k\"></label> <label>Colour by <select data-testid=\"space-color\"><option value=\"none\">nothing</option> <option value=\"docs\">documents (tag frequency)</option> <option value=\"topic\">LDA topic (most probable)</option></select></label> <label class=\"check\"><input type=\"checkbox\" data-testid=\"space-isolate\"> only the matches and the selection</label></div><div class=\"map-status muted\" data-testid=\"space-status\" id=\"space-status\">Loading the map…</div><div class=\"map\" data-testid=\"space-map\" data-space-url=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 124, "\" data-testid=\"space-k\"></label> <label>Colour by <select data-testid=\"space-color\"><option value=\"none\">nothing</option> <option value=\"docs\">documents (tag frequency)</option> <option value=\"topic\">LDA topic (most probable)</option></select></label> <label class=\"check\"><input type=\"checkbox\" data-testid=\"space-isolate\"> only the matches and the selection</label></div><div class=\"map-status muted\" data-testid=\"space-status\" id=\"space-status\">Loading the map…</div><div class=\"map-key\" data-testid=\"space-key\" id=\"space-key\" hidden></div><div class=\"map\" data-testid=\"space-map\" data-space-url=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var54 string
 		templ_7745c5c3_Var54, templ_7745c5c3_Err = templ.JoinStringErrs(vm.SpaceURL)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/explore.templ`, Line: 282, Col: 72}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/explore.templ`, Line: 283, Col: 72}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var54))
 		if templ_7745c5c3_Err != nil {
@@ -1266,7 +1266,7 @@ func spaceMap(vm ExplorerPage) templ.Component {
 		var templ_7745c5c3_Var55 string
 		templ_7745c5c3_Var55, templ_7745c5c3_Err = templ.JoinStringErrs(vm.Map.ID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/explore.templ`, Line: 282, Col: 103}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/explore.templ`, Line: 283, Col: 103}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var55))
 		if templ_7745c5c3_Err != nil {

@@ -108,19 +108,39 @@
 
   // colourScale is the visual map colouring the terms series by the log of
   // the training documents holding a term (byColor) or by LDA topic (topics:
-  // their number; its legend shows up to 12), the highlighted series keeping
+  // their number), the highlighted series keeping
   // their colours; none otherwise.
   function colourScale(byColor, maxDocs, topics) {
     if (topics) {
+      // Its key is the page's (topicKey): a line of swatches that wraps on a narrow screen.
       var pieces = [{ value: -1, label: T.topicName(-1), color: T.topicColor(-1) }];
       for (var k = 0; k < topics; k++) pieces.push({ value: k, label: T.topicName(k), color: T.topicColor(k) });
-      return [{ type: "piecewise", seriesIndex: 0, dimension: 3, pieces: pieces, show: topics <= 12, orient: "horizontal",
-        left: "center", bottom: 0, itemWidth: 10, itemHeight: 10, itemGap: 6, textStyle: { fontSize: 10 } }];
+      return [{ type: "piecewise", seriesIndex: 0, dimension: 3, pieces: pieces, show: false }];
     }
     if (!byColor) return [];
     return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
       text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
       inRange: { color: FREQ_COLORS }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }];
+  }
+
+  // topicKey fills el with the key of the topic colouring: a swatch, the
+  // topic and its number of terms, for each topic that has terms; empty
+  // unless byTopic.
+  function topicKey(el, data, byTopic) {
+    el.replaceChildren();
+    el.hidden = !byTopic;
+    if (!byTopic) return;
+    var count = {};
+    data.terms.forEach(function (_, i) { var k = topicOf(data, i); count[k] = (count[k] || 0) + 1; });
+    Object.keys(count).map(Number).sort(function (a, b) { return a - b; }).forEach(function (k) {
+      var item = document.createElement("span"), sw = document.createElement("i");
+      item.className = "key-item";
+      item.setAttribute("data-topic", String(k));
+      sw.style.background = T.topicColor(k);
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(T.topicName(k) + " (" + count[k] + ")"));
+      el.appendChild(item);
+    });
   }
 
   // controls binds the map's inputs: the search (debounced), k, the colouring
@@ -141,6 +161,7 @@
     var modelURL = url.replace(/\/space\?.*$/, "");
     var variant = new URL(url, window.location.href).searchParams.get("variant") || "";
     var status = document.getElementById("space-status");
+    var key = document.getElementById("space-key");
     var ui = { search: document.querySelector("[data-testid=space-search]"), k: document.querySelector("[data-testid=space-k]"),
       color: document.querySelector("[data-testid=space-color]"), isolate: document.querySelector("[data-testid=space-isolate]") };
     var selEl = document.getElementById("space-selected");
@@ -213,6 +234,7 @@
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
       if (gl) glDraw(out.rgba);
+      topicKey(key, data, byTopic);
       var nMatch = 0;
       if (matches) Object.keys(matches).forEach(function () { nMatch++; });
       var n = data.terms.length;
