@@ -108,27 +108,38 @@
 
   // colourScale is the visual map colouring the terms series by the log of
   // the training documents holding a term (byColor) or by LDA topic (topics:
-  // their number), the highlighted series keeping
-  // their colours; none otherwise.
+  // their number), the highlighted series keeping their colours; none
+  // otherwise. It is hidden: colourKey shows its key above the chart.
   function colourScale(byColor, maxDocs, topics) {
     if (topics) {
-      // Its key is the page's (topicKey): a line of swatches that wraps on a narrow screen.
+      // Its key is the page's (colourKey).
       var pieces = [{ value: -1, label: T.topicName(-1), color: T.topicColor(-1) }];
       for (var k = 0; k < topics; k++) pieces.push({ value: k, label: T.topicName(k), color: T.topicColor(k) });
       return [{ type: "piecewise", seriesIndex: 0, dimension: 3, pieces: pieces, show: false }];
     }
     if (!byColor) return [];
-    return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
-      text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
-      inRange: { color: FREQ_COLORS }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }];
+    return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs), show: false,
+      inRange: { color: FREQ_COLORS } }];
   }
 
-  // topicKey fills el with the key of the topic colouring: a swatch, the
-  // topic and its number of terms, for each topic that has terms; empty
-  // unless byTopic.
-  function topicKey(el, data, byTopic) {
+  // colourKey fills el with the key of the colouring, a line that wraps on a
+  // narrow screen (the chart's own would sit on its zoom slider): by topic, a
+  // swatch, the topic and its number of terms for each topic that has terms;
+  // by frequency, the colour ramp from 1 to maxDocs training documents (on a
+  // log scale); empty and hidden otherwise.
+  function colourKey(el, data, byTopic, byColor, maxDocs) {
     el.replaceChildren();
-    el.hidden = !byTopic;
+    el.hidden = !byTopic && !byColor;
+    if (byColor) {
+      var ramp = document.createElement("i");
+      ramp.className = "key-ramp";
+      ramp.style.background = "linear-gradient(to right, " + FREQ_COLORS.join(", ") + ")";
+      var item = document.createElement("span");
+      item.className = "key-item";
+      item.append("1 training document ", ramp, " " + maxDocs + " (log scale)");
+      el.appendChild(item);
+      return;
+    }
     if (!byTopic) return;
     var count = {};
     data.terms.forEach(function (_, i) { var k = topicOf(data, i); count[k] = (count[k] || 0) + 1; });
@@ -234,7 +245,7 @@
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
       if (gl) glDraw(out.rgba);
-      topicKey(key, data, byTopic);
+      colourKey(key, data, byTopic, byColor, maxDocs);
       var nMatch = 0;
       if (matches) Object.keys(matches).forEach(function () { nMatch++; });
       var n = data.terms.length;
