@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"net/http"
@@ -179,5 +180,68 @@ func TestMapBytesPerPoint(t *testing.T) {
 	t.Logf("%d points: %d bytes of JSON, %d gzip-compressed, %.1f bytes a point", n, len(b), len(e.gz), per)
 	if per > 24 {
 		t.Errorf("%.1f bytes a point on the wire, want at most 24", per)
+	}
+}
+
+// TestStoredMapTopics: a term map or a whole-space map stored before the
+// maps had LDA topics is served with them (each document's topic, each
+// term's topic, from the model); a map with topics passes through unchanged.
+func TestStoredMapTopics(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	_, m, err := ts.model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	k := app.NumTopics(m)
+	md := syntheticMap(50, "rock", 2)
+	md.Points[0].Tags = []string{"no-such-tag"} // no tag in the vocabulary: no topic
+	b, err := json.Marshal(md)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got MapData
+	if err := json.Unmarshal(termMapJSON(m, b), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Topics != k || len(got.Points) != 50 {
+		t.Fatalf("topics %d (want %d), %d points", got.Topics, k, len(got.Points))
+	}
+	for i, p := range got.Points {
+		if want := app.DocumentTopic(m, p.Tags); p.Topic != want || (i == 0) != (want == -1) {
+			t.Fatalf("point %d (tags %v): topic %d, want %d", i, p.Tags, p.Topic, want)
+		}
+	}
+	cur, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(termMapJSON(m, cur), cur) {
+		t.Error("a term map with topics was changed")
+	}
+
+	terms := []string{m.Vocabulary().Term(0), m.Vocabulary().Term(1), "no-such-term"}
+	sb, err := json.Marshal(app.SpaceMap{Variant: "ce", Projection: "pca", Terms: terms, Docs: []int{3, 2, 1}, X: []float64{0, 1, 2}, Y: []float64{0, 1, 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var sm app.SpaceMap
+	if err := json.Unmarshal(spaceMapJSON(m, sb), &sm); err != nil {
+		t.Fatal(err)
+	}
+	want := []int{app.TermTopic(m, terms[0]), app.TermTopic(m, terms[1]), -1}
+	if sm.Topics != k || !reflect.DeepEqual(sm.Topic, want) || want[0] < 0 || want[1] < 0 {
+		t.Errorf("space map topics %d %v, want %d %v", sm.Topics, sm.Topic, k, want)
+	}
+	cur, _ = json.Marshal(sm)
+	if !bytes.Equal(spaceMapJSON(m, cur), cur) {
+		t.Error("a space map with topics was changed")
+	}
+	for _, bad := range [][]byte{[]byte("not json"), []byte(`{"x":[1]}`)} {
+		if got := termMapJSON(m, bad); !bytes.Equal(got, bad) {
+			t.Errorf("unreadable bytes %q came back as %q", bad, got)
+		}
+		if got := spaceMapJSON(m, bad); !bytes.Equal(got, bad) {
+			t.Errorf("unreadable bytes %q came back as %q", bad, got)
+		}
 	}
 }

@@ -19,8 +19,8 @@ import (
 // a cached synthetic term map of 100,000 points, then a cached synthetic
 // whole-space map of 100,000 terms, are opened in headless Chromium, each on
 // canvas and with WebGL; it logs for each the time from the map's data to the
-// drawn chart and the frame rate of a pan (60 zoom-window moves, one per
-// animation frame).
+// drawn chart and the frame rates of a pan and of a zoom (60 zoom-window
+// changes each, one per animation frame; measureMap).
 func TestBrowserMapRender100k(t *testing.T) {
 	if os.Getenv("TAGLENS_RENDER_BENCH") == "" {
 		t.Skip("a benchmark: set TAGLENS_RENDER_BENCH=1 to run it")
@@ -46,17 +46,38 @@ func TestBrowserMapRender100k(t *testing.T) {
 		{"whole-space map", "/explorer?view=space&model=" + modelID + "&seed=" + fmt.Sprint(benchSpaceSeed), "space-map", "space"},
 	} {
 		for _, gl := range []string{"&gl=off", "&gl=on"} {
-			ms, how, fps := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
-			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s (headless Chromium, software rendering, load average %s)",
-				m.what, n, how, ms, fps, loadAverage())
+			ms, how, pan, zoom := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
+			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s%s; zoom %.1f frames/s%s (headless Chromium, software rendering, load average %s)",
+				m.what, n, how, ms, pan.FPS, pan.layerNote(), zoom.FPS, zoom.layerNote(), loadAverage())
 		}
 	}
 }
 
+// panResult is what measureMap measures of a gesture: the frame rate and, with
+// the WebGL layer, how many frames it drew in full and moved (the last full
+// frame transformed), and the ms from the pan's last frame until the layer
+// showed a full frame of the final view again.
+type panResult struct {
+	FPS          float64
+	GL           bool
+	Draws, Moves int
+	SettleMS     float64
+}
+
+func (p panResult) layerNote() string {
+	if !p.GL {
+		return ""
+	}
+	return fmt.Sprintf(" (the layer drew %d frames in full and moved the last one %d times; full frame again %.0f ms after the gesture's last frame)", p.Draws, p.Moves, p.SettleMS)
+}
+
 // measureMap opens a map page and returns its first render time in ms (the
 // box's data-render-ms), its renderer ("canvas" or "WebGL", the box's
-// data-renderer) and the frame rate of a pan.
-func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, how string, fps float64) {
+// data-renderer) and what a pan and a zoom measured: 60 zoom-window changes
+// each, one per animation frame, timed with performance.now() from the first
+// frame to the frame after the last. The pan moves a window of 40% of x by
+// 30% of x; the zoom narrows x from 10-90% to 30-70% (twice the scale).
+func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, how string, pan, zoom panResult) {
 	t.Helper()
 	sel := fmt.Sprintf(`document.querySelector('[data-testid=%q]')`, box)
 	step(t, ctx, "open "+url, 2*time.Minute, chromedp.Navigate(url), chromedp.WaitVisible(tid(box)))
@@ -66,19 +87,38 @@ func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, 
 		t.Fatal(err)
 	}
 	how, _ = chromedp.Run(ctx, chromedp.Evaluate[string](sel+`.getAttribute('data-renderer') || 'canvas'`))
-	fps, err = chromedp.Run(ctx, chromedp.Evaluate[float64](fmt.Sprintf(`new Promise(function (done) {
-		var c = window.taglensCharts[%q], i = 0, t0 = performance.now();
-		function frame() {
-			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 10 + i * 0.5, end: 50 + i * 0.5});
-			if (++i < 60) { requestAnimationFrame(frame); return; }
-			requestAnimationFrame(function () { done(60 * 1000 / (performance.now() - t0)); });
+	gesture := func(window string) panResult {
+		// A pause first, so that each gesture starts as a new one.
+		time.Sleep(500 * time.Millisecond)
+		r, err := chromedp.Run(ctx, chromedp.Evaluate[panResult](fmt.Sprintf(`new Promise(function (done) {
+			var c = window.taglensCharts[%q], L = window.taglensGL && window.taglensGL.layers[%q], i = 0, t0 = performance.now();
+			var d0 = L ? L.draws : 0, m0 = L ? L.moves : 0;
+			function frame() {
+				var w = (%s)(i);
+				c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: w[0], end: w[1]});
+				if (++i < 60) { requestAnimationFrame(frame); return; }
+				requestAnimationFrame(function () {
+					var t1 = performance.now(), r = {FPS: 60 * 1000 / (t1 - t0), GL: !!L};
+					if (!L) { done(r); return; }
+					r.Draws = L.draws - d0; r.Moves = L.moves - m0;
+					(function settle() {
+						if (L.settled()) { L.finish(); r.SettleMS = performance.now() - t1; done(r); return; }
+						setTimeout(settle, 5);
+					})();
+				});
+			}
+			requestAnimationFrame(frame);
+		})`, chart, chart, window), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
 		}
-		requestAnimationFrame(frame);
-	})`, chart), chromedp.EvalAwaitPromise))
-	if err != nil {
-		t.Fatal(err)
+		return r
 	}
-	return ms, how, fps
+	pan = gesture(`function (i) { return [10 + i * 0.5, 50 + i * 0.5]; }`)
+	step(t, ctx, "zoom out", 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
+		`window.taglensCharts[%q].dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 10, end: 90})`, chart)))
+	zoom = gesture(`function (i) { return [10 + i / 3, 90 - i / 3]; }`)
+	return ms, how, pan, zoom
 }
 
 // benchSpaceSeed is the t-SNE seed of the synthetic whole-space map's cache

@@ -70,7 +70,8 @@ func TestBrowserSpaceMap(t *testing.T) {
 		chromedp.SetValue(tid("space-color"), "docs"),
 		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="space-color"]').dispatchEvent(new Event("change"))`))
 	waitJS(t, ctx, "coloured by frequency", 10*time.Second,
-		`window.taglensCharts["space"].getOption().visualMap.length === 1 && window.taglensCharts["space"].getOption().series[0].data.length > 0 && location.search.indexOf("color=docs") >= 0`)
+		`window.taglensCharts["space"].getOption().visualMap.length === 1 && window.taglensCharts["space"].getOption().series[0].data.length > 0 && location.search.indexOf("color=docs") >= 0 &&
+		 !document.querySelector('[data-testid="space-key"]').hidden && document.querySelector('[data-testid="space-key"] .key-ramp') !== null`)
 	href, err = chromedp.Run(ctx, chromedp.Evaluate[string](`location.href`))
 	if err != nil {
 		t.Fatal(err)

@@ -49,6 +49,7 @@ func TestBrowserMapWebGL(t *testing.T) {
 	step(t, ctx, "open the whole map again", time.Minute,
 		chromedp.Navigate(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on", base, modelID, benchSpaceSeed)))
 	waitGLDrawn(t, ctx, "space-map", "space", `true`)
+	glGesture(t, ctx, "space")
 	hoverGLPoint(t, ctx, "space", "training documents")
 	clickAtPointer(t, ctx)
 	waitJS(t, ctx, "the clicked term selected", 30*time.Second, `(function () {
@@ -158,4 +159,53 @@ func clickAtPointer(t *testing.T, ctx context.Context) {
 	if _, err := chromedp.Run(ctx, chromedp.MouseClickXY(lastPointer.X, lastPointer.Y)); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// glGesture pans the map of chart id by 12 zoom moves, one a frame, and
+// checks the layer's gesture path: it moved its last full frame rather than
+// drawing each view, the moved frame puts sampled points where the view puts
+// them (within a pixel), and once the gesture paused it drew the final view
+// in full.
+func glGesture(t *testing.T, ctx context.Context, id string) {
+	t.Helper()
+	type result struct {
+		Draws, Moves int
+		Worst        float64
+		Sampled      int
+	}
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[result](fmt.Sprintf(`new Promise(function (done) {
+		var c = window.taglensCharts[%q], L = window.taglensGL.layers[%q], i = 0;
+		var z = c.getOption().dataZoom[0], d0 = L.draws, m0 = L.moves;
+		function frame() {
+			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: z.start + i * 0.4, end: z.end - 20 + i * 0.4});
+			if (++i < 12) { requestAnimationFrame(frame); return; }
+			requestAnimationFrame(function () {
+				var d = L.drawnView, v = L.view, m = window.taglensGL.marginOf(d);
+				var M = new DOMMatrix(getComputedStyle(L.canvas).transform), worst = 0, k = 0;
+				for (var j = 0; j < L.n; j += 97) {
+					var q = M.transformPoint(new DOMPoint((L.x[j] - d.cx) * d.sx + d.px - (d.clip.x - m.x), (L.y[j] - d.cy) * d.sy + d.py - (d.clip.y - m.y)));
+					var p = L.pixelOf(j);
+					if (p[0] < v.clip.x || p[0] > v.clip.x + v.clip.width || p[1] < v.clip.y || p[1] > v.clip.y + v.clip.height) continue;
+					worst = Math.max(worst, Math.abs(q.x - (p[0] - v.clip.x)), Math.abs(q.y - (p[1] - v.clip.y)));
+					k++;
+				}
+				done({Draws: L.draws - d0, Moves: L.moves - m0, Worst: worst, Sampled: k});
+			});
+		}
+		requestAnimationFrame(frame);
+	})`, id, id), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("gesture on %s: %+v", id, r)
+	if r.Moves < 6 || r.Draws > 6 {
+		t.Errorf("a 12-frame pan: %d full frames and %d moved ones; want most moved", r.Draws, r.Moves)
+	}
+	if r.Sampled < 10 || r.Worst > 1 {
+		t.Errorf("the moved frame puts %d sampled points up to %.2f px from their place; want within 1 px", r.Sampled, r.Worst)
+	}
+	waitJS(t, ctx, "a full frame after the gesture", 10*time.Second, fmt.Sprintf(`(function () {
+		var L = window.taglensGL.layers[%q];
+		return L.settled() && L.drawnView === L.view && getComputedStyle(L.canvas).transform.indexOf("matrix(1, 0, 0, 1,") === 0;
+	})()`, id))
 }

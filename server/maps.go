@@ -26,6 +26,9 @@ type MapData struct {
 	Variant string     `json:"variant"`
 	Points  []MapPoint `json:"points"`
 	KL      float64    `json:"kl"`
+	// Topics is the number of topics of the model's LDA, the range of the
+	// points' Topic; 0 in a map stored before the maps had topics.
+	Topics int `json:"topics"`
 }
 
 // The JSON of a map is columnar: parallel arrays of coordinates and small
@@ -38,12 +41,14 @@ type (
 	mapDocJSON struct {
 		Corpus string `json:"corpus"`
 		ID     string `json:"id"`
-		Tags   []int  `json:"tags"` // indices into mapDataJSON.Tags
+		Tags   []int  `json:"tags"`  // indices into mapDataJSON.Tags
+		Topic  int    `json:"topic"` // the document's LDA topic, -1: none
 	}
 	mapDataJSON struct {
 		Term    string       `json:"term"`
 		Variant string       `json:"variant"`
 		KL      float64      `json:"kl"`
+		Topics  int          `json:"topics,omitempty"`
 		X       []float64    `json:"x"`
 		Y       []float64    `json:"y"`
 		Doc     []int        `json:"doc"`     // index into docs
@@ -60,7 +65,7 @@ type (
 // MarshalJSON writes the map in its columnar form.
 func (d MapData) MarshalJSON() ([]byte, error) {
 	n := len(d.Points)
-	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL,
+	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL, Topics: d.Topics,
 		X: make([]float64, n), Y: make([]float64, n), Doc: make([]int, n), TermOf: make([]int, n),
 		Kind: make([]int, n), Cluster: make([]int, n),
 		Docs: []mapDocJSON{}, Terms: []string{}, Kinds: []string{}, Tags: []string{}}
@@ -81,7 +86,7 @@ func (d MapData) MarshalJSON() ([]byte, error) {
 		if !ok {
 			k = len(out.Docs)
 			docs[key] = k
-			doc := mapDocJSON{Corpus: p.Corpus, ID: p.DocID, Tags: make([]int, len(p.Tags))}
+			doc := mapDocJSON{Corpus: p.Corpus, ID: p.DocID, Tags: make([]int, len(p.Tags)), Topic: p.Topic}
 			for j, t := range p.Tags {
 				doc.Tags[j] = index(tags, &out.Tags, t)
 			}
@@ -105,7 +110,7 @@ func (d *MapData) UnmarshalJSON(b []byte) error {
 	if len(in.Y) != n || len(in.Doc) != n || len(in.TermOf) != n || len(in.Kind) != n || len(in.Cluster) != n {
 		return fmt.Errorf("map: columns of %d, %d, %d, %d, %d and %d points", n, len(in.Y), len(in.Doc), len(in.TermOf), len(in.Kind), len(in.Cluster))
 	}
-	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Points: make([]MapPoint, n)}
+	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Topics: in.Topics, Points: make([]MapPoint, n)}
 	docTags := make([][]string, len(in.Docs))
 	for k, doc := range in.Docs {
 		docTags[k] = make([]string, len(doc.Tags))
@@ -122,7 +127,7 @@ func (d *MapData) UnmarshalJSON(b []byte) error {
 			return fmt.Errorf("map point %d: document %d of %d, term %d of %d, kind %d of %d", i, k, len(in.Docs), t, len(in.Terms), c, len(in.Kinds))
 		}
 		d.Points[i] = MapPoint{X: in.X[i], Y: in.Y[i], Term: in.Terms[t], DocID: in.Docs[k].ID, Kind: in.Kinds[c],
-			Corpus: in.Docs[k].Corpus, Cluster: in.Cluster[i], Tags: docTags[k]}
+			Corpus: in.Docs[k].Corpus, Cluster: in.Cluster[i], Topic: in.Docs[k].Topic, Tags: docTags[k]}
 	}
 	return nil
 }
@@ -156,6 +161,34 @@ func storedMapJSON(b []byte) []byte {
 			d.Points[i].Tags = old.Docs[p.Doc].Tags
 		}
 	}
+	nb, err := json.Marshal(d)
+	if err != nil {
+		return b
+	}
+	return nb
+}
+
+// termMapJSON brings a stored term map to the current form: the former
+// object-per-point form is converted (storedMapJSON), and a map stored before
+// the maps had LDA topics gets each document's topic from model m. Other
+// bytes, and bytes it cannot read, are returned as they are.
+func termMapJSON(m *ce.Model, b []byte) []byte {
+	b = storedMapJSON(b)
+	var d MapData
+	if json.Unmarshal(b, &d) != nil || d.Topics > 0 {
+		return b
+	}
+	topics := map[[2]string]int{}
+	for i, p := range d.Points {
+		key := [2]string{p.Corpus, p.DocID}
+		k, ok := topics[key]
+		if !ok {
+			k = app.DocumentTopic(m, p.Tags)
+			topics[key] = k
+		}
+		d.Points[i].Topic = k
+	}
+	d.Topics = app.NumTopics(m)
 	nb, err := json.Marshal(d)
 	if err != nil {
 		return b
@@ -210,7 +243,7 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 
 	e := h.s.maps.get(key)
 	if e == nil && len(docs) == 0 {
-		e = h.s.loadMap(ctx, row.ID, mapKey(variant, term, corpora))
+		e = h.s.loadMap(ctx, row.ID, mapKey(variant, term, corpora), termMapJSON)
 	}
 	if e != nil && (len(docs) == 0 || e.emb != nil) {
 		if len(docs) == 0 {
@@ -350,8 +383,9 @@ func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run f
 // loadMap returns the in-memory map of a model's map key, loading it from the
 // store once when only the store has it (concurrent requests wait for the
 // first one rather than each reading and compressing the same map); nil when
-// neither has it.
-func (s *Server) loadMap(ctx context.Context, modelID, key string) *mapEntry {
+// neither has it. upgrade, if not nil, brings stored bytes to the current
+// form (termMapJSON, spaceMapJSON).
+func (s *Server) loadMap(ctx context.Context, modelID, key string, upgrade func(*ce.Model, []byte) []byte) *mapEntry {
 	if e := s.maps.get(modelID + "|" + key); e != nil {
 		return e
 	}
@@ -364,7 +398,12 @@ func (s *Server) loadMap(ctx context.Context, modelID, key string) *mapEntry {
 	if err != nil {
 		return nil
 	}
-	e := newMapEntry(storedMapJSON(b), nil, nil)
+	if upgrade != nil {
+		if _, m, err := s.model(ctx, modelID); err == nil {
+			b = upgrade(m, b)
+		}
+	}
+	e := newMapEntry(b, nil, nil)
 	s.maps.put(modelID+"|"+key, e)
 	return e
 }
@@ -404,7 +443,7 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err != nil {
 		return err
 	}
-	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL}
+	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL, Topics: app.NumTopics(m)}
 	b, err := json.Marshal(data)
 	if err != nil {
 		return err
@@ -449,16 +488,17 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			if err != nil {
 				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)
 			}
+			topic := app.DocumentTopic(m, d.Tags)
 			for i, tid := range ids {
 				t := m.Vocabulary().Term(tid)
 				if t == e.data.Term {
 					continue // already in the base map
 				}
-				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Tags: d.Tags})
+				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
 				x = append(x, vecs[i])
 			}
 			for i, t := range oov {
-				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "oov", Corpus: crow.Name, Cluster: -1, Tags: d.Tags})
+				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "oov", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
 				x = append(x, oovVecs[i])
 			}
 			break
@@ -467,7 +507,7 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			return nil, httpErr(http.StatusNotFound, "document %q not found in the map's corpora", id)
 		}
 	}
-	out := &MapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Points: append([]MapPoint(nil), e.data.Points...)}
+	out := &MapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Topics: e.data.Topics, Points: append([]MapPoint(nil), e.data.Points...)}
 	if len(x) == 0 {
 		return out, nil
 	}

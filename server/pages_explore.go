@@ -71,6 +71,11 @@ func (p *pages) explorer(c echo.Context) error {
 	if vm.Variant == "" {
 		vm.Variant = ce.VariantSiamese
 	}
+	switch vm.Color {
+	case "cluster", "corpus", "topic", "oov":
+	default:
+		vm.Color = "cluster" // unknown colourings fall back to the default
+	}
 	if sel == "" {
 		return render(c, http.StatusOK, views.ExplorerPageView(vm))
 	}

@@ -186,7 +186,7 @@ func (h *modelsAPI) spaceMap(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if e := h.s.loadMap(c.Request().Context(), row.ID, spaceKey(variant, proj, row.CorpusID, ts)); e != nil {
+	if e := h.s.loadMap(c.Request().Context(), row.ID, spaceKey(variant, proj, row.CorpusID, ts), spaceMapJSON); e != nil {
 		return serveMap(c, e)
 	}
 	job, err := h.s.spaceJob(row, variant, proj, ts)
@@ -225,6 +225,7 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 	if err != nil {
 		return err
 	}
+	out.SetTopics(m)
 	b, err := json.Marshal(out)
 	if err != nil {
 		return err
@@ -234,6 +235,22 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 	}
 	rep.Progress(1, "done", fmt.Sprintf("%d terms", len(out.Terms)))
 	return nil
+}
+
+// spaceMapJSON brings a stored whole-space map to the current form: one
+// stored before the maps had LDA topics gets its terms' topics from model m.
+// Other bytes, and bytes it cannot read, are returned as they are.
+func spaceMapJSON(m *ce.Model, b []byte) []byte {
+	var sm app.SpaceMap
+	if json.Unmarshal(b, &sm) != nil || sm.Topics > 0 || len(sm.Terms) == 0 {
+		return b
+	}
+	sm.SetTopics(m)
+	nb, err := json.Marshal(sm)
+	if err != nil {
+		return b
+	}
+	return nb
 }
 
 // Neighbour is one of a term's nearest terms in the whole space.

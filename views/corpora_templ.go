@@ -321,7 +321,7 @@ func CorporaPageView(vm CorporaPage) templ.Component {
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}
-			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "; gzip-compressed files are read too)</span></label> <label>Split (optional) <input type=\"file\" name=\"split\" data-testid=\"upload-split\"> <span class=\"muted small\">split.tsv: one line per document, <code>doc_id&lt;TAB&gt;train|valid|test|oov</code>. Without it, training draws a random 2:1 split, the same for every model of the corpus.</span></label> <button class=\"btn\" type=\"submit\" data-testid=\"upload-submit\">Upload</button><div id=\"upload-result\" data-testid=\"upload-result\"></div></form></section><section class=\"card\"><h2>Stored corpora</h2><div id=\"corpus-table\">")
+			templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 26, "; gzip-compressed files are read too)</span></label> <label class=\"split-pick\">Split (optional) <input type=\"file\" name=\"split\" data-testid=\"upload-split\"> <span class=\"muted small\">split.tsv: one line per document, <code>doc_id&lt;TAB&gt;train|valid|test|oov</code>. Without it, training draws a random 2:1 split, the same for every model of the corpus.</span></label> <button class=\"btn\" type=\"submit\" data-testid=\"upload-submit\">Upload</button><div id=\"upload-result\" data-testid=\"upload-result\"></div></form></section><section class=\"card\"><h2>Stored corpora</h2><div id=\"corpus-table\">")
 			if templ_7745c5c3_Err != nil {
 				return templ_7745c5c3_Err
 			}

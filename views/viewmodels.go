@@ -104,7 +104,7 @@ type ExplorerPage struct {
 	Term      string
 	Docs      string // comma-separated document ids to overlay
 	Variant   string // "ce" or "siamese-ce"
-	Color     string // "cluster" or "corpus"
+	Color     string // "cluster", "corpus", "topic" (LDA) or "oov"
 	Map       Chart
 	// MapURL is the API URL the page's script loads the points from.
 	MapURL string

@@ -109,9 +109,10 @@ func (cm *ContextMap) Compute(ctx context.Context) ([]MapPoint, float64, error) 
 		return nil, 0, err
 	}
 	vocab := cm.Model.Vocabulary()
+	topic := DocumentTopic(cm.Model, cm.Doc.Tags) // one document: every point shares its context
 	pts := make([]MapPoint, len(x))
 	for i := range x {
-		p := MapPoint{X: Round4(emb.Y[i][0]), Y: Round4(emb.Y[i][1]), DocID: cm.Doc.ID, Corpus: cm.Corpus, Cluster: -1, Tags: cm.Doc.Tags}
+		p := MapPoint{X: Round4(emb.Y[i][0]), Y: Round4(emb.Y[i][1]), DocID: cm.Doc.ID, Corpus: cm.Corpus, Cluster: -1, Topic: topic, Tags: cm.Doc.Tags}
 		switch {
 		case i < len(cm.ctxIDs):
 			p.Term, p.Kind = vocab.Term(q[i]), "positive"

@@ -22,7 +22,8 @@ type MapPoint struct {
 	Kind    string   `json:"kind"` // instance | accompany | oov | negative
 	Corpus  string   `json:"corpus"`
 	Cluster int      `json:"cluster"`
-	Tags    []string `json:"-"` // the document's tags
+	Topic   int      `json:"topic"` // the document's LDA topic (DocumentTopic); -1: none
+	Tags    []string `json:"-"`     // the document's tags
 }
 
 // Progress receives the progress of a long use case: the fraction done, the
@@ -66,9 +67,10 @@ func (im *InstanceMap) Compute(ctx context.Context) ([]MapPoint, *tsne.Embedding
 			if err != nil {
 				continue // no in-vocabulary tag: cannot be placed
 			}
+			topic := DocumentTopic(im.Model, d.Tags)
 			for i, id := range ids {
 				if im.Model.Vocabulary().Term(id) == im.Term {
-					pts = append(pts, MapPoint{Term: im.Term, DocID: d.ID, Kind: "instance", Corpus: c.Name, Tags: d.Tags})
+					pts = append(pts, MapPoint{Term: im.Term, DocID: d.ID, Kind: "instance", Corpus: c.Name, Topic: topic, Tags: d.Tags})
 					x = append(x, vecs[i])
 				}
 			}

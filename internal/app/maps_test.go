@@ -26,11 +26,66 @@ func TestInstanceMap(t *testing.T) {
 			t.Fatalf("point %+v", p)
 		}
 	}
+	k := NumTopics(m)
+	for _, p := range pts {
+		if p.Topic < 0 || p.Topic >= k || p.Topic != DocumentTopic(m, p.Tags) {
+			t.Fatalf("point %+v: topic %d of %d, want DocumentTopic %d", p, p.Topic, k, DocumentTopic(m, p.Tags))
+		}
+	}
 	if len(stages) == 0 || stages[0] != "embedding" {
 		t.Errorf("progress stages %v", stages)
 	}
 	im.Term = "no-such-term"
 	if _, _, err := im.Compute(context.Background()); err == nil || !strings.Contains(err.Error(), "at least 4") {
 		t.Errorf("a term without instances: %v", err)
+	}
+}
+
+func TestTopics(t *testing.T) {
+	m, c, _ := demoModel(t)
+	k := NumTopics(m)
+	if k < 2 {
+		t.Fatalf("%d topics", k)
+	}
+	v := m.Vocabulary()
+	used := map[int]bool{}
+	for id := 0; id < v.Len(); id++ {
+		term := v.Term(id)
+		top := TermTopic(m, term)
+		p := m.Topics().TermTopics(id)
+		if top < 0 || top >= k {
+			t.Fatalf("term %q: topic %d of %d", term, top, k)
+		}
+		for j, x := range p {
+			if x > p[top] {
+				t.Fatalf("term %q: topic %d has p %g, topic %d more (%g)", term, top, p[top], j, x)
+			}
+		}
+		used[top] = true
+	}
+	if len(used) < 2 {
+		t.Errorf("every term in one topic of %d: %v", k, used)
+	}
+	if got := TermTopic(m, "no-such-term"); got != -1 {
+		t.Errorf("an OOV term's topic %d, want -1", got)
+	}
+	if got := DocumentTopic(m, []string{"no-such-term", "nor-this"}); got != -1 {
+		t.Errorf("a document without vocabulary terms: topic %d, want -1", got)
+	}
+	docTopics := map[int]bool{}
+	for _, d := range c.Docs[:min(200, len(c.Docs))] {
+		top := DocumentTopic(m, d.Tags)
+		if top < -1 || top >= k {
+			t.Fatalf("document %s: topic %d of %d", d.ID, top, k)
+		}
+		// An OOV tag beside the document's own changes nothing (the context
+		// is folded in from the in-vocabulary tags).
+		if again := DocumentTopic(m, append(append([]string(nil), d.Tags...), "no-such-term")); again != top {
+			t.Fatalf("document %s: topic %d, %d with an OOV tag added", d.ID, top, again)
+		}
+		docTopics[top] = true
+	}
+	if len(docTopics) < 2 {
+		t.Errorf("200 documents all in topic %v", docTopics)
 	}
 }

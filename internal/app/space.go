@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 
+	"github.com/taglens/taglens/ml/ce"
+
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
 )
@@ -26,6 +28,19 @@ type SpaceMap struct {
 	X          []float64 `json:"x"`
 	Y          []float64 `json:"y"`
 	KL         float64   `json:"kl,omitempty"` // t-SNE's final KL divergence
+	// Topic[i] is term i's LDA topic (TermTopic) of the model's Topics; both
+	// are missing from maps stored before the maps had topics.
+	Topic  []int `json:"topic,omitempty"`
+	Topics int   `json:"topics,omitempty"`
+}
+
+// SetTopics gives every term of the map its LDA topic under model m.
+func (sm *SpaceMap) SetTopics(m *ce.Model) {
+	sm.Topics = NumTopics(m)
+	sm.Topic = make([]int, len(sm.Terms))
+	for i, t := range sm.Terms {
+		sm.Topic[i] = TermTopic(m, t)
+	}
 }
 
 // Space is the whole-space map use case: which embedding, which projection

@@ -211,6 +211,25 @@
   var KIND_SYMBOL = { instance: "circle", accompany: "diamond", oov: STAR, "oov-avg": "triangle", negative: "diamond", positive: "rect" };
   var KIND_GROUP = { accompany: "accompanying terms", oov: "OOV term", "oov-avg": "OOV term (centroid)", negative: "negative instances", positive: "positive instances" };
   var KIND_COLOR = { positive: "#2563eb", negative: "#dc2626", oov: "#16a34a", "oov-avg": "#65a30d" };
+  // Colour by OOV: the out-of-vocabulary points in one bright colour, every
+  // in-vocabulary point in one grey (the symbols still tell the kinds apart).
+  var OOV_KINDS = { oov: true, "oov-avg": true };
+  var OOV_COLOR = "#e8590c", IV_COLOR = "#94a3b8";
+
+  // topicColor is LDA topic k's colour: hues a golden angle apart, so that
+  // topics with near numbers differ, at two lightnesses; grey for no topic
+  // (-1: a document or term without a vocabulary term).
+  function topicColor(k) {
+    if (!(k >= 0)) return "#9ca3af";
+    var h = (k * 137.508) % 360, s = 0.65, l = k % 2 ? 0.40 : 0.55;
+    var f = function (n) {
+      var a = s * Math.min(l, 1 - l), t = (n + h / 30) % 12;
+      var c = l - a * Math.max(-1, Math.min(t - 3, 9 - t, 1));
+      return ("0" + Math.round(255 * c).toString(16)).slice(-2);
+    };
+    return "#" + f(0) + f(8) + f(4);
+  }
+  function topicName(k) { return k >= 0 ? "topic " + (k + 1) : "no topic"; }
 
   function esc(s) {
     return String(s).replace(/[&<>"']/g, function (c) {
@@ -227,7 +246,7 @@
     for (var i = 0; i < pts.length; i++) {
       var d = data.docs[data.doc[i]];
       pts[i] = { x: data.x[i], y: data.y[i], term: data.terms[data.term_of[i]], kind: data.kinds[data.kind[i]],
-        cluster: data.cluster[i], doc_id: d.id, corpus: d.corpus, tags: tags[data.doc[i]] };
+        cluster: data.cluster[i], doc_id: d.id, corpus: d.corpus, tags: tags[data.doc[i]], topic: d.topic === undefined ? -1 : d.topic };
     }
     return pts;
   }
@@ -275,22 +294,29 @@
   }
 
   // instanceSeries groups the points of a term map into series: by sense
-  // cluster or corpus for the instances, by kind for the rest. With gl (the
-  // palette's colours), the instance series are empty (their points are the
-  // WebGL layer's: rgba gets their colours, in the series' colour) and the
+  // cluster, corpus or LDA topic for the instances, by kind for the rest; or,
+  // coloured by OOV, the OOV points apart from the in-vocabulary ones. With gl
+  // (the palette's colours), the instance series are empty (their points are
+  // the WebGL layer's: rgba gets their colours, in the series' colour) and the
   // pointer's series comes last. It returns {series, rgba}.
   function instanceSeries(points, colorBy, gl) {
     var groups = {};
     var order = [];
+    var colorOf = {}; // a group's own colour (topics, OOV), else the palette's
     points.forEach(function (p, i) {
-      var g;
-      if (p.kind !== "instance") g = KIND_GROUP[p.kind] || p.kind;
+      var g, kindName = KIND_GROUP[p.kind] || p.kind;
+      if (colorBy === "oov") {
+        if (OOV_KINDS[p.kind]) { g = kindName; colorOf[g] = OOV_COLOR; }
+        else { g = p.kind === "instance" ? "in vocabulary" : "in vocabulary: " + kindName; colorOf[g] = IV_COLOR; }
+      } else if (p.kind !== "instance") g = kindName;
       else if (colorBy === "corpus") g = p.corpus;
+      else if (colorBy === "topic") { g = topicName(p.topic); colorOf[g] = topicColor(p.topic); }
       else g = "sense cluster " + (p.cluster + 1);
       if (!groups[g]) { groups[g] = []; order.push(g); }
       groups[g].push([p.x, p.y, i]);
     });
-    order.sort(function (a, b) { return a < b ? -1 : a > b ? 1 : 0; });
+    // Numbers in order: "topic 2" before "topic 10".
+    order.sort(function (a, b) { return a.localeCompare(b, "en", { numeric: true }); });
     var large = points.length > 3000;
     var label = function (p) { var q = points[p.value[2]]; return q.kind === "oov-avg" ? q.term + " (centroid)" : q.term; };
     var rgba = gl ? new Uint8Array(4 * points.length) : null;
@@ -305,8 +331,9 @@
         labelLayout: { hideOverlap: true },
         itemStyle: KIND_COLOR[kind] ? { opacity: kind === "negative" ? 0.7 : 1, color: KIND_COLOR[kind] } : { opacity: kind === "instance" ? 0.75 : 1 },
       };
+      if (colorOf[g]) s.itemStyle.color = colorOf[g];
       if (gl && kind === "instance") {
-        s.itemStyle.color = gl[si % gl.length];
+        s.itemStyle.color = colorOf[g] || gl[si % gl.length];
         glColors(rgba, groups[g], s.itemStyle.color, 191);
         s.data = [];
       }
@@ -362,6 +389,115 @@
     });
   }
 
+  // ---- The map as SVG ----
+  // mapSVG writes the view of chart id as an SVG document: the grid's frame,
+  // the data ranges at its corners, and every point inside the grid — the
+  // WebGL layer's (in their colours) and the canvas series' (symbol, size,
+  // colour, including a visual map's), in drawing order — with the labels the
+  // series show. Each point is an element of class "pt". title names the view.
+  function mapSVG(id, title) {
+    var chart = charts[id], W = chart.getWidth(), H = chart.getHeight();
+    var r = chart.getModel().getComponent("grid", 0).coordinateSystem.getRect();
+    var a = chart.convertToPixel({ gridIndex: 0 }, [0, 0]), b = chart.convertToPixel({ gridIndex: 0 }, [1, 1]);
+    var sx = b[0] - a[0], sy = b[1] - a[1];
+    var px = function (x) { return a[0] + x * sx; }, py = function (y) { return a[1] + y * sy; };
+    var inside = function (x, y) { return x >= r.x - 0.5 && x <= r.x + r.width + 0.5 && y >= r.y - 0.5 && y <= r.y + r.height + 0.5; };
+    var f = function (v) { return String(Math.round(v * 10) / 10); };
+    var num = function (v) { return String(Math.round(v * 1000) / 1000); };
+    var lo = chart.convertFromPixel({ gridIndex: 0 }, [r.x, r.y + r.height]), hi = chart.convertFromPixel({ gridIndex: 0 }, [r.x + r.width, r.y]);
+    var out = ['<?xml version="1.0" encoding="UTF-8"?>',
+      '<svg xmlns="http://www.w3.org/2000/svg" width="' + W + '" height="' + H + '" viewBox="0 0 ' + W + " " + H + '" font-family="sans-serif" font-size="11">',
+      "<title>" + esc(title) + "</title>",
+      '<rect width="' + W + '" height="' + H + '" fill="#fff"/>',
+      '<defs><clipPath id="grid"><rect x="' + f(r.x) + '" y="' + f(r.y) + '" width="' + f(r.width) + '" height="' + f(r.height) + '"/></clipPath></defs>',
+      '<rect x="' + f(r.x) + '" y="' + f(r.y) + '" width="' + f(r.width) + '" height="' + f(r.height) + '" fill="none" stroke="#d1d5db"/>',
+      '<g fill="#6b7280">',
+      '<text x="' + f(r.x) + '" y="' + f(r.y + r.height + 14) + '">x ' + num(lo[0]) + "</text>",
+      '<text x="' + f(r.x + r.width) + '" y="' + f(r.y + r.height + 14) + '" text-anchor="end">x ' + num(hi[0]) + "</text>",
+      '<text x="' + f(r.x - 4) + '" y="' + f(r.y + r.height) + '" text-anchor="end">y ' + num(lo[1]) + "</text>",
+      '<text x="' + f(r.x - 4) + '" y="' + f(r.y + 10) + '" text-anchor="end">y ' + num(hi[1]) + "</text>",
+      "</g>",
+      '<g clip-path="url(#grid)">'];
+    var layer = window.taglensGL && window.taglensGL.layers[id];
+    if (layer && layer.view && layer.shown) {
+      var rad = f(layer.pointPx / 2), c = layer.rgba;
+      out.push('<g data-series="points">');
+      for (var i = 0; i < layer.n; i++) {
+        if (!c[4 * i + 3]) continue;
+        var x = px(layer.x[i]), y = py(layer.y[i]);
+        if (!inside(x, y)) continue;
+        out.push('<circle class="pt" cx="' + f(x) + '" cy="' + f(y) + '" r="' + rad + '" fill="rgb(' + c[4 * i] + "," + c[4 * i + 1] + "," + c[4 * i + 2] +
+          ')" fill-opacity="' + num(c[4 * i + 3] / 255) + '"/>');
+      }
+      out.push("</g>");
+    }
+    var opt = chart.getOption(), hidden = (opt.legend && opt.legend[0] && opt.legend[0].selected) || {};
+    var labels = [];
+    (opt.series || []).forEach(function (s, si) {
+      if (s.id === "gl-pointer" || hidden[s.name] === false || !s.data || !s.data.length) return;
+      var data = chart.getModel().getSeriesByIndex(si).getData();
+      var size = typeof s.symbolSize === "number" ? s.symbolSize : 6, st = s.itemStyle || {};
+      var shown = s.label && s.label.show, fmt = shown && s.label.formatter;
+      out.push('<g data-series="' + esc(s.name) + '">');
+      s.data.forEach(function (d, j) {
+        var v = d.value || d, x = px(v[0]), y = py(v[1]);
+        if (!inside(x, y)) return;
+        var k = data.indexOfRawIndex(j), vis = k >= 0 ? data.getItemVisual(k, "style") : null;
+        var fill = (vis && vis.fill) || st.color || "#5470c6";
+        var stroke = st.borderColor ? ' stroke="' + esc(st.borderColor) + '" stroke-width="' + (st.borderWidth || 1) + '"' : "";
+        var opacity = st.opacity !== undefined ? ' fill-opacity="' + num(st.opacity) + '"' : "";
+        out.push(svgSymbol(s.symbol, x, y, size, fill === "transparent" ? "none" : esc(fill), opacity + stroke, f));
+        if (shown) {
+          var text = typeof fmt === "function" ? fmt({ value: v, data: d, dataIndex: j, name: "" }) : "";
+          if (text) labels.push('<text x="' + f(x + size / 2 + 3) + '" y="' + f(y + 4) + '">' + esc(text) + "</text>");
+        }
+      });
+      out.push("</g>");
+    });
+    out.push("</g>", '<g fill="#111827">');
+    out = out.concat(labels);
+    out.push("</g>", "</svg>", "");
+    return out.join("\n");
+  }
+
+  // svgSymbol is one point drawn as an ECharts symbol: circle, rect,
+  // diamond, triangle, or a path:// polygon scaled to size.
+  function svgSymbol(symbol, x, y, size, fill, extra, f) {
+    var h = size / 2, pts;
+    symbol = symbol || "circle";
+    if (symbol === "circle") return '<circle class="pt" cx="' + f(x) + '" cy="' + f(y) + '" r="' + f(h) + '" fill="' + fill + '"' + extra + "/>";
+    if (symbol === "rect") return '<rect class="pt" x="' + f(x - h) + '" y="' + f(y - h) + '" width="' + f(size) + '" height="' + f(size) + '" fill="' + fill + '"' + extra + "/>";
+    if (symbol === "diamond") pts = [[x, y - h], [x + h, y], [x, y + h], [x - h, y]];
+    else if (symbol === "triangle") pts = [[x, y - h], [x + h, y + h], [x - h, y + h]];
+    else {
+      var nums = String(symbol).replace("path://", "").match(/-?[\d.]+/g) || [];
+      pts = [];
+      for (var i = 0; i + 1 < nums.length; i += 2) pts.push([x - h + Number(nums[i]) * size / 100, y - h + Number(nums[i + 1]) * size / 100]);
+    }
+    return '<polygon class="pt" points="' + pts.map(function (p) { return f(p[0]) + "," + f(p[1]); }).join(" ") + '" fill="' + fill + '"' + extra + "/>";
+  }
+
+  // saveSVG downloads the view of chart id as taglens-map.svg.
+  function saveSVG(id, title) {
+    var url = URL.createObjectURL(new Blob([mapSVG(id, title)], { type: "image/svg+xml" }));
+    var a = document.createElement("a");
+    a.download = "taglens-map.svg";
+    a.href = url;
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
+  }
+
+  // svgTool puts "Save as SVG" in the toolbox of chart id (box: the map's
+  // element, whose status line titles the SVG).
+  function svgTool(id, status) {
+    charts[id].setOption({ toolbox: { feature: { mySVG: { show: true, title: "Save as SVG", icon: SVG_ICON,
+      onclick: function () { saveSVG(id, "taglens map: " + (status ? status.textContent : id)); } } } } });
+  }
+  // A page with a corner folded, for the SVG download.
+  var SVG_ICON = "path://M4,0L40,0L56,16L56,64L4,64Z M40,0L40,16L56,16";
+
   // drawTimed draws a map of n points in chart id by calling draw(gl), gl
   // true when the map's plain points go to the WebGL layer (wantGL). It keeps
   // on the box how the map is drawn (data-renderer: canvas or webgl) and the
@@ -370,6 +506,7 @@
   function drawTimed(box, id, n, draw) {
     var t0 = performance.now(), chart = charts[id], gl = wantGL(n);
     box.setAttribute("data-renderer", gl ? "webgl" : "canvas");
+    svgTool(id, box.parentNode && box.parentNode.querySelector(".map-status"));
     chart.on("finished", function once() {
       chart.off("finished", once);
       var layer = gl && window.taglensGL.layers[id];
@@ -429,7 +566,7 @@
             var all = pt.tags || [];
             var tags = all.slice(0, 20).map(esc).join(", ") + (all.length > 20 ? " … and " + (all.length - 20) + " more" : "");
             return "<b>" + esc(pt.term) + "</b> <small>(" + esc(pt.kind) + ")</small><br/>document " + esc(pt.doc_id) +
-              " · " + esc(pt.corpus) + "<br/><span style='color:#555'>" + tags + "</span>";
+              " · " + esc(pt.corpus) + " · LDA " + topicName(pt.topic) + "<br/><span style='color:#555'>" + tags + "</span>";
           },
         },
         series: out.series,
@@ -440,7 +577,9 @@
       }
       var ctxDoc = params.get("doc");
       status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
-        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")";
+        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")" +
+        (colorBy === "topic" ? " · coloured by each document's LDA topic (" + (data.topics || "?") + " topics)" : "") +
+        (colorBy === "oov" ? " · coloured by OOV: " + points.filter(function (p) { return OOV_KINDS[p.kind]; }).length + " OOV points" : "");
       status.setAttribute("data-points", String(points.length));
       box.setAttribute("data-ready", "true");
     }
@@ -463,7 +602,7 @@
 
   // Shared with the whole-space map (space.js).
   window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed,
-    glExtent: glExtent, glLayer: glLayer };
+    glExtent: glExtent, glLayer: glLayer, topicColor: topicColor, topicName: topicName, mapSVG: mapSVG };
 
   // Switching the model of the explorer or the priming page reloads the page for
   // that model alone: the term, documents and corpora chosen for the previous

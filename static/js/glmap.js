@@ -7,6 +7,14 @@
 // highlighted and labelled points; after each ECharts frame the layer takes
 // the grid's data-to-pixel transform from the chart. A uniform grid over the
 // data finds the point under the pointer (hover tooltip and click).
+//
+// During a gesture (views that change less than IDLE ms apart) the layer does
+// not draw: it moves and scales its last full frame with a CSS transform,
+// which costs the browser a composite, not a pass over the points. The full
+// frame covers a margin around the grid's rectangle (MARGIN of its size on
+// each side, clipped by the layer's box), so a pan uncovers drawn points; the
+// layer draws again when the gesture pauses for IDLE ms, or at once when the
+// view leaves the drawn area or the zoom changed more than twice.
 (function () {
   "use strict";
 
@@ -16,11 +24,12 @@
     "uniform vec2 u_center;", // data point drawn at u_centerPx (the grid's middle)
     "uniform vec2 u_centerPx;",
     "uniform vec2 u_scale;", // CSS pixels per data unit (y negative: up is smaller y)
+    "uniform vec2 u_origin;", // the canvas's top left corner, in the chart's CSS pixels
     "uniform vec2 u_size;", // canvas size in CSS pixels
     "uniform mediump float u_point;", // point diameter in device pixels
     "varying vec4 v_color;",
     "void main() {",
-    "  vec2 px = (a_pos - u_center) * u_scale + u_centerPx;",
+    "  vec2 px = (a_pos - u_center) * u_scale + u_centerPx - u_origin;",
     "  gl_Position = a_color.a > 0.0 ? vec4(px.x / u_size.x * 2.0 - 1.0, 1.0 - px.y / u_size.y * 2.0, 0.0, 1.0) : vec4(2.0, 2.0, 2.0, 1.0);",
     "  gl_PointSize = u_point;",
     "  v_color = a_color;",
@@ -70,7 +79,7 @@
     gl.linkProgram(p);
     if (!gl.getProgramParameter(p, gl.LINK_STATUS)) throw new Error("taglens GL: " + gl.getProgramInfoLog(p));
     var u = {};
-    ["u_center", "u_centerPx", "u_scale", "u_size", "u_point"].forEach(function (k) { u[k] = gl.getUniformLocation(p, k); });
+    ["u_center", "u_centerPx", "u_scale", "u_origin", "u_size", "u_point"].forEach(function (k) { u[k] = gl.getUniformLocation(p, k); });
     return { p: p, u: u, pos: gl.getAttribLocation(p, "a_pos"), color: gl.getAttribLocation(p, "a_color") };
   }
 
@@ -103,12 +112,27 @@
 
   // Layer draws n points (x, y: data coordinates) on a canvas put under the
   // chart's own, in the chart's element el.
+  var IDLE = 150;    // ms without a view change that end a gesture
+  var MARGIN = 0.5;  // drawn margin around the grid, in parts of its size
+  var MAX_ZOOM = 2;  // a gesture's zoom beyond this factor draws again
+
   function Layer(el, x, y) {
+    // The box clips the canvas to the grid's rectangle; the canvas holds the
+    // rectangle and its margins.
+    var box = document.createElement("div");
+    box.setAttribute("data-testid", "gl-box");
+    box.style.cssText = "position:absolute;left:0;top:0;width:0;height:0;overflow:hidden;pointer-events:none;";
     var canvas = document.createElement("canvas");
     canvas.setAttribute("data-testid", "gl-layer");
-    canvas.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;";
+    canvas.style.cssText = "position:absolute;left:0;top:0;pointer-events:none;transform-origin:0 0;";
     if (getComputedStyle(el).position === "static") el.style.position = "relative";
-    el.insertBefore(canvas, el.firstChild);
+    box.appendChild(canvas);
+    el.insertBefore(box, el.firstChild);
+    this.box = box;
+    this.drawnView = null; // the view of the canvas's frame
+    this.lastChange = -Infinity;
+    this.timer = 0;
+    this.moves = 0; // views shown by moving the last frame (for the tests)
     var gl = canvas.getContext("webgl", { antialias: false, premultipliedAlpha: false, alpha: true });
     if (!gl) throw new Error("taglens GL: no WebGL context");
     this.el = el; this.canvas = canvas; this.gl = gl; this.n = x.length; this.x = x; this.y = y;
@@ -146,45 +170,105 @@
   };
 
   // setView sets the transform: v = {cx, cy (data), px, py (pixels), sx, sy
-  // (pixels a data unit), w, h (the chart's size), clip {x, y, width, height}};
-  // it draws when the view changed.
+  // (pixels a data unit), w, h (the chart's size), clip {x, y, width, height}}.
+  // When the view changed it draws, or within a gesture moves the last frame
+  // and draws when the gesture pauses.
   Layer.prototype.setView = function (v) {
     var o = this.view;
     if (o && o.cx === v.cx && o.cy === v.cy && o.px === v.px && o.py === v.py && o.sx === v.sx && o.sy === v.sy && o.w === v.w && o.h === v.h) return;
     this.view = v;
-    this.draw();
+    // A gesture's views come less than IDLE ms apart, counted from the end of
+    // the previous one's work (a slow full frame does not end the gesture).
+    if (performance.now() - this.lastChange < IDLE && this.canMove(v)) {
+      this.move(v);
+      this.later();
+    } else this.draw();
+    this.lastChange = performance.now();
   };
 
+  // canMove tells whether the last frame, moved and scaled, shows view v:
+  // same chart and grid, a zoom within MAX_ZOOM, and the part of the data
+  // that v shows inside the drawn area.
+  Layer.prototype.canMove = function (v) {
+    var d = this.drawnView, g = this.grid;
+    if (!d || !this.shown || d.w !== v.w || d.h !== v.h || d.clip.x !== v.clip.x || d.clip.y !== v.clip.y ||
+      d.clip.width !== v.clip.width || d.clip.height !== v.clip.height) return false;
+    var kx = v.sx / d.sx, ky = v.sy / d.sy;
+    if (!(kx > 1 / MAX_ZOOM && kx < MAX_ZOOM && ky > 1 / MAX_ZOOM && ky < MAX_ZOOM)) return false;
+    var m = marginOf(d);
+    var inside = function (c, half, dc, dhalf, lo, hi) {
+      var a = Math.max(c - half, lo), b = Math.min(c + half, hi);
+      return a >= b || (a >= dc - dhalf && b <= dc + dhalf);
+    };
+    return inside(v.cx, v.clip.width / 2 / Math.abs(v.sx), d.cx, (d.clip.width / 2 + m.x) / Math.abs(d.sx), g.x0, g.x1) &&
+      inside(v.cy, v.clip.height / 2 / Math.abs(v.sy), d.cy, (d.clip.height / 2 + m.y) / Math.abs(d.sy), g.y0, g.y1);
+  };
+
+  // move shows view v by a CSS transform of the frame drawn for drawnView.
+  Layer.prototype.move = function (v) {
+    var d = this.drawnView, m = marginOf(d);
+    var kx = v.sx / d.sx, ky = v.sy / d.sy;
+    // A canvas pixel l (chart pixel l + origin under d) goes to the box's pixel l·k + t.
+    var tx = (d.clip.x - m.x - d.px) * kx + (d.cx - v.cx) * v.sx + v.px - v.clip.x;
+    var ty = (d.clip.y - m.y - d.py) * ky + (d.cy - v.cy) * v.sy + v.py - v.clip.y;
+    this.canvas.style.transform = "translate(" + tx + "px," + ty + "px) scale(" + kx + "," + ky + ")";
+    this.moves++;
+  };
+
+  // later draws the view once no view change came for IDLE ms.
+  Layer.prototype.later = function () {
+    var self = this;
+    clearTimeout(this.timer);
+    this.timer = setTimeout(function () {
+      self.timer = 0;
+      if (performance.now() - self.lastChange < IDLE - 1) { self.later(); return; }
+      self.draw();
+    }, IDLE);
+  };
+
+  // settled tells whether the canvas shows a full frame of the current view.
+  Layer.prototype.settled = function () { return !this.timer && this.drawnView === this.view; };
+
+  function marginOf(v) { return { x: Math.round(v.clip.width * MARGIN), y: Math.round(v.clip.height * MARGIN) }; }
+
+  // resize sizes the box to the grid's rectangle and the canvas to it and
+  // its margins; it returns the device pixel ratio drawn at.
   Layer.prototype.resize = function (v) {
-    var dpr = this.ratio || window.devicePixelRatio || 1, c = this.canvas;
-    var w = Math.round(v.w * dpr), h = Math.round(v.h * dpr);
+    var dpr = this.ratio || window.devicePixelRatio || 1, c = this.canvas, r = v.clip, m = marginOf(v);
+    var b = this.box.style;
+    b.left = r.x + "px"; b.top = r.y + "px"; b.width = r.width + "px"; b.height = r.height + "px";
+    var cw = r.width + 2 * m.x, ch = r.height + 2 * m.y;
+    var w = Math.round(cw * dpr), h = Math.round(ch * dpr);
     if (c.width !== w || c.height !== h) {
       c.width = w; c.height = h;
-      c.style.width = v.w + "px"; c.style.height = v.h + "px";
+      c.style.width = cw + "px"; c.style.height = ch + "px";
     }
+    c.style.transform = "translate(" + (-m.x) + "px," + (-m.y) + "px)";
     return dpr;
   };
 
+  // draw draws the points of the current view (and its margins) in full.
   Layer.prototype.draw = function () {
     var gl = this.gl, v = this.view, p = this.prog;
     if (!v) return;
-    var dpr = this.resize(v);
+    clearTimeout(this.timer);
+    this.timer = 0;
+    var dpr = this.resize(v), m = marginOf(v);
+    this.drawnView = v;
     gl.viewport(0, 0, this.canvas.width, this.canvas.height);
     gl.disable(gl.SCISSOR_TEST);
     gl.clearColor(0, 0, 0, 0);
     gl.clear(gl.COLOR_BUFFER_BIT);
     this.drawn = 0;
     if (!this.shown) return;
-    gl.enable(gl.SCISSOR_TEST);
-    var r = v.clip;
-    gl.scissor(Math.floor(r.x * dpr), Math.floor((v.h - r.y - r.height) * dpr), Math.ceil(r.width * dpr), Math.ceil(r.height * dpr));
     gl.enable(gl.BLEND);
     gl.blendFuncSeparate(gl.SRC_ALPHA, gl.ONE_MINUS_SRC_ALPHA, gl.ONE, gl.ONE_MINUS_SRC_ALPHA);
     gl.useProgram(p.p);
     gl.uniform2f(p.u.u_center, v.cx, v.cy);
     gl.uniform2f(p.u.u_centerPx, v.px, v.py);
     gl.uniform2f(p.u.u_scale, v.sx, v.sy);
-    gl.uniform2f(p.u.u_size, v.w, v.h);
+    gl.uniform2f(p.u.u_origin, v.clip.x - m.x, v.clip.y - m.y);
+    gl.uniform2f(p.u.u_size, v.clip.width + 2 * m.x, v.clip.height + 2 * m.y);
     gl.uniform1f(p.u.u_point, this.pointPx * dpr);
     gl.bindBuffer(gl.ARRAY_BUFFER, this.posBuf);
     gl.enableVertexAttribArray(p.pos);
@@ -192,17 +276,17 @@
     gl.bindBuffer(gl.ARRAY_BUFFER, this.colorBuf);
     gl.enableVertexAttribArray(p.color);
     gl.vertexAttribPointer(p.color, 4, gl.UNSIGNED_BYTE, true, 0, 0);
-    this.vertices = this.drawVisible(v, this.pointPx / 2);
+    this.vertices = this.drawVisible(v, m, this.pointPx / 2);
     this.draws++;
     this.drawn = this.shown;
   };
 
   // drawVisible draws the points of the grid's cells that the view shows
-  // (with a margin of pad pixels): one run of the buffer a row of cells, or
-  // one run for whole rows. It returns the number of points sent.
-  Layer.prototype.drawVisible = function (v, pad) {
+  // with its margins m (and pad pixels more): one run of the buffer a row of
+  // cells, or one run for whole rows. It returns the number of points sent.
+  Layer.prototype.drawVisible = function (v, m, pad) {
     var g = this.grid, gl = this.gl, r = v.clip;
-    var hx = (r.width / 2 + pad) / Math.abs(v.sx), hy = (r.height / 2 + pad) / Math.abs(v.sy);
+    var hx = (r.width / 2 + m.x + pad) / Math.abs(v.sx), hy = (r.height / 2 + m.y + pad) / Math.abs(v.sy);
     var c0 = Math.floor((v.cx - hx - g.x0) / g.w), c1 = Math.floor((v.cx + hx - g.x0) / g.w);
     var r0 = Math.floor((v.cy - hy - g.y0) / g.h), r1 = Math.floor((v.cy + hy - g.y0) / g.h);
     if (c1 < 0 || r1 < 0 || c0 >= g.side || r0 >= g.side) return 0;
@@ -272,7 +356,8 @@
   Layer.prototype.dispose = function () {
     var lose = this.gl.getExtension("WEBGL_lose_context");
     if (lose) lose.loseContext();
-    this.canvas.remove();
+    clearTimeout(this.timer);
+    this.box.remove();
   };
 
   // viewOf reads the chart's data-to-pixel transform of its grid.
@@ -354,9 +439,18 @@
     out.width = top.width; out.height = top.height;
     ctx.fillStyle = "#fff";
     ctx.fillRect(0, 0, out.width, out.height);
+    var v = layer.view, k = out.width / chart.getWidth();
     layer.ratio = 2;
     layer.draw();
-    ctx.drawImage(layer.canvas, 0, 0, out.width, out.height);
+    if (v) {
+      var m = marginOf(v), r = v.clip;
+      ctx.save();
+      ctx.beginPath();
+      ctx.rect(r.x * k, r.y * k, r.width * k, r.height * k);
+      ctx.clip();
+      ctx.drawImage(layer.canvas, (r.x - m.x) * k, (r.y - m.y) * k, (r.width + 2 * m.x) * k, (r.height + 2 * m.y) * k);
+      ctx.restore();
+    }
     layer.ratio = 0;
     layer.draw();
     ctx.drawImage(top, 0, 0);
@@ -393,5 +487,6 @@
     };
   }
 
-  window.taglensGL = { supported: isSupported, Layer: Layer, layers: {}, attach: attach, composite: composite, hoverSeries: hoverSeries, rgb: rgb, ramp: ramp };
+  window.taglensGL = { supported: isSupported, Layer: Layer, layers: {}, attach: attach, composite: composite, hoverSeries: hoverSeries, rgb: rgb, ramp: ramp,
+    marginOf: marginOf };
 })();

@@ -26,7 +26,7 @@
   // the colour scale rely on it): 0 terms, 1 matches, 2 neighbours,
   // 3 selected, 4 the most used terms' labels (and with gl, 5 the pointer's
   // point over the WebGL layer). v: the view (data, matches, selected, near,
-  // mostUsed, byColor, isolate, gl: the palette or null). It also returns the
+  // mostUsed, byColor, byTopic, isolate, gl: the palette or null). It also returns the
   // counts the status line shows and, with gl, the WebGL layer's colours
   // (the terms series is then empty: its points are the layer's).
   function spaceSeries(v) {
@@ -47,7 +47,8 @@
     var isolated = v.isolate && (v.matches !== null || v.selected >= 0);
     if (isolated) rest = [];
     var large = n > 3000;
-    var dim = (v.matches !== null || v.selected >= 0) && !v.byColor;
+    var coloured = v.byColor || v.byTopic;
+    var dim = (v.matches !== null || v.selected >= 0) && !coloured;
     // On a large map the terms series has no labels (too many to place): the
     // most used terms get theirs from a small series of rings above it.
     var top = [];
@@ -64,6 +65,7 @@
     var rgba = v.gl ? termColors(v, rest, dim) : null;
     if (v.gl) rest = [];
     if (v.byColor) rest.forEach(function (p) { p.push(Math.log10(Math.max(1, data.docs[p[2]]))); });
+    if (v.byTopic) rest.forEach(function (p) { p.push(topicOf(data, p[2])); });
     var terms = series("terms", rest, large ? 4 : 6, dim ? { color: "#c8ccd3" } : { opacity: 0.8 }, !dim && !large);
     if (v.gl && !dim) terms.itemStyle.color = v.gl[0];
     var out = {
@@ -82,27 +84,74 @@
 
   var FREQ_COLORS = ["#cfe3ff", "#4c6ef5", "#1b2a6b"];
 
+  // topicOf is term i's LDA topic (-1: none, or a map without topics).
+  function topicOf(data, i) { return data.topic && data.topic[i] !== undefined ? data.topic[i] : -1; }
+
   // termColors are the WebGL layer's colours of the plain terms pts ([x, y,
-  // i]): grey when dimmed, by frequency with byColor (as colourScale), else
-  // the palette's first colour; the other terms are hidden.
+  // i]): grey when dimmed, by frequency with byColor (as colourScale), by LDA
+  // topic with byTopic, else the palette's first colour; the other terms are
+  // hidden.
   function termColors(v, pts, dim) {
     var rgba = new Uint8Array(4 * v.data.terms.length), G = window.taglensGL;
     var flat = G.rgb(dim ? "#c8ccd3" : v.gl[0]), ramp = G.ramp(FREQ_COLORS), top = Math.log10(v.maxDocs) || 1;
+    var topicRGB = {};
+    var byTopic = function (i) {
+      var k = topicOf(v.data, i);
+      return topicRGB[k] || (topicRGB[k] = G.rgb(T.topicColor(k)));
+    };
     pts.forEach(function (p) {
-      var i = p[2], c = v.byColor ? ramp(Math.log10(Math.max(1, v.data.docs[i])) / top) : flat;
+      var i = p[2], c = v.byColor ? ramp(Math.log10(Math.max(1, v.data.docs[i])) / top) : v.byTopic ? byTopic(i) : flat;
       rgba[4 * i] = c[0]; rgba[4 * i + 1] = c[1]; rgba[4 * i + 2] = c[2]; rgba[4 * i + 3] = dim ? 255 : 204;
     });
     return rgba;
   }
 
   // colourScale is the visual map colouring the terms series by the log of
-  // the training documents holding a term (the highlighted series keep their
-  // colours); none unless byColor.
-  function colourScale(byColor, maxDocs) {
+  // the training documents holding a term (byColor) or by LDA topic (topics:
+  // their number), the highlighted series keeping their colours; none
+  // otherwise. It is hidden: colourKey shows its key above the chart.
+  function colourScale(byColor, maxDocs, topics) {
+    if (topics) {
+      // Its key is the page's (colourKey).
+      var pieces = [{ value: -1, label: T.topicName(-1), color: T.topicColor(-1) }];
+      for (var k = 0; k < topics; k++) pieces.push({ value: k, label: T.topicName(k), color: T.topicColor(k) });
+      return [{ type: "piecewise", seriesIndex: 0, dimension: 3, pieces: pieces, show: false }];
+    }
     if (!byColor) return [];
-    return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs),
-      text: ["many documents", "few"], calculable: false, orient: "horizontal", left: "center", bottom: 0,
-      inRange: { color: FREQ_COLORS }, formatter: function (v) { return String(Math.round(Math.pow(10, v))); } }];
+    return [{ type: "continuous", seriesIndex: 0, dimension: 3, min: 0, max: Math.log10(maxDocs), show: false,
+      inRange: { color: FREQ_COLORS } }];
+  }
+
+  // colourKey fills el with the key of the colouring, a line that wraps on a
+  // narrow screen (the chart's own would sit on its zoom slider): by topic, a
+  // swatch, the topic and its number of terms for each topic that has terms;
+  // by frequency, the colour ramp from 1 to maxDocs training documents (on a
+  // log scale); empty and hidden otherwise.
+  function colourKey(el, data, byTopic, byColor, maxDocs) {
+    el.replaceChildren();
+    el.hidden = !byTopic && !byColor;
+    if (byColor) {
+      var ramp = document.createElement("i");
+      ramp.className = "key-ramp";
+      ramp.style.background = "linear-gradient(to right, " + FREQ_COLORS.join(", ") + ")";
+      var item = document.createElement("span");
+      item.className = "key-item";
+      item.append("1 training document ", ramp, " " + maxDocs + " (log scale)");
+      el.appendChild(item);
+      return;
+    }
+    if (!byTopic) return;
+    var count = {};
+    data.terms.forEach(function (_, i) { var k = topicOf(data, i); count[k] = (count[k] || 0) + 1; });
+    Object.keys(count).map(Number).sort(function (a, b) { return a - b; }).forEach(function (k) {
+      var item = document.createElement("span"), sw = document.createElement("i");
+      item.className = "key-item";
+      item.setAttribute("data-topic", String(k));
+      sw.style.background = T.topicColor(k);
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(T.topicName(k) + " (" + count[k] + ")"));
+      el.appendChild(item);
+    });
   }
 
   // controls binds the map's inputs: the search (debounced), k, the colouring
@@ -123,6 +172,7 @@
     var modelURL = url.replace(/\/space\?.*$/, "");
     var variant = new URL(url, window.location.href).searchParams.get("variant") || "";
     var status = document.getElementById("space-status");
+    var key = document.getElementById("space-key");
     var ui = { search: document.querySelector("[data-testid=space-search]"), k: document.querySelector("[data-testid=space-k]"),
       color: document.querySelector("[data-testid=space-color]"), isolate: document.querySelector("[data-testid=space-isolate]") };
     var selEl = document.getElementById("space-selected");
@@ -152,7 +202,8 @@
       var k = parseInt(page.searchParams.get("k") || "", 10);
       if (q) ui.search.value = q;
       if (k > 0) ui.k.value = String(k);
-      if (page.searchParams.get("color") === "docs") ui.color.value = "docs";
+      var col = page.searchParams.get("color");
+      if (col === "docs" || col === "topic") ui.color.value = col;
       ui.isolate.checked = page.searchParams.get("isolate") === "1";
       filter();
       if (s && index[s] !== undefined) select(index[s]); else draw();
@@ -175,29 +226,31 @@
       if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
       if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
       page.searchParams.set("k", ui.k.value);
-      if (ui.color.value === "docs") page.searchParams.set("color", "docs"); else page.searchParams.delete("color");
+      if (ui.color.value === "docs" || ui.color.value === "topic") page.searchParams.set("color", ui.color.value); else page.searchParams.delete("color");
       if (ui.isolate.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
       history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
     }
 
     function draw() {
-      var byColor = ui.color.value === "docs";
+      var byColor = ui.color.value === "docs", byTopic = ui.color.value === "topic";
       var out = spaceSeries({ data: data, matches: matches, selected: selected, near: near, mostUsed: mostUsed,
-        byColor: byColor, isolate: ui.isolate.checked, gl: gl ? chart.getOption().color : null, maxDocs: maxDocs });
+        byColor: byColor, byTopic: byTopic, isolate: ui.isolate.checked, gl: gl ? chart.getOption().color : null, maxDocs: maxDocs });
       chart.setOption({
-        visualMap: colourScale(byColor, maxDocs),
+        visualMap: colourScale(byColor, maxDocs, byTopic ? (data.topics || 1) : 0),
         tooltip: { trigger: "item", formatter: function (p) {
           var i = p.value[2];
-          return "<b>" + T.esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents";
+          return "<b>" + T.esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents · LDA " + T.topicName(topicOf(data, i));
         } },
         legend: { data: ["terms", "matches", "neighbours", "selected"] },
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
       if (gl) glDraw(out.rgba);
+      colourKey(key, data, byTopic, byColor, maxDocs);
       var nMatch = 0;
       if (matches) Object.keys(matches).forEach(function () { nMatch++; });
       var n = data.terms.length;
       var parts = [(out.isolated ? "showing " + out.shown + " of " : "") + n + " terms (" + data.variant + ", " + data.projection + ")"];
+      if (byTopic) parts.push("coloured by each term's most probable LDA topic (" + (data.topics || "?") + " topics)");
       if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
       if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
       status.textContent = parts.join(" · ");
@@ -246,12 +299,19 @@
     function attach(c) {
       chart = c;
       chart.on("click", function (p) { if (data && p.value) select(p.value[2]); });
+      // The URL follows the zoom once a gesture pauses: reading the option and
+      // rewriting the URL on every frame of a pan would cost frames.
+      var zoomTimer = 0;
       chart.on("datazoom", function () {
+        clearTimeout(zoomTimer);
+        zoomTimer = setTimeout(keepZoom, 120);
+      });
+      function keepZoom() {
         var dz = chart.getOption().dataZoom || [];
         var r = function (z) { return z ? Math.round(z.start * 10) / 10 + "," + Math.round(z.end * 10) / 10 : ""; };
         if (dz.length >= 2) { page.searchParams.set("zx", r(dz[0])); page.searchParams.set("zy", r(dz[1])); }
         history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
-      });
+      }
     }
     // Both ranges are read first: the first dispatch rewrites the URL's zy.
     function restoreZoom() {
