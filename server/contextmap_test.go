@@ -194,6 +194,10 @@ func TestStoredMapTopics(t *testing.T) {
 	}
 	k := app.NumTopics(m)
 	md := syntheticMap(50, "rock", 2)
+	md.Topics = 0 // as stored before the maps had topics
+	for i := range md.Points {
+		md.Points[i].Topic = 0
+	}
 	md.Points[0].Tags = []string{"no-such-tag"} // no tag in the vocabulary: no topic
 	b, err := json.Marshal(md)
 	if err != nil {

@@ -32,7 +32,7 @@ import (
 func syntheticMap(n int, term string, seed uint64) *MapData {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	zipf := rand.NewZipf(rng, 1.1, 1, 9999)
-	md := &MapData{Term: term, Variant: "siamese-ce", KL: 1.5}
+	md := &MapData{Term: term, Variant: "siamese-ce", KL: 1.5, Topics: 4} // with topics: served as stored
 	for i := 0; i < n; i++ {
 		k := rng.IntN(6)
 		a := float64(k) * math.Pi / 3
@@ -42,7 +42,7 @@ func syntheticMap(n int, term string, seed uint64) *MapData {
 		}
 		md.Points = append(md.Points, MapPoint{
 			X: app.Round4(30*math.Cos(a) + 4*rng.NormFloat64()), Y: app.Round4(30*math.Sin(a) + 4*rng.NormFloat64()),
-			Term: term, DocID: fmt.Sprintf("doc-%05d", i), Kind: "instance", Corpus: "demo", Cluster: k % 3, Tags: tags,
+			Term: term, DocID: fmt.Sprintf("doc-%05d", i), Kind: "instance", Corpus: "demo", Cluster: k % 3, Topic: k % 4, Tags: tags,
 		})
 	}
 	return md
