@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/taglens/taglens/internal/app"
+	"github.com/taglens/taglens/internal/testkit"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/ml/corpus"
@@ -25,20 +26,7 @@ func TestContextMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, _ := corpus.Demo(corpus.DemoSeed)
-	var doc *corpus.Document
-	for _, i := range corpus.DemoSplit(c).OOV {
-		if ids, oov := m.Vocabulary().Encode(c.Docs[i]); len(oov) > 0 && len(ids) >= 2 {
-			doc = &c.Docs[i]
-			break
-		}
-	}
-	if doc == nil {
-		t.Fatal("no demo OOV document with two in-vocabulary tags")
-	}
-	ids, oov := m.Vocabulary().Encode(*doc)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	doc, ids, oov := testkit.DemoOOVDocument(t, m.Vocabulary())
 	rec := ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/context-map?doc="+doc.ID+"&variant=ce", "")
 	if rec.Code != 200 {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
@@ -89,6 +77,7 @@ func TestContextMap(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodGet, base+"?doc="+doc.ID+"&term=zzz", ""), 400, "zzz")
 	wantError(t, ts.doJSON(http.MethodGet, base+"?doc="+doc.ID+"&variant=x", ""), 400, "variant")
 	wantError(t, ts.doJSON(http.MethodGet, base+"?doc="+doc.ID+"&corpus=nosuch", ""), 404, "nosuch")
+	c, _ := corpus.Demo(corpus.DemoSeed)
 	train := corpus.DemoSplit(c).Train[0]
 	if _, o := m.Vocabulary().Encode(c.Docs[train]); len(o) == 0 {
 		wantError(t, ts.doJSON(http.MethodGet, base+"?doc="+c.Docs[train].ID+"&corpus="+corpusID, ""), 422, "no out-of-vocabulary")

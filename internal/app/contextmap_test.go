@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/taglens/taglens/internal/testkit"
 	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -57,27 +58,15 @@ func TestClassicalMDS(t *testing.T) {
 // document without an OOV tag and one without an in-vocabulary tag
 // (MapError).
 func TestContextMap(t *testing.T) {
-	m, c, split := demoModel(t)
-	var doc *corpus.Document
-	for _, i := range split.OOV {
-		if ids, oov := m.Vocabulary().Encode(c.Docs[i]); len(oov) > 0 && len(ids) >= 2 {
-			doc = &c.Docs[i]
-			break
-		}
-	}
-	if doc == nil {
-		t.Fatal("no demo OOV document with two in-vocabulary tags")
-	}
-	ids, oov := m.Vocabulary().Encode(*doc)
-	slices.Sort(ids)
-	ids = slices.Compact(ids)
+	m, c, _ := demoModel(t)
+	doc, ids, oov := testkit.DemoOOVDocument(t, m.Vocabulary())
 	var holding []corpus.Document
 	for _, d := range c.Docs {
 		if slices.Contains(d.Tags, oov[0]) {
 			holding = append(holding, d)
 		}
 	}
-	cm := &ContextMap{Model: m, Variant: "ce", Doc: *doc, Corpus: c.Name, Holding: holding}
+	cm := &ContextMap{Model: m, Variant: "ce", Doc: doc, Corpus: c.Name, Holding: holding}
 	pts, kl, err := cm.Compute(context.Background())
 	if err != nil {
 		t.Fatal(err)
@@ -98,7 +87,7 @@ func TestContextMap(t *testing.T) {
 	}
 
 	var ie *InputError
-	bad := &ContextMap{Model: m, Variant: "ce", Doc: *doc, Term: "not-a-tag-of-it"}
+	bad := &ContextMap{Model: m, Variant: "ce", Doc: doc, Term: "not-a-tag-of-it"}
 	if err := bad.Check(); !errors.As(err, &ie) || ie.Field != "term" {
 		t.Errorf("a term outside the document: %v, want an InputError of term", err)
 	}

@@ -24,16 +24,9 @@ func TestTanhAsmAccuracy(t *testing.T) {
 
 func testTanhAccuracy(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
-	var xs []float64
 	// log-uniform magnitudes from 1e-300 to 1e3, and a dense grid around the branch
 	// point 0.625 and the saturation point ≈ 19.06.
-	for range 200000 {
-		x := math.Pow(10, -300+303*rng.Float64())
-		if rng.IntN(2) == 0 {
-			x = -x
-		}
-		xs = append(xs, x)
-	}
+	xs := logUniformArgs(rng, 200000)
 	for range 100000 {
 		xs = append(xs, 40*rng.Float64()-20)
 	}
@@ -154,4 +147,17 @@ func BenchmarkBiasTanh(b *testing.B) {
 	if s := cpu.Seconds(); s > 0 {
 		b.ReportMetric(s*1e9/float64(b.N*r*n), "cpu-ns/value")
 	}
+}
+
+// logUniformArgs returns n arguments of both signs whose magnitudes are
+// log-uniform from 1e-300 to 1e3.
+func logUniformArgs(rng *rand.Rand, n int) []float64 {
+	xs := make([]float64, n)
+	for i := range xs {
+		xs[i] = math.Pow(10, -300+303*rng.Float64())
+		if rng.IntN(2) == 0 {
+			xs[i] = -xs[i]
+		}
+	}
+	return xs
 }

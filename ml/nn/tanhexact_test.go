@@ -13,14 +13,7 @@ import (
 // place.
 func TestTanhToMatchesMathTanh(t *testing.T) {
 	rng := rand.New(rand.NewPCG(41, 42))
-	var xs []float64
-	for range 200000 {
-		x := math.Pow(10, -300+303*rng.Float64())
-		if rng.IntN(2) == 0 {
-			x = -x
-		}
-		xs = append(xs, x)
-	}
+	xs := logUniformArgs(rng, 200000)
 	for range 300000 {
 		xs = append(xs, 60*rng.Float64()-30)
 	}
