@@ -175,6 +175,7 @@ func glGesture(t *testing.T, ctx context.Context, id string) {
 	}
 	r, err := chromedp.Run(ctx, chromedp.Evaluate[result](fmt.Sprintf(`new Promise(function (done) {
 		var c = window.taglensCharts[%q], L = window.taglensGL.layers[%q], i = 0;
+		window.taglensGL.idle = 2000; // one gesture even when a loaded machine's frames come slowly
 		var z = c.getOption().dataZoom[0], d0 = L.draws, m0 = L.moves;
 		function frame() {
 			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: z.start + i * 0.4, end: z.end - 20 + i * 0.4});
@@ -189,6 +190,7 @@ func glGesture(t *testing.T, ctx context.Context, id string) {
 					worst = Math.max(worst, Math.abs(q.x - (p[0] - v.clip.x)), Math.abs(q.y - (p[1] - v.clip.y)));
 					k++;
 				}
+				window.taglensGL.idle = 150;
 				done({Draws: L.draws - d0, Moves: L.moves - m0, Worst: worst, Sampled: k});
 			});
 		}

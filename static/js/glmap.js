@@ -112,7 +112,7 @@
 
   // Layer draws n points (x, y: data coordinates) on a canvas put under the
   // chart's own, in the chart's element el.
-  var IDLE = 150;    // ms without a view change that end a gesture
+  var IDLE = 150;    // ms without a view change that end a gesture (taglensGL.idle)
   var MARGIN = 0.5;  // drawn margin around the grid, in parts of its size
   var MAX_ZOOM = 2;  // a gesture's zoom beyond this factor draws again
 
@@ -179,7 +179,7 @@
     this.view = v;
     // A gesture's views come less than IDLE ms apart, counted from the end of
     // the previous one's work (a slow full frame does not end the gesture).
-    if (performance.now() - this.lastChange < IDLE && this.canMove(v)) {
+    if (performance.now() - this.lastChange < window.taglensGL.idle && this.canMove(v)) {
       this.move(v);
       this.later();
     } else this.draw();
@@ -221,9 +221,9 @@
     clearTimeout(this.timer);
     this.timer = setTimeout(function () {
       self.timer = 0;
-      if (performance.now() - self.lastChange < IDLE - 1) { self.later(); return; }
+      if (performance.now() - self.lastChange < window.taglensGL.idle - 1) { self.later(); return; }
       self.draw();
-    }, IDLE);
+    }, window.taglensGL.idle);
   };
 
   // settled tells whether the canvas shows a full frame of the current view.
@@ -487,6 +487,8 @@
     };
   }
 
+  // idle is IDLE, a property so that a browser test on a loaded machine can
+  // lengthen it (frames there can come more than IDLE ms apart).
   window.taglensGL = { supported: isSupported, Layer: Layer, layers: {}, attach: attach, composite: composite, hoverSeries: hoverSeries, rgb: rgb, ramp: ramp,
-    marginOf: marginOf };
+    marginOf: marginOf, idle: IDLE };
 })();
