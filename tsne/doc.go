@@ -16,14 +16,15 @@
 //
 //   - Exact: dense P over all pairs, exact gradient and KL; O(n²) per iteration
 //     (exactGrad).
-//   - BarnesHut (van der Maaten 2014): P restricted to the ⌊3·perplexity⌋ exact
-//     nearest neighbours (vantage-point tree, vptree.go); repulsion and Z by a
-//     quadtree whose cells of side s at distance r are summarised when s/r < θ
-//     (bh.go).
+//   - BarnesHut (van der Maaten 2014): P restricted to the ⌊3·perplexity⌋
+//     nearest neighbours — exact (vantage-point tree, vptree.go) below
+//     ApproxMinAuto points, approximate above (random projection trees and
+//     neighbour descent, knnapprox.go); repulsion and Z by a quadtree whose
+//     cells of side s at distance r are summarised when s/r < θ (bh.go).
 //   - FFT (Linderman et al. 2019, FIt-SNE): the same sparse P; the repulsive sums
 //     through the kernel (1+‖Δ‖²)⁻² with charges (1, y₁, y₂, ‖y‖²), evaluated by
-//     Lagrange interpolation on an equispaced grid and a zero-padded 2-D FFT
-//     convolution (fftgrad.go, fft.go).
+//     cubic Lagrange interpolation on an equispaced grid (spacing ≤ 0.4) and a
+//     zero-padded 2-D FFT convolution (fftgrad.go, fft.go).
 //
 // Auto picks Exact below ExactMaxAuto points, BarnesHut below FFTMinAuto and FFT
 // above. Memory of the sparse methods is O(n·k); no n×n array is made.

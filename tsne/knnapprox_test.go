@@ -13,12 +13,12 @@ import (
 // with exact squared distances; its recall against the exact kNN is high; and
 // the graph is the same for any number of workers and GOMAXPROCS.
 func TestApproxKNN(t *testing.T) {
-	x, _ := blobs(3000, 30, 6, 2.5, 4)
+	x, _ := blobs(1500, 20, 6, 2.5, 4)
 	// Duplicates: ties broken by index.
 	x[10] = slices.Clone(x[3])
 	x[11] = slices.Clone(x[3])
 	flat, n, d, _ := flatten(x, 0)
-	const k = 30
+	const k = 20
 	tree, err := newVPTree(context.Background(), flat, n, d, 1)
 	if err != nil {
 		t.Fatal(err)
