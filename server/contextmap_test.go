@@ -11,7 +11,7 @@ import (
 	"testing"
 
 	"github.com/taglens/taglens/internal/app"
-	"github.com/taglens/taglens/internal/testkit"
+	"github.com/taglens/taglens/internal/demotest"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/ml/corpus"
@@ -26,7 +26,7 @@ func TestContextMap(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, ids, oov := testkit.DemoOOVDocument(t, m.Vocabulary())
+	doc, ids, oov := demotest.OOVDocument(t, m.Vocabulary())
 	rec := ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/context-map?doc="+doc.ID+"&variant=ce", "")
 	if rec.Code != 200 {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)

@@ -10,7 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
-	"github.com/taglens/taglens/internal/testkit"
+	"github.com/taglens/taglens/internal/demotest"
 	"github.com/taglens/taglens/ml/cluster"
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -59,7 +59,7 @@ func TestClassicalMDS(t *testing.T) {
 // (MapError).
 func TestContextMap(t *testing.T) {
 	m, c, _ := demoModel(t)
-	doc, ids, oov := testkit.DemoOOVDocument(t, m.Vocabulary())
+	doc, ids, oov := demotest.OOVDocument(t, m.Vocabulary())
 	var holding []corpus.Document
 	for _, d := range c.Docs {
 		if slices.Contains(d.Tags, oov[0]) {
