@@ -170,10 +170,16 @@ func TestExplorer10k(t *testing.T) {
 func TestMapServing(t *testing.T) {
 	ts, corpusID, modelID := trainedServer(t)
 	putSyntheticMap(t, ts, modelID, corpusID)
-	want, err := json.Marshal(syntheticMap(10000, loadTerm, 1))
+	stored, err := json.Marshal(syntheticMap(10000, loadTerm, 1))
 	if err != nil {
 		t.Fatal(err)
 	}
+	// Stored without LDA topics: served with the model's (termMapJSON).
+	_, m, err := ts.model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := termMapJSON(m, stored)
 	path := "/api/models/" + modelID + "/map?term=" + loadTerm
 	get := func(hdr ...string) *httptest.ResponseRecorder {
 		req := newRequest(http.MethodGet, path, nil)
