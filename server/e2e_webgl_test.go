@@ -190,7 +190,7 @@ func glGesture(t *testing.T, ctx context.Context, id string) {
 					worst = Math.max(worst, Math.abs(q.x - (p[0] - v.clip.x)), Math.abs(q.y - (p[1] - v.clip.y)));
 					k++;
 				}
-				window.taglensGL.idle = 150;
+				window.taglensGL.idle = 250;
 				done({Draws: L.draws - d0, Moves: L.moves - m0, Worst: worst, Sampled: k});
 			});
 		}

@@ -170,6 +170,8 @@ func TestExplorer10k(t *testing.T) {
 func TestMapServing(t *testing.T) {
 	ts, corpusID, modelID := trainedServer(t)
 	putSyntheticMap(t, ts, modelID, corpusID)
+	// The synthetic map carries its topics: it is served as stored
+	// (TestStoredMapTopics covers the maps stored without them).
 	want, err := json.Marshal(syntheticMap(10000, loadTerm, 1))
 	if err != nil {
 		t.Fatal(err)

@@ -112,7 +112,7 @@
 
   // Layer draws n points (x, y: data coordinates) on a canvas put under the
   // chart's own, in the chart's element el.
-  var IDLE = 150;    // ms without a view change that end a gesture (taglensGL.idle)
+  var IDLE = 250;    // ms without a view change that end a gesture (taglensGL.idle)
   var MARGIN = 0.5;  // drawn margin around the grid, in parts of its size
   var MAX_ZOOM = 2;  // a gesture's zoom beyond this factor draws again
 
