@@ -2,32 +2,14 @@ package tsne
 
 import (
 	"math"
-	"math/rand/v2"
+
+	blobsgen "github.com/taglens/taglens/tsne/internal/blobs"
 )
 
-// blobs returns n points in d dimensions around centres drawn uniformly from
-// [−10, 10]^d (like scikit-learn's make_blobs), with isotropic Gaussian noise
-// of standard deviation std, and the label of every point.
+// blobs is blobs.Make: n points in d dimensions around centres, and their
+// labels.
 func blobs(n, d, centres int, std float64, seed uint64) ([][]float64, []int) {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	c := make([][]float64, centres)
-	for k := range c {
-		c[k] = make([]float64, d)
-		for j := range c[k] {
-			c[k][j] = 20*rng.Float64() - 10
-		}
-	}
-	x := make([][]float64, n)
-	lab := make([]int, n)
-	for i := range x {
-		k := i % centres
-		lab[i] = k
-		x[i] = make([]float64, d)
-		for j := range x[i] {
-			x[i][j] = c[k][j] + std*rng.NormFloat64()
-		}
-	}
-	return x, lab
+	return blobsgen.Make(n, d, centres, std, seed)
 }
 
 // exactRepulsion returns Σ_j w_ij²(y_i−y_j) for every i and Z, by brute force.

@@ -33,6 +33,7 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/tsne"
+	"github.com/taglens/taglens/tsne/internal/blobs"
 )
 
 func main() {
@@ -52,7 +53,7 @@ func main() {
 	progress := flag.Bool("progress", false, "print iteration, KL, wall and CPU seconds to stderr after iteration 1 and every 50")
 	flag.Parse()
 
-	x := blobs(*n, *d, *centres, *std, *seed)
+	x, _ := blobs.Make(*n, *d, *centres, *std, *seed)
 	if *cpuprof != "" {
 		f, err := os.Create(*cpuprof)
 		if err != nil {
@@ -122,28 +123,6 @@ func round(v float64, digits int) float64 {
 		p *= 10
 	}
 	return float64(int64(v*p+0.5)) / p
-}
-
-// blobs returns n points in d dimensions (see the package comment).
-func blobs(n, d, centres int, std float64, seed uint64) [][]float64 {
-	rng := rand.New(rand.NewPCG(seed, 1))
-	c := make([][]float64, centres)
-	for k := range c {
-		c[k] = make([]float64, d)
-		for j := range c[k] {
-			c[k][j] = 20*rng.Float64() - 10
-		}
-	}
-	back := make([]float64, n*d)
-	x := make([][]float64, n)
-	for i := range x {
-		x[i] = back[i*d : (i+1)*d : (i+1)*d]
-		ck := c[i%centres]
-		for j := range x[i] {
-			x[i][j] = ck[j] + std*rng.NormFloat64()
-		}
-	}
-	return x
 }
 
 // queryPoints returns all of 0..n−1 when n ≤ m, else m of them drawn without
