@@ -203,54 +203,22 @@ func kvs(m map[string]any) []views.KV {
 // their defaults (zero).
 func trainParamsFromForm(c echo.Context) (TrainParams, error) {
 	var tp TrainParams
-	var err error
-	geti := func(name string) int {
-		v := strings.TrimSpace(c.FormValue(name))
-		if v == "" || err != nil {
-			return 0
+	for _, f := range trainParamsHelp {
+		v := strings.TrimSpace(c.FormValue(f.Name))
+		if v == "" {
+			continue
 		}
-		n, e := strconv.Atoi(v)
-		if e != nil {
-			err = fmt.Errorf("%s must be an integer", name)
-		}
-		return n
-	}
-	getf := func(name string) float64 {
-		v := strings.TrimSpace(c.FormValue(name))
-		if v == "" || err != nil {
-			return 0
-		}
-		f, e := strconv.ParseFloat(v, 64)
-		if e != nil {
-			err = fmt.Errorf("%s must be a number", name)
-		}
-		return f
-	}
-	tp.MaxTimeSeconds = getf("max_time_seconds")
-	tp.Topics = geti("topics")
-	tp.BatchSize = geti("batch_size")
-	tp.LearningRate = getf("learning_rate")
-	tp.MaxEpochs1 = geti("max_epochs1")
-	tp.MaxEpochs2 = geti("max_epochs2")
-	tp.Patience = geti("patience")
-	tp.EpochExamples = geti("epoch_examples")
-	tp.Alpha = getf("alpha")
-	tp.Lambda = getf("lambda")
-	tp.EarlyStop = strings.TrimSpace(c.FormValue("early_stop"))
-	tp.Kappa = strings.TrimSpace(c.FormValue("kappa"))
-	tp.Stage2Start = strings.TrimSpace(c.FormValue("stage2_start"))
-	if h := strings.TrimSpace(c.FormValue("hidden")); h != "" && err == nil {
-		for _, f := range strings.Split(h, ",") {
-			n, e := strconv.Atoi(strings.TrimSpace(f))
-			if e != nil {
-				err = fmt.Errorf("hidden must be comma-separated integers")
-				break
+		if f.Name == "max_time_seconds" {
+			x, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				return tp, httpErr(http.StatusBadRequest, "max_time_seconds: %q: not a number", v)
 			}
-			tp.Hidden = append(tp.Hidden, n)
+			tp.MaxTimeSeconds = x
+			continue
 		}
-	}
-	if err != nil {
-		return tp, httpErr(http.StatusBadRequest, "%v", err)
+		if err := tp.Set(f.Name, v); err != nil {
+			return tp, httpErr(http.StatusBadRequest, "%v", err)
+		}
 	}
 	return tp, nil
 }

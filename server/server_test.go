@@ -19,6 +19,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 )
 
@@ -221,8 +222,8 @@ var trained struct {
 }
 
 // fastParams train a tiny model in a few seconds.
-var fastParams = TrainParams{Hidden: []int{24, 10}, MaxEpochs1: 3, MaxEpochs2: 2, Patience: 1, EpochExamples: 4000,
-	PretrainIterations: -1, Alpha: 0.1, Lambda: 2, Topics: 8}
+var fastParams = TrainParams{Config: ce.Config{Hidden: []int{24, 10}, MaxEpochs1: 3, MaxEpochs2: 2, Patience: 1,
+	EpochExamples: 4000, PretrainIterations: -1, Alpha: 0.1, Lambda: 2, Topics: 8}}
 
 // trainedServer returns a server over a copy-free shared data directory holding
 // the demo corpus and a trained model. Tests using it must not delete them.

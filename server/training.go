@@ -16,36 +16,16 @@ import (
 	"github.com/taglens/taglens/ml/corpus"
 )
 
-// TrainParams are the hyper-parameters accepted by POST /api/models ("params"):
-// the training parameters documented in ce.Params, under their names (the time
-// limit in seconds), and pretrain_iterations. Zero or absent fields mean
-// ce.Config's defaults.
+// TrainParams are the hyper-parameters accepted by POST /api/models
+// ("params"): the training parameters documented in ce.Params, under their
+// names (ce.Config's JSON keys), with the time limit in seconds. Zero or
+// absent fields mean ce.Config's defaults.
 type TrainParams struct {
-	Hidden        []int   `json:"hidden,omitempty"`
-	Topics        int     `json:"topics,omitempty"`
-	BatchSize     int     `json:"batch_size,omitempty"`
-	LearningRate  float64 `json:"learning_rate,omitempty"`
-	MaxEpochs1    int     `json:"max_epochs1,omitempty"`
-	MaxEpochs2    int     `json:"max_epochs2,omitempty"`
-	Patience      int     `json:"patience,omitempty"`
-	EpochExamples int     `json:"epoch_examples,omitempty"`
+	ce.Config
 	// MaxTimeSeconds is an explicit wall-clock limit (ce.Config.MaxTime), off
 	// when zero: without it the same corpus, split, parameters and seed give
 	// the same model on any machine.
-	MaxTimeSeconds     float64 `json:"max_time_seconds,omitempty"`
-	PretrainIterations int     `json:"pretrain_iterations,omitempty"`
-	Alpha              float64 `json:"alpha,omitempty"`
-	Lambda             float64 `json:"lambda,omitempty"`
-	WithinDoc          float64 `json:"within_doc,omitempty"`
-	EarlyStop          string  `json:"early_stop,omitempty"`
-	Kappa              string  `json:"kappa,omitempty"`
-	Stage2Start        string  `json:"stage2_start,omitempty"`
-	Decay              float64 `json:"decay,omitempty"`
-	Average            float64 `json:"average,omitempty"`
-	OutputSample       int     `json:"output_sample,omitempty"`
-	InputScaling       string  `json:"input_scaling,omitempty"`
-	TermNorm           string  `json:"term_norm,omitempty"`
-	TermSmooth         float64 `json:"term_smooth,omitempty"`
+	MaxTimeSeconds float64 `json:"max_time_seconds,omitempty"`
 }
 
 // validate checks the parameters with ce.Config.Validate, the one check of
@@ -64,15 +44,12 @@ func (p TrainParams) validate() error {
 	return nil
 }
 
+// config is the training configuration of the parameters with seed.
 func (p TrainParams) config(seed uint64) ce.Config {
-	return ce.Config{
-		Seed: seed, Hidden: p.Hidden, Topics: p.Topics, BatchSize: p.BatchSize, LearningRate: p.LearningRate,
-		MaxEpochs1: p.MaxEpochs1, MaxEpochs2: p.MaxEpochs2, Patience: p.Patience, EpochExamples: p.EpochExamples,
-		MaxTime: time.Duration(p.MaxTimeSeconds * float64(time.Second)), PretrainIterations: p.PretrainIterations,
-		Alpha: p.Alpha, Lambda: p.Lambda, WithinDoc: p.WithinDoc, EarlyStop: p.EarlyStop, Kappa: p.Kappa,
-		Stage2Start: p.Stage2Start, Decay: p.Decay, Average: p.Average, OutputSample: p.OutputSample,
-		InputScaling: p.InputScaling, TermNorm: p.TermNorm, TermSmooth: p.TermSmooth,
-	}
+	c := p.Config
+	c.Seed = seed
+	c.MaxTime = time.Duration(p.MaxTimeSeconds * float64(time.Second))
+	return c
 }
 
 // trainSplit is the corpus's own split when it has one, else the random split of

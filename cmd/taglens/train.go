@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
 	"time"
 
 	"github.com/taglens/taglens/internal/app"
@@ -35,8 +34,8 @@ type trainSummary struct {
 	Log        []ce.LogEntry `json:"log"`
 }
 
-// runTrain is `taglens train`. Kept in one function: most of it is the
-// command's flag table, one line per flag, read top to bottom with the help.
+// runTrain is `taglens train`: the command's own flags, one flag per
+// documented training parameter, then ce.Config.Validate and app.Train.
 func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err error) {
 	fs := newFlagSet("train", trainSynopsis, stderr)
 	corpusPath := fs.String("corpus", "", "corpus file (any accepted format, gzip-compressed or not)")
@@ -46,28 +45,20 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	oovPath := fs.String("oov", "", "file of reserved OOV tags, one per line: documents holding one are left out of training")
 	out := fs.String("out", "", "model file to write")
 	seed := fs.Uint64("seed", 1, "random seed")
-	topics := fs.Int("topics", 0, ce.ParamHelp("topics"))
-	hidden := fs.String("hidden", "", ce.ParamHelp("hidden"))
-	maxTime := fs.Duration("max-time", 0, ce.ParamHelp("max_time"))
-	alpha := fs.Float64("alpha", 0, ce.ParamHelp("alpha"))
-	lambda := fs.Float64("lambda", 0, ce.ParamHelp("lambda"))
-	outSample := fs.Int("output-sample", 0, ce.ParamHelp("output_sample"))
-	maxEp1 := fs.Int("max-epochs1", 0, ce.ParamHelp("max_epochs1"))
-	maxEp2 := fs.Int("max-epochs2", 0, ce.ParamHelp("max_epochs2"))
-	patience := fs.Int("patience", 0, ce.ParamHelp("patience"))
-	batchSize := fs.Int("batch-size", 0, ce.ParamHelp("batch_size"))
-	epochEx := fs.Int("epoch-examples", 0, ce.ParamHelp("epoch_examples"))
-	earlyStop := fs.String("early-stop", "", ce.ParamHelp("early_stop"))
-	scaling := fs.String("input-scaling", "", ce.ParamHelp("input_scaling"))
-	average := fs.Float64("average", 0, ce.ParamHelp("average"))
-	withinDoc := fs.Float64("within-doc", 0, ce.ParamHelp("within_doc"))
-	lr := fs.Float64("learning-rate", 0, ce.ParamHelp("learning_rate"))
-	decay := fs.Float64("decay", 0, ce.ParamHelp("decay"))
-	termSmooth := fs.Float64("term-smooth", 0, ce.ParamHelp("term_smooth"))
-	termNorm := fs.String("term-norm", "", ce.ParamHelp("term_norm"))
 	jsonOut := fs.String("json", "", `write a JSON summary to this file ("-" = stdout)`)
-	kappa := fs.String("kappa", "", ce.ParamHelp("kappa"))
-	stage2Start := fs.String("stage2-start", "", ce.ParamHelp("stage2_start"))
+	// One flag per documented training parameter (ce.Params), set by
+	// ce.Config.Set: the flags, the web form and the API cannot drift.
+	var cfg ce.Config
+	for _, p := range ce.Params {
+		fs.Func(p.Flag, p.Usage(), func(v string) error {
+			err := cfg.Set(p.Name, v)
+			var pe *ce.ParamError
+			if errors.As(err, &pe) {
+				return errors.New(pe.Reason) // the flag package names the flag
+			}
+			return err
+		})
+	}
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -82,14 +73,11 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err := requireFlags(fs, "corpus", "out"); err != nil {
 		return err
 	}
-	cfg := ce.Config{Seed: *seed, Topics: *topics, MaxTime: *maxTime, Alpha: *alpha, Lambda: *lambda,
-		OutputSample: *outSample, MaxEpochs1: *maxEp1, MaxEpochs2: *maxEp2,
-		EarlyStop: *earlyStop, EpochExamples: *epochEx, Patience: *patience, InputScaling: *scaling, TermNorm: *termNorm, TermSmooth: *termSmooth, Average: *average, WithinDoc: *withinDoc, Decay: *decay,
-		LearningRate: *lr, BatchSize: *batchSize, Kappa: *kappa, Stage2Start: *stage2Start, SplitSeed: *splitSeed, SplitFromFile: *splitPath != ""}
+	cfg.Seed, cfg.SplitSeed, cfg.SplitFromFile = *seed, *splitSeed, *splitPath != ""
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}
-	if err := checkConfig(&cfg, *hidden); err != nil {
+	if err := checkConfig(&cfg); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -110,20 +98,10 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	return reportTraining(stdout, stderr, m, c, *out, *jsonOut, start)
 }
 
-// checkConfig sets the layer widths of cfg from the --hidden value and checks
-// the configuration with ce.Config.Validate, the one check of training
-// parameters shared with the web app's form and API; its parameter names are
-// the flags' with '_'.
-func checkConfig(cfg *ce.Config, hidden string) error {
-	if hidden != "" {
-		for _, f := range strings.Split(hidden, ",") {
-			var n int
-			if _, err := fmt.Sscan(strings.TrimSpace(f), &n); err != nil {
-				return &usageError{msg: fmt.Sprintf("bad --hidden %q: want comma-separated layer widths", hidden)}
-			}
-			cfg.Hidden = append(cfg.Hidden, n)
-		}
-	}
+// checkConfig checks the configuration with ce.Config.Validate, the one
+// check of training parameters shared with the web app's form and API; its
+// parameter names are the flags' with '_'.
+func checkConfig(cfg *ce.Config) error {
 	if err := cfg.Validate(); err != nil {
 		var pe *ce.ParamError
 		if errors.As(err, &pe) {

@@ -10,22 +10,28 @@ import (
 
 // Config holds the hyper-parameters of Train. The zero value means the defaults
 // documented on each field; Train records the values it actually used in the model.
+//
+// The fields a user sets are the documented parameters of Params: each carries
+// its Params name in a `param` tag and, but for MaxTime, the same name as its
+// JSON key, so that the API's "params" object is a Config and the command
+// line's flags and the web form's fields are set with Config.Set. The other
+// fields are for programs and tests (JSON "-").
 type Config struct {
 	// Seed drives every random choice (split of validation documents when the split
 	// has none, LDA, negative examples, pairs, initialisation, mini-batch order).
 	// The same seed, corpus and split give a byte-identical model file.
-	Seed uint64
+	Seed uint64 `json:"-"`
 
 	// SplitSeed and SplitFromFile describe the split the caller passes to Train:
 	// the seed of corpus.RandomSplit that drew it, or SplitFromFile when it is the
 	// corpus's own split. Train does not use them; it records them in the model's
 	// Info so that an evaluation can find the model's test documents again.
-	SplitSeed     uint64
-	SplitFromFile bool
+	SplitSeed     uint64 `json:"-"`
+	SplitFromFile bool   `json:"-"`
 
 	// Topics is the number of LDA topics |Φ| of the local context (§3.2). Zero
 	// chooses it automatically (ml/topic's held-out perplexity search).
-	Topics int
+	Topics int `json:"topics,omitempty" param:"topics"`
 
 	// Hidden are the hidden layer widths; the last is the CE dimension.
 	// Default {100, 100, 10}, the paper's choice for MagTag5K (§5.2), up to
@@ -34,11 +40,11 @@ type Config struct {
 	// term rows, 300 validation documents) validation extended MAP of the kept
 	// weights rose from 0.094 (CE) / 0.19 (Siamese-CE) with a 10-wide CE layer
 	// to 0.19 / 0.24 with 50.
-	Hidden []int
+	Hidden []int `json:"hidden,omitempty" param:"hidden"`
 
 	// BatchSize is the mini-batch size of stage 1 (examples) and stage 2 (pairs).
 	// Default 100.
-	BatchSize int
+	BatchSize int `json:"batch_size,omitempty" param:"batch_size"`
 
 	// LearningRate is the initial SGD step of stage 1 and stage 2. Default 0.05.
 	//
@@ -47,17 +53,17 @@ type Config struct {
 	// 1/(2|Γ|) normalisation per example the gradients are small, and 0.05 with
 	// momentum 0.9 converges in a handful of epochs on mtg-jamendo and the demo
 	// corpus without divergence (checked in the training log's loss column).
-	LearningRate float64
+	LearningRate float64 `json:"learning_rate,omitempty" param:"learning_rate"`
 
 	// Momentum is the classical momentum of the SGD update v ← μv − η∇, θ ← θ + v.
 	// Default 0.9; a negative value means plain SGD as in Appendix A.4.
-	Momentum float64
+	Momentum float64 `json:"-"`
 
 	// Decay multiplies the learning rate after every DecayEvery epochs of stage 1 and
 	// every DecayEvery evaluation periods of stage 2 (paper: 0.95 every 10 epochs).
 	// Defaults 0.95 and 1: our epochs are few, so we decay every epoch.
-	Decay      float64
-	DecayEvery int
+	Decay      float64 `json:"decay,omitempty" param:"decay"`
+	DecayEvery int     `json:"-"`
 
 	// EpochExamples is the number of examples (stage 1) or pairs (stage 2) of an
 	// epoch, the period between validation evaluations: a random subset of one
@@ -67,19 +73,20 @@ type Config struct {
 	// 23,000-example epochs ended stage 1 after 160,000 examples while it was
 	// still climbing (validation extended MAP 0.086), where mtg-jamendo needs
 	// about 600,000 to leave the chance level.
-	EpochExamples int
+	EpochExamples int `json:"epoch_examples,omitempty" param:"epoch_examples"`
 
 	// MaxEpochs1 and MaxEpochs2 bound stage 1 and stage 2. Defaults 30, and 30
 	// (up to LargeAbove terms) or 20 (above) for stage 2: see SmallPatience.
-	MaxEpochs1, MaxEpochs2 int
+	MaxEpochs1 int `json:"max_epochs1,omitempty" param:"max_epochs1"`
+	MaxEpochs2 int `json:"max_epochs2,omitempty" param:"max_epochs2"`
 
 	// Patience is the number of consecutive validation evaluations without a new
 	// best (DefaultPatience above LargeAbove terms, SmallPatience up to it)
 	// best P@2 after which a stage stops (early stopping, design.md, decision 8). Default 3.
-	Patience int
+	Patience int `json:"patience,omitempty" param:"patience"`
 
 	// EvalEvery is the number of epochs between validation evaluations. Default 1.
-	EvalEvery int
+	EvalEvery int `json:"-"`
 
 	// MaxTime is an explicit wall-clock limit on the whole training (features,
 	// LDA, all stages); zero, the default, means none. Training ends by early
@@ -90,12 +97,12 @@ type Config struct {
 	// a bound: stage 1 may then use half of what remains after LDA and
 	// pre-training, stage 2 the rest, each keeps its best weights, and the stop
 	// reason says that the limit cut it ("time limit").
-	MaxTime time.Duration
+	MaxTime time.Duration `json:"-" param:"max_time"`
 
 	// ValidDocs caps the validation documents used for early stopping. When the
 	// split has no validation documents, this many training documents (default 300,
 	// as in §5.2) are held out from training at random with Seed.
-	ValidDocs int
+	ValidDocs int `json:"-"`
 
 	// PretrainExamples is the size of the random subset of stage-1 inputs the
 	// sparse auto-encoders are trained on (A.1 uses batch L-BFGS on all examples;
@@ -103,7 +110,8 @@ type Config struct {
 	// PretrainIterations bounds L-BFGS per layer. Default 30: pre-training only
 	// initialises the network, and stage 1 refines it. A negative
 	// PretrainIterations skips stage 0 (random initialisation).
-	PretrainExamples, PretrainIterations int
+	PretrainExamples   int `json:"-"`
+	PretrainIterations int `json:"pretrain_iterations,omitempty" param:"pretrain_iterations"`
 
 	// Sparsity is the sparsity weight α of the auto-encoder penalty (A.1),
 	// default 0.01; WeightDecay its weight decay, default 0.02 (paper §5.2).
@@ -119,12 +127,14 @@ type Config struct {
 	// four and 0.32 after six (random initialisation, stage 0 skipped: 0.29
 	// after four). With one or two epochs inside the time budget on a loaded
 	// machine, that start decides the model.
-	Sparsity, WeightDecay float64
+	Sparsity    float64 `json:"-"`
+	WeightDecay float64 `json:"-"`
 
 	// Alpha is the trade-off of Eq. 7 and Lambda the sensitivity of
 	// D = exp(−λ/2 · KL_sym). Zero means "choose on validation P@2" from
 	// AlphaGrid × LambdaGrid by short pilot runs of stage 2.
-	Alpha, Lambda float64
+	Alpha  float64 `json:"alpha,omitempty" param:"alpha"`
+	Lambda float64 `json:"lambda,omitempty" param:"lambda"`
 
 	// AlphaGrid and LambdaGrid are the candidate values for the pilot runs.
 	// Defaults {0.05, 0.2} and {1, 4}: with our normalisation (Eq. 5 averaged over
@@ -132,11 +142,13 @@ type Config struct {
 	// is about 0.05 and the distance loss about β² = 10 at the start of stage 2, so
 	// α of order 0.1 gives both terms gradients of the same order, which is what
 	// the paper's α = 1000-2000 did under its normalisation.
-	AlphaGrid, LambdaGrid []float64
+	AlphaGrid  []float64 `json:"-"`
+	LambdaGrid []float64 `json:"-"`
 
 	// Rho weights I2 (negative, negative) pairs in Eq. 6. Default 0.5 (§5.2).
 	// Beta is the spread of Eq. 6. Default √dim(CE) (§5.2).
-	Rho, Beta float64
+	Rho  float64 `json:"-"`
+	Beta float64 `json:"-"`
 
 	// WithinDoc is the fraction of I1 (positive, positive) pairs drawn from two
 	// different terms of one training document rather than from two random
@@ -148,7 +160,8 @@ type Config struct {
 	// did (same seed and budget, Siamese-CE validation P@2 with against
 	// without): demo corpus 0.6965 against 0.6774, mtg-jamendo 0.5773 against
 	// 0.5595 (TestWithinDocPairs). Info records the fractions used.
-	WithinDoc, WithinDocI3 float64
+	WithinDoc   float64 `json:"within_doc,omitempty" param:"within_doc"`
+	WithinDocI3 float64 `json:"-"`
 
 	// OutputSample selects the prediction loss of stage 1 and stage 2 (issue 7,
 	// item 2). A positive value is the number M of output units drawn uniformly
@@ -159,7 +172,7 @@ type Config struct {
 	// A negative value forces the exact Eq. 5. Zero chooses: exact for
 	// vocabularies of up to SampleAbove terms, sampled with M =
 	// DefaultOutputSample above.
-	OutputSample int
+	OutputSample int `json:"output_sample,omitempty" param:"output_sample"`
 
 	// EarlyStop is the validation criterion of early stopping, of the weights
 	// kept by each stage and of the α, λ pilots: EarlyStopP2 (the default, P@2
@@ -177,7 +190,7 @@ type Config struct {
 	// the epoch-1 weights. EarlyStopMAP, which scores the whole ranked list of
 	// every validation document, is the better choice when extended priming is
 	// what the model is for; see docs/quality-notes.md.
-	EarlyStop string
+	EarlyStop string `json:"early_stop,omitempty" param:"early_stop"`
 
 	// Stage2Start is where stage 2 starts (Stage2Choose, the default, or
 	// Stage2Best). §4.3.3 starts the Siamese stage from the weights stage 1
@@ -197,7 +210,7 @@ type Config struct {
 	// first epoch reached validation MAP 0.297 and 0.302 on lastfm-hetrec
 	// (seeds 2, 3, where it was also the best stage-1 epoch) but 0.246 from
 	// epoch 17 (seed 1). See docs/quality-notes.md.
-	Stage2Start string
+	Stage2Start string `json:"stage2_start,omitempty" param:"stage2_start"`
 
 	// Kappa selects the class weights of Eq. 5 (nn.Target.Weights):
 	// KappaPrinted weighs a target's present entries by κ and its absent ones
@@ -208,10 +221,10 @@ type Config struct {
 	// keeps the printed weights in stage 1 (the "CE" variant) and balances
 	// them in the prediction losses of stage 2 (Eq. 7). Empty means
 	// DefaultKappa.
-	Kappa string
+	Kappa string `json:"kappa,omitempty" param:"kappa"`
 
 	// TermDim caps the principal components of the term features (0: all).
-	TermDim int
+	TermDim int `json:"-"`
 
 	// Average is γ of the moving average of the weights kept during stage 1,
 	// the pilots and stage 2 (nn.SGD.Average): validation, early stopping and
@@ -226,14 +239,14 @@ type Config struct {
 	// validation MAP 0.246 → 0.259). On the small corpora the mean over seeds
 	// 1-3 moved within the seed-to-seed spread: mtg-jamendo 0.317 → 0.316,
 	// CAL500 0.645 → 0.632, Corel5K 0.340 → 0.366 (docs/quality-notes.md).
-	Average float64
+	Average float64 `json:"average,omitempty" param:"average"`
 
 	// InputScaling is how both input parts, after PCA, are scaled into
 	// [−1, +1] (design.md, decision 4, §5.2): "per-component" (each component's
 	// training range on its own) or "common" (one factor for all components of
 	// a part, keeping the geometry of the PCA scores); see features.Scaling.
 	// Empty means DefaultInputScaling.
-	InputScaling string
+	InputScaling string `json:"input_scaling,omitempty" param:"input_scaling"`
 
 	// TermNorm is "unit" (every row t(τ) of Eq. 2 scaled to unit length before
 	// the PCA; features.TermFeatures.Normalize) or "none" (Eq. 2 as printed).
@@ -247,7 +260,7 @@ type Config struct {
 	// test extended MAP of Siamese-CE none → unit: mtg-jamendo 0.290 → 0.335,
 	// CAL500 0.653 → 0.603, Corel5K 0.387 → 0.356), so Eq. 2 stays as printed
 	// there.
-	TermNorm string
+	TermNorm string `json:"term_norm,omitempty" param:"term_norm"`
 
 	// TermSmooth is α of Mandel et al.'s (2011) smoothing of the training
 	// documents before Eq. 2's aggregation (features.TermFeatures.Smooth: each
@@ -267,7 +280,7 @@ type Config struct {
 	// vocabularies one seed gave mixed results (mtg-jamendo 0.294 → 0.363,
 	// CAL500 0.683 → 0.657, Corel5K 0.378 → 0.365), within their seed-to-seed
 	// spread, so Eq. 2 stays as printed there.
-	TermSmooth float64
+	TermSmooth float64 `json:"term_smooth,omitempty" param:"term_smooth"`
 
 	// epochHook, if not nil, is called after every validation evaluation of
 	// stage 1, the pilots and stage 2 with the stage name, the epoch and the

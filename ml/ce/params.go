@@ -2,7 +2,10 @@ package ce
 
 import (
 	"fmt"
+	"reflect"
+	"strconv"
 	"strings"
+	"time"
 )
 
 // A Param documents one training parameter of Config for every front end, so
@@ -48,6 +51,8 @@ var Params = []Param{
 		Help: KappaPrinted + " (present entries κ, absent 1−κ, as printed), " + KappaBalanced + " (present 1−κ, absent κ: both classes weigh the same) or " + KappaBalancedStage2 + " (printed in stage 1, balanced in stage 2)"},
 	{Name: "stage2_start", Flag: "stage2-start", Label: "Start of stage 2", Default: DefaultStage2Start,
 		Help: Stage2Choose + " (a pilot from stage 1's first and from its best weights, the better one on validation) or " + Stage2Best + " (stage 1's best weights)"},
+	{Name: "pretrain_iterations", Flag: "pretrain-iterations", Label: "Pre-training iterations", Default: "30",
+		Help: "L-BFGS iterations per layer of the sparse auto-encoders that initialise the network (Appendix A.1); negative = none (random initialisation)"},
 	{Name: "alpha", Flag: "alpha", Label: "α (Eq. 7)", Default: "chosen by pilot runs on validation (0)",
 		Help: "trade-off of the prediction and the distance loss"},
 	{Name: "lambda", Flag: "lambda", Label: "λ (Eq. 6)", Default: "chosen by pilot runs on validation (0)",
@@ -83,3 +88,72 @@ func ParamHelp(name string) string { return ParamByName(name).Usage() }
 // FlagName returns the flag of `taglens train` for a ParamError's parameter
 // name ('_' becomes '-').
 func FlagName(param string) string { return strings.ReplaceAll(param, "_", "-") }
+
+// Set sets the documented parameter name (a Params name) of c from its text,
+// as a command-line flag or a form field gives it: an integer, a number, a
+// word, comma-separated widths for hidden, and for max_time a duration
+// ("90s", "2m") or a number of seconds. It checks the syntax only, and
+// returns a *ParamError naming the parameter; Validate checks the ranges.
+func (c *Config) Set(name, text string) error {
+	f, ok := paramField(c, name)
+	if !ok {
+		return &ParamError{Param: name, Reason: "not a training parameter"}
+	}
+	text = strings.TrimSpace(text)
+	bad := func(want string) error {
+		return &ParamError{Param: name, Reason: fmt.Sprintf("%q: %s", text, want)}
+	}
+	switch p := f.Addr().Interface().(type) {
+	case *int:
+		n, err := strconv.Atoi(text)
+		if err != nil {
+			return bad("not an integer")
+		}
+		*p = n
+	case *float64:
+		x, err := strconv.ParseFloat(text, 64)
+		if err != nil {
+			return bad("not a number")
+		}
+		*p = x
+	case *string:
+		*p = text
+	case *[]int:
+		var ws []int
+		for _, s := range strings.Split(text, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(s))
+			if err != nil {
+				return bad("want comma-separated layer widths")
+			}
+			ws = append(ws, n)
+		}
+		*p = ws
+	case *time.Duration:
+		if x, err := strconv.ParseFloat(text, 64); err == nil {
+			if !(x >= 0 && x <= MaxTrainTime.Seconds()) {
+				return bad(fmt.Sprintf("seconds must be in 0..%v", MaxTrainTime.Seconds()))
+			}
+			*p = time.Duration(x * float64(time.Second))
+			return nil
+		}
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return bad("not a duration (90s, 2m, 1h30m) or a number of seconds")
+		}
+		*p = d
+	default:
+		panic(fmt.Sprintf("ce: parameter %s has a field of type %T", name, p))
+	}
+	return nil
+}
+
+// paramField is the field of c whose `param` tag is name.
+func paramField(c *Config, name string) (reflect.Value, bool) {
+	v := reflect.ValueOf(c).Elem()
+	for _, f := range reflect.VisibleFields(v.Type()) {
+		if f.Tag.Get("param") == name {
+			return v.FieldByIndex(f.Index), true
+		}
+	}
+	return reflect.Value{}, false
+}

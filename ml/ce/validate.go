@@ -20,6 +20,7 @@ const (
 	MaxLearningRate = 10
 	MaxEpochs       = 100_000
 	MaxTrainTime    = 7 * 24 * time.Hour
+	MaxPretrainIter = 10_000
 )
 
 // A ParamError reports a training parameter out of its range. Param is the
@@ -69,6 +70,8 @@ func (c Config) Validate() error {
 		return bad("patience", "%d: must not be negative (0 = default)", c.Patience)
 	case c.EpochExamples < 0:
 		return bad("epoch_examples", "%d: must not be negative (0 = default)", c.EpochExamples)
+	case c.PretrainIterations > MaxPretrainIter:
+		return bad("pretrain_iterations", "%d: must be at most %d (0 = default, negative = none)", c.PretrainIterations, MaxPretrainIter)
 	case c.EvalEvery < 0:
 		return bad("eval_every", "%d: must not be negative (0 = default)", c.EvalEvery)
 	case c.MaxTime < 0 || c.MaxTime > MaxTrainTime:
