@@ -81,14 +81,7 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	}
 	fmt.Fprintf(stderr, "tsne: %d points, method %s, %d iterations, KL %.4f, %.2fs\n", len(x), e.Method, e.Iterations, e.KL, secs)
 	if *asJSON {
-		rep := struct {
-			N          int     `json:"n"`
-			Dims       int     `json:"dims"`
-			Method     string  `json:"method"`
-			Iterations int     `json:"iterations"`
-			Seconds    float64 `json:"seconds"`
-			KL         float64 `json:"kl"`
-		}{len(x), len(x[0]), string(e.Method), e.Iterations, secs, e.KL}
+		rep := tsneReport{len(x), len(x[0]), string(e.Method), e.Iterations, secs, e.KL}
 		enc := json.NewEncoder(stdout)
 		return enc.Encode(rep)
 	}
@@ -167,4 +160,14 @@ func writePoints(path string, y [][]float64) error {
 		return w.Flush()
 	})
 	return err
+}
+
+// tsneReport is the --json output of taglens tsne.
+type tsneReport struct {
+	N          int     `json:"n"`
+	Dims       int     `json:"dims"`
+	Method     string  `json:"method"`
+	Iterations int     `json:"iterations"`
+	Seconds    float64 `json:"seconds"`
+	KL         float64 `json:"kl"`
 }

@@ -37,14 +37,7 @@ func TestTSNECommand(t *testing.T) {
 	if err != nil {
 		t.Fatalf("run: %v (stderr %s)", err, stderr.String())
 	}
-	var rep struct {
-		N          int     `json:"n"`
-		Dims       int     `json:"dims"`
-		Method     string  `json:"method"`
-		Iterations int     `json:"iterations"`
-		Seconds    float64 `json:"seconds"`
-		KL         float64 `json:"kl"`
-	}
+	var rep tsneReport
 	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
 		t.Fatalf("json %q: %v", stdout.String(), err)
 	}
