@@ -33,3 +33,6 @@ func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState)
 
 //go:noescape
 func tanhExactAVX2(dst, x *float64, n int)
+
+//go:noescape
+func sgdMomAvgAVX512(p, vel, avg, grad *float64, n int, c *[4]float64)

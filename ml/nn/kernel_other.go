@@ -34,3 +34,7 @@ func foldRowAVX2(v, d *float64, n int, sgn, sw float64, st *foldState) {
 func tanhExactAVX2(dst, x *float64, n int) {
 	panic("nn: tanhExactAVX2 without assembly")
 }
+
+func sgdMomAvgAVX512(p, vel, avg, grad *float64, n int, c *[4]float64) {
+	panic("nn: sgdMomAvgAVX512 without assembly")
+}

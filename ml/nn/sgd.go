@@ -81,6 +81,13 @@ func (s *SGD) step(params, grad []float64, tm *team) {
 			// memory-bound), with the operations of the two separate loops.
 			a, h := s.avg[lo:hi], 1-g
 			a, vel, p = a[:len(gr)], vel[:len(gr)], p[:len(gr)]
+			if useAVX512 && len(gr) >= 8 {
+				// The same operations eight elements at a time.
+				m := len(gr) &^ 7
+				c := [4]float64{mu, eta, g, h}
+				sgdMomAvgAVX512(&p[0], &vel[0], &a[0], &gr[0], m, &c)
+				a, vel, p, gr = a[m:], vel[m:], p[m:], gr[m:]
+			}
 			for i := range gr {
 				v := mu*vel[i] - eta*gr[i]
 				vel[i] = v

@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -145,6 +146,57 @@ func TestSGDAverage(t *testing.T) {
 	}
 	if (&SGD{LearningRate: 1}).Averaged() != nil {
 		t.Fatal("Averaged without averaging is not nil")
+	}
+}
+
+// TestSGDMomentumAverageAsm: the step with momentum and averaging gives the
+// same bits with the AVX-512 loop as with the Go loop, on lengths around the
+// 8-element blocks and the split, with values of every magnitude, zeros of
+// both signs and gradients that are exactly zero (the sampled loss's rows).
+func TestSGDMomentumAverageAsm(t *testing.T) {
+	if !useAVX512 {
+		t.Skip("no AVX-512 on this CPU or build")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	rng := rand.New(rand.NewPCG(81, 82))
+	val := func() float64 {
+		switch rng.IntN(8) {
+		case 0:
+			return 0
+		case 1:
+			return math.Copysign(0, -1)
+		case 2:
+			return rng.NormFloat64() * 1e-300
+		}
+		return rng.NormFloat64() * math.Exp(rng.NormFloat64()*5)
+	}
+	for _, n := range []int{1, 7, 8, 9, 63, 1000, 1<<16 + 5, 200003} {
+		p := make([]float64, n)
+		for i := range p {
+			p[i] = val()
+		}
+		var grads [4][]float64
+		for s := range grads {
+			grads[s] = make([]float64, n)
+			for i := range n {
+				grads[s][i] = val()
+			}
+		}
+		var runs [2][]float64
+		for k, asm := range []bool{false, true} {
+			useAVX512 = asm
+			q := slices.Clone(p)
+			opt := &SGD{LearningRate: 0.05, Momentum: 0.9, Average: 0.998, DecayEvery: 2}
+			for _, g := range grads {
+				opt.Step(q, g)
+			}
+			runs[k] = append(append(append(q, opt.velocity...), opt.avg...), opt.Rate())
+		}
+		for i := range runs[0] {
+			if math.Float64bits(runs[0][i]) != math.Float64bits(runs[1][i]) {
+				t.Fatalf("n=%d: element %d of (θ, v, θ̄) is %v with AVX-512, %v in Go", n, i, runs[1][i], runs[0][i])
+			}
+		}
 	}
 }
 
