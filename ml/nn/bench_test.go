@@ -23,6 +23,25 @@ func benchTargets(rng *rand.Rand, K, G int) []Target {
 	return ts
 }
 
+// benchSteps times b.N training steps of m on batches of batch rows: grad
+// computes a batch's gradient, SGD applies it. It reports the rows per second
+// and per CPU-second (what one core does when the machine is shared: the wall
+// figure counts the time other processes took).
+func benchSteps(b *testing.B, m *MLP, batch int, unit string, grad func(*Trainer, []float64)) {
+	tr := NewTrainer(m, batch)
+	opt := &SGD{LearningRate: 1e-4}
+	g := make([]float64, len(m.Params))
+	b.ReportAllocs()
+	b.ResetTimer()
+	cpu := cputime.Start()
+	for i := 0; i < b.N; i++ {
+		grad(tr, g)
+		opt.Step(m.Params, g)
+	}
+	b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), unit+"/s")
+	cpu.Rate(b, float64(b.N*batch), unit+"-per-cpu")
+}
+
 // BenchmarkTrainStep times one stage-1 step: forward, Eq. 5, backward, SGD update,
 // batch 100.
 func BenchmarkTrainStep(b *testing.B) {
@@ -33,20 +52,9 @@ func BenchmarkTrainStep(b *testing.B) {
 			m := NewMLP(d.sizes, rng)
 			x := randDense(batch, d.sizes[0], 1, rng)
 			ts := benchTargets(rng, batch, d.sizes[len(d.sizes)-1])
-			tr := NewTrainer(m, batch)
-			opt := &SGD{LearningRate: 1e-4}
-			grad := make([]float64, len(m.Params))
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := cputime.Start()
-			for i := 0; i < b.N; i++ {
+			benchSteps(b, m, batch, "examples", func(tr *Trainer, grad []float64) {
 				tr.PredictionGrad(x, ts, grad)
-				opt.Step(m.Params, grad)
-			}
-			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "examples/s")
-			// Throughput per CPU-second: what one core does when the machine is
-			// shared (the wall figure above counts the time other processes took).
-			cpu.Rate(b, float64(b.N*batch), "examples-per-cpu")
+			})
 		})
 	}
 }
@@ -69,20 +77,9 @@ func BenchmarkSiameseStep(b *testing.B) {
 				types[n] = []PairType{I1, I2, I3, I3}[n%4]
 				sim[n] = rng.Float64()
 			}
-			tr := NewTrainer(m, batch)
-			opt := &SGD{LearningRate: 1e-4}
-			grad := make([]float64, len(m.Params))
-			b.ReportAllocs()
-			b.ResetTimer()
-			cpu := cputime.Start()
-			for i := 0; i < b.N; i++ {
+			benchSteps(b, m, batch, "pairs", func(tr *Trainer, grad []float64) {
 				tr.SiameseGrad(x1, x2, t1, t2, types, sim, SiameseConfig{}, 1000, grad)
-				opt.Step(m.Params, grad)
-			}
-			b.ReportMetric(float64(b.N*batch)/b.Elapsed().Seconds(), "pairs/s")
-			// Throughput per CPU-second: what one core does when the machine is
-			// shared (the wall figure above counts the time other processes took).
-			cpu.Rate(b, float64(b.N*batch), "pairs-per-cpu")
+			})
 		})
 	}
 }
