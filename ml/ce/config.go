@@ -338,7 +338,7 @@ var Stage2Starts = []string{Stage2Choose, Stage2Best}
 // in five of 33 trainings. On the two large vocabularies where it won
 // (lastfm-hetrec seed 1, 7,793 terms; whats-cooking seed 2, 6,429) the whole
 // of stage 2 from there ended higher (validation extended MAP 0.306 against
-// 0.246, 0.190 against 0.156); on movielens-small (1,108 terms, seeds 1 and 3)
+// 0.246, 0.190 against 0.156); on movielens-small (1,152 training terms, seeds 1 and 3)
 // a quarter-epoch pilot that started faster ended lower (0.573 against 0.634,
 // 0.465 against 0.562), and on github-topics (seed 2) its win was 0.001.
 const Stage2ChooseAbove = SampleAbove
