@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"reflect"
 	"regexp"
@@ -13,6 +14,7 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/baselines"
@@ -227,6 +229,14 @@ func TestTrainAndCompareForms(t *testing.T) {
 		doc.Find(`select[data-testid="param-kappa"] option[selected]`).AttrOr("value", "") != ce.DefaultKappa {
 		t.Errorf("training form: want a choice of three class weightings, %s selected", ce.DefaultKappa)
 	}
+	// The start of stage 2 depends on the vocabulary by default: the form
+	// offers "auto" first and selected, and sends no choice with it.
+	if doc.Find(`select[data-testid="param-stage2_start"] option[selected]`).AttrOr("value", "") != "auto" {
+		t.Error(`training form: want "auto" selected for the start of stage 2`)
+	}
+	if tp, err := trainParamsFromForm(formContext(url.Values{"stage2_start": {"auto"}})); err != nil || tp.Stage2Start != "" {
+		t.Errorf(`form stage2_start "auto": got %q, %v; want the default (empty)`, tp.Stage2Start, err)
+	}
 	form = url.Values{"corpus_id": {c.ID}, "kappa": {"even"}}
 	rec = ts.postForm("/train", form)
 	if rec.Code != 400 || !strings.Contains(rec.Body.String(), "kappa") {
@@ -379,4 +389,11 @@ func TestTrainParamsDocumented(t *testing.T) {
 			t.Errorf("form field %s: help %q is not the documented one", f.Name, f.Help)
 		}
 	}
+}
+
+// formContext is an echo context of a POST of form.
+func formContext(form url.Values) echo.Context {
+	req := httptest.NewRequest(http.MethodPost, "/train", strings.NewReader(form.Encode()))
+	req.Header.Set(echo.HeaderContentType, echo.MIMEApplicationForm)
+	return echo.New().NewContext(req, httptest.NewRecorder())
 }

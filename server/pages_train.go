@@ -31,7 +31,7 @@ var trainParamsHelp = []views.Param{
 	formParam("early_stop", "", "", ce.EarlyStopMAP, ce.EarlyStopP2),
 	formParam("patience", "", "number"),
 	formParam("kappa", "", "", ce.Kappas...),
-	formParam("stage2_start", "", "", ce.Stage2Starts...),
+	formParam("stage2_start", "", "", append([]string{"auto"}, ce.Stage2Starts...)...),
 	formParam("epoch_examples", "", "number"),
 	formParam("alpha", "", "number"),
 	formParam("lambda", "", "number"),
@@ -207,6 +207,9 @@ func trainParamsFromForm(c echo.Context) (TrainParams, error) {
 		v := strings.TrimSpace(c.FormValue(f.Name))
 		if v == "" {
 			continue
+		}
+		if v == "auto" && len(f.Options) > 0 {
+			continue // a select's "auto": the default, which depends on the corpus
 		}
 		if f.Name == "max_time_seconds" {
 			x, err := strconv.ParseFloat(v, 64)

@@ -192,8 +192,9 @@ type Config struct {
 	// what the model is for; see docs/quality-notes.md.
 	EarlyStop string `json:"early_stop,omitempty" param:"early_stop"`
 
-	// Stage2Start is where stage 2 starts (Stage2Choose, the default, or
-	// Stage2Best). §4.3.3 starts the Siamese stage from the weights stage 1
+	// Stage2Start is where stage 2 starts: Stage2Choose or Stage2Best; empty
+	// chooses by the vocabulary (Stage2Best up to Stage2ChooseAbove terms,
+	// Stage2Choose above). §4.3.3 starts the Siamese stage from the weights stage 1
 	// learned; Stage2Best takes the best stage-1 weights on validation (the
 	// ones kept as the "CE" variant). Stage2Choose also runs one pilot, with
 	// the α and λ the grid chose, from the weights of stage 1's first
@@ -209,7 +210,8 @@ type Config struct {
 	// PCA — drops at the second and recovers slowly; stage 2 started from the
 	// first epoch reached validation MAP 0.297 and 0.302 on lastfm-hetrec
 	// (seeds 2, 3, where it was also the best stage-1 epoch) but 0.246 from
-	// epoch 17 (seed 1). See docs/quality-notes.md.
+	// epoch 17 (seed 1). On movielens-small the pilot misled (session 12):
+	// hence Stage2ChooseAbove. See docs/quality-notes.md.
 	Stage2Start string `json:"stage2_start,omitempty" param:"stage2_start"`
 
 	// Kappa selects the class weights of Eq. 5 (nn.Target.Weights):
@@ -325,11 +327,21 @@ const (
 	Stage2Best   = "best"   // the best stage-1 weights on validation
 )
 
-// Stage2Starts are the values of Config.Stage2Start, the default first.
+// Stage2Starts are the values of Config.Stage2Start (the default depends on the
+// vocabulary: Stage2ChooseAbove).
 var Stage2Starts = []string{Stage2Choose, Stage2Best}
 
-// DefaultStage2Start is the default Config.Stage2Start.
-const DefaultStage2Start = Stage2Choose
+// Stage2ChooseAbove is the vocabulary size above which Config.Stage2Start
+// defaults to Stage2Choose; up to it the default is Stage2Best. Chosen on the
+// validation documents of the development suite's trainings (seeds 1-3,
+// docs/quality-notes.md, session 12): the pilot from stage 1's first epoch won
+// in five of 33 trainings. On the two large vocabularies where it won
+// (lastfm-hetrec seed 1, 7,793 terms; whats-cooking seed 2, 6,429) the whole
+// of stage 2 from there ended higher (validation extended MAP 0.306 against
+// 0.246, 0.190 against 0.156); on movielens-small (1,152 training terms, seeds 1 and 3)
+// a quarter-epoch pilot that started faster ended lower (0.573 against 0.634,
+// 0.465 against 0.562), and on github-topics (seed 2) its win was 0.001.
+const Stage2ChooseAbove = SampleAbove
 
 // DefaultInputScaling is the default Config.InputScaling.
 const DefaultInputScaling = "per-component"
@@ -413,10 +425,17 @@ var LargeHidden = []int{100, 100, 50}
 // size v filled in (after withDefaults): Patience and MaxEpochs2 (SmallPatience
 // and SmallMaxEpochs2 up to LargeAbove terms, DefaultPatience and
 // DefaultMaxEpochs2 above), Hidden ({100, 100, 10}, or LargeHidden above LargeAbove terms),
-// β = √dim(CE) (§4.3.3), TermNorm (none, or unit above LargeAbove terms) and
+// β = √dim(CE) (§4.3.3), Stage2Start (Stage2Best, or Stage2Choose above
+// Stage2ChooseAbove terms), TermNorm (none, or unit above LargeAbove terms) and
 // TermSmooth (none, or DefaultTermSmooth above LargeAbove terms; a negative
 // value becomes 0).
 func (c Config) forVocabulary(v int) Config {
+	if c.Stage2Start == "" {
+		c.Stage2Start = Stage2Best
+		if v > Stage2ChooseAbove {
+			c.Stage2Start = Stage2Choose
+		}
+	}
 	if len(c.Hidden) == 0 {
 		c.Hidden = []int{100, 100, 10}
 		if v > LargeAbove {
@@ -488,9 +507,6 @@ func (c Config) withDefaults() Config {
 	if c.Kappa == "" {
 		c.Kappa = DefaultKappa
 	}
-	if c.Stage2Start == "" {
-		c.Stage2Start = DefaultStage2Start
-	}
 
 	setF(&c.WithinDoc, 0.5)
 	if c.WithinDoc < 0 {
@@ -524,7 +540,7 @@ func (c Config) check() error {
 		return fmt.Errorf("within-document pair fractions %v, %v: must be at most 1", c.WithinDoc, c.WithinDocI3)
 	case !slices.Contains(Kappas, c.Kappa):
 		return fmt.Errorf("class weights %q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
-	case !slices.Contains(Stage2Starts, c.Stage2Start):
+	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start): // "" is resolved by forVocabulary
 		return fmt.Errorf("start of stage 2 %q: must be one of %s", c.Stage2Start, strings.Join(Stage2Starts, ", "))
 	case c.MaxTime < 0:
 		return fmt.Errorf("time limit %v: must not be negative (zero for none)", c.MaxTime)

@@ -128,6 +128,25 @@ func TestTrainRejectsBadConfig(t *testing.T) {
 	}
 }
 
+// TestStage2StartDefault: without a choice, stage 2 starts from the best
+// stage-1 weights up to Stage2ChooseAbove terms and chooses above; a choice
+// stays.
+func TestStage2StartDefault(t *testing.T) {
+	for _, tc := range []struct {
+		set   string
+		terms int
+		want  string
+	}{
+		{"", 100, Stage2Best}, {"", Stage2ChooseAbove, Stage2Best}, {"", Stage2ChooseAbove + 1, Stage2Choose},
+		{Stage2Choose, 100, Stage2Choose}, {Stage2Best, 9000, Stage2Best},
+	} {
+		c := Config{Stage2Start: tc.set}.withDefaults().forVocabulary(tc.terms)
+		if c.Stage2Start != tc.want {
+			t.Errorf("Stage2Start %q, %d terms: got %q, want %q", tc.set, tc.terms, c.Stage2Start, tc.want)
+		}
+	}
+}
+
 // TestStage2Start checks Config.Stage2Start: with Stage2Best stage 2 starts
 // from the best stage-1 weights and no extra pilot runs; with Stage2Choose a
 // pilot from the weights of stage 1's first evaluation runs whenever those are

@@ -49,7 +49,7 @@ var Params = []Param{
 		Help: "examples (stage 1) or pairs (stage 2) per epoch, the period between validation evaluations"},
 	{Name: "kappa", Flag: "kappa", Label: "Class weights of Eq. 5", Default: DefaultKappa,
 		Help: KappaPrinted + " (present entries κ, absent 1−κ, as printed), " + KappaBalanced + " (present 1−κ, absent κ: both classes weigh the same) or " + KappaBalancedStage2 + " (printed in stage 1, balanced in stage 2)"},
-	{Name: "stage2_start", Flag: "stage2-start", Label: "Start of stage 2", Default: DefaultStage2Start,
+	{Name: "stage2_start", Flag: "stage2-start", Label: "Start of stage 2", Default: fmt.Sprintf("%s up to %d terms, %s above", Stage2Best, Stage2ChooseAbove, Stage2Choose),
 		Help: Stage2Choose + " (a pilot from stage 1's first and from its best weights, the better one on validation) or " + Stage2Best + " (stage 1's best weights)"},
 	{Name: "pretrain_iterations", Flag: "pretrain-iterations", Label: "Pre-training iterations", Default: "30",
 		Help: "L-BFGS iterations per layer of the sparse auto-encoders that initialise the network (Appendix A.1); negative = none (random initialisation)"},
