@@ -45,7 +45,7 @@ func (p *pages) compare(c echo.Context) error {
 		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: picked})
 	}
 	for _, b := range baselines.Names {
-		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == "random" || b == "lda"})
+		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == baselines.NameRandom || b == baselines.NameLDA})
 	}
 	vm.Corpora = append(vm.Corpora, views.Option{Value: "", Label: "the model's own corpus", Selected: true})
 	for _, c := range cs {
@@ -79,16 +79,16 @@ func (p *pages) compare(c echo.Context) error {
 
 // baselineLabels describe the baselines on the compare form.
 var baselineLabels = map[string]string{
-	"random":   "random",
-	"lsa":      "lsa (global)",
-	"pca":      "pca (global)",
-	"infotheo": "infotheo (global)",
-	"skipgram": "skipgram (global)",
-	"lda":      "lda",
-	"plsa":     "plsa",
-	"crbm":     "crbm (train subset only)",
-	"ppmi-svd": "ppmi-svd (global, not in the paper)",
-	"glove":    "glove (global, not in the paper)",
+	baselines.NameRandom:   "random",
+	baselines.NameLSA:      "lsa (global)",
+	baselines.NamePCA:      "pca (global)",
+	baselines.NameInfoTheo: "infotheo (global)",
+	baselines.NameSkipGram: "skipgram (global)",
+	baselines.NameLDA:      "lda",
+	baselines.NamePLSA:     "plsa",
+	baselines.NameCRBM:     "crbm (train subset only)",
+	baselines.NamePPMISVD:  "ppmi-svd (global, not in the paper)",
+	baselines.NameGloVe:    "glove (global, not in the paper)",
 }
 
 func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) (views.Eval, error) {

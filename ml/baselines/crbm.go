@@ -194,7 +194,7 @@ func docKey(dst []byte, sorted []int) []byte {
 func (m *CRBM) WholeContext() {}
 
 // Name returns "crbm".
-func (m *CRBM) Name() string { return "crbm" }
+func (m *CRBM) Name() string { return NameCRBM }
 
 // Contextual returns true: the condition unit is the context document.
 func (m *CRBM) Contextual() bool { return true }

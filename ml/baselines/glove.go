@@ -307,7 +307,7 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 // an error for invalid input or options, or when no two terms co-occur, and
 // ctx.Err() when ctx is cancelled.
 func FitGloVe(ctx context.Context, train [][]int, v int, opt *GloVeOptions) (*GloVe, error) {
-	if err := checkTrain("glove", train, v); err != nil {
+	if err := checkTrain(NameGloVe, train, v); err != nil {
 		return nil, err
 	}
 	var o GloVeOptions
@@ -347,7 +347,7 @@ func FitGloVe(ctx context.Context, train [][]int, v int, opt *GloVeOptions) (*Gl
 	for _, d := range dims {
 		err := data.train(ctx, d, func(ep int, vec []float64, loss float64) error {
 			m := &GloVe{
-				vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, vec), name: "glove"},
+				vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, vec), name: NameGloVe},
 				Dim:         d, Epochs: ep, XMax: data.xMax, Rate: o.Rate, Loss: loss,
 			}
 			if !search {

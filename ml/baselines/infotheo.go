@@ -80,7 +80,7 @@ type InfoTheoPoint struct {
 // Kept in one function: the grid's parallel fits, their in-order collection and
 // the final refit share the statistics computed once at the start.
 func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions) (*InfoTheo, error) {
-	if err := checkTrain("infotheo", train, v); err != nil {
+	if err := checkTrain(NameInfoTheo, train, v); err != nil {
 		return nil, err
 	}
 	var o InfoTheoOptions
@@ -197,7 +197,7 @@ func fitInfoTheoAt(train [][]int, v int, idf []float64, assoc [][]int, k int, al
 		return nil, fmt.Errorf("baselines: infotheo: k=%d α=%g: %w", k, alpha, err)
 	}
 	return &InfoTheo{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, vec), name: "infotheo"},
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, vec), name: NameInfoTheo},
 		K:           k,
 		Alpha:       alpha,
 		Dim:         p.Out,

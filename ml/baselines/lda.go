@@ -24,7 +24,7 @@ type LDA struct{ topicBaseline }
 // NewLDA returns the LDA baseline over a fitted model (not copied; it must not
 // change afterwards).
 func NewLDA(m *topic.LDA) *LDA {
-	return &LDA{newTopicBaseline("lda", m)}
+	return &LDA{newTopicBaseline(NameLDA, m)}
 }
 
 // TrainLDA fits LDA with k topics (k > 0; the caller passes the local context's

@@ -72,7 +72,7 @@ func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
 // Kept in one function: the weighted matrix and its decomposition are computed
 // once and shared by every grid point of the tuning loop.
 func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (*LSA, error) {
-	if err := checkTrain("lsa", train, v); err != nil {
+	if err := checkTrain(NameLSA, train, v); err != nil {
 		return nil, err
 	}
 	var o LSAOptions
@@ -156,7 +156,7 @@ func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (
 		}
 	}
 	m := &LSA{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, n, vec), name: "lsa"},
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, n, vec), name: NameLSA},
 		Dim:         n,
 		POVReached:  cum / total,
 		Randomized:  randomized,

@@ -99,7 +99,7 @@ func FitPCA(train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
 
 // FitPCAContext is FitPCA that stops with ctx.Err() when ctx is cancelled.
 func FitPCAContext(ctx context.Context, train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
-	if err := checkTrain("pca", train, v); err != nil {
+	if err := checkTrain(NamePCA, train, v); err != nil {
 		return nil, err
 	}
 	var o GlobalOptions
@@ -116,7 +116,7 @@ func FitPCAContext(ctx context.Context, train [][]int, v int, opt *GlobalOptions
 		return nil, fmt.Errorf("baselines: pca: %w", err)
 	}
 	return &PCA{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, scoresOf(p, t)), name: "pca"},
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, p.Out, scoresOf(p, t)), name: NamePCA},
 		Dim:         p.Out,
 		Explained:   p.Explained(),
 		Randomized:  p.Randomized,

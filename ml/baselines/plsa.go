@@ -16,7 +16,7 @@ type PLSA struct{ topicBaseline }
 
 // NewPLSA returns the PLSA baseline over a fitted model (not copied).
 func NewPLSA(m *topic.PLSA) *PLSA {
-	return &PLSA{newTopicBaseline("plsa", m)}
+	return &PLSA{newTopicBaseline(NamePLSA, m)}
 }
 
 // TrainPLSA fits PLSA with k topics by EM to convergence of the likelihood

@@ -204,7 +204,7 @@ func ppmiVectors(u *mat.Dense, s []float64, d int, p float64) []float64 {
 // Kept in one function: the counts, the PPMI matrix and its decomposition are
 // built once and shared by every grid point of the tuning loop.
 func FitPPMISVD(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) (*PPMISVD, error) {
-	if err := checkTrain("ppmi-svd", train, v); err != nil {
+	if err := checkTrain(NamePPMISVD, train, v); err != nil {
 		return nil, err
 	}
 	var o PPMISVDOptions
@@ -280,7 +280,7 @@ func FitPPMISVD(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) 
 				}
 				vec := ppmiVectors(u, s, d, p)
 				cand := &PPMISVD{
-					vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, vec), name: "ppmi-svd"},
+					vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, vec), name: NamePPMISVD},
 					Shift:       k, Dim: d, Power: p, Alpha: o.Alpha, Randomized: randomized,
 				}
 				if !search {

@@ -36,7 +36,7 @@ func NewRandom(v int) *Random {
 }
 
 // Name returns "random".
-func (r *Random) Name() string { return "random" }
+func (r *Random) Name() string { return NameRandom }
 
 // Contextual returns true: the paper evaluates Random with the priming protocol.
 func (r *Random) Contextual() bool { return true }

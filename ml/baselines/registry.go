@@ -9,16 +9,31 @@ import (
 	"github.com/taglens/taglens/ml/eval"
 )
 
+// The baselines' report names, the one spelling used by reports, the API, the
+// command line, the compare page and the palette.
+const (
+	NameRandom   = "random"
+	NameLSA      = "lsa"
+	NamePCA      = "pca"
+	NameInfoTheo = "infotheo"
+	NameSkipGram = "skipgram"
+	NameLDA      = "lda"
+	NamePLSA     = "plsa"
+	NameCRBM     = "crbm"
+	NamePPMISVD  = "ppmi-svd"
+	NameGloVe    = "glove"
+)
+
 // Names are the baselines in report order: the eight of the paper's §6.2.5
 // first, then two modern count-based embeddings the paper does not evaluate,
 // PPMI-SVD (Levy, Goldberg & Dagan 2015) and GloVe (Pennington, Socher &
 // Manning 2014).
-var Names = []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm", "ppmi-svd", "glove"}
+var Names = []string{NameRandom, NameLSA, NamePCA, NameInfoTheo, NameSkipGram, NameLDA, NamePLSA, NameCRBM, NamePPMISVD, NameGloVe}
 
 // NonContextual are the baselines evaluated with the extended protocol only
 // (the paper's rule for its global models, §6.2.5, applied to the modern ones
 // too): their distances ignore the document.
-var NonContextual = []string{"lsa", "pca", "infotheo", "skipgram", "ppmi-svd", "glove"}
+var NonContextual = []string{NameLSA, NamePCA, NameInfoTheo, NameSkipGram, NamePPMISVD, NameGloVe}
 
 // Scope says what an evaluation asks of a baseline.
 type Scope struct {
@@ -42,9 +57,9 @@ func Skip(name string, sc Scope) string {
 		return name + " skipped: baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)"
 	case sc.Protocol == eval.Priming && slices.Contains(NonContextual, name):
 		return name + " skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)"
-	case name == "crbm" && (sc.Subset != "train" || sc.Cross):
+	case name == NameCRBM && (sc.Subset != "train" || sc.Cross):
 		return "crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)"
-	case name == "crbm" && !sc.Missing.IsZero() && sc.Protocol == eval.Priming:
+	case name == NameCRBM && !sc.Missing.IsZero() && sc.Protocol == eval.Priming:
 		return "crbm skipped: its context, the document's one-hot condition, cannot be made incomplete; the paper uses it, with its context whole, in the extended protocol only (§6.5)"
 	}
 	return ""
@@ -73,31 +88,31 @@ func Train(ctx context.Context, name string, train [][]int, v int, set Settings,
 		err error
 	)
 	switch name {
-	case "random":
+	case NameRandom:
 		bm = NewRandom(v)
-	case "lsa":
+	case NameLSA:
 		bm, err = FitLSAContext(ctx, train, v, &LSAOptions{Seed: seed})
-	case "pca":
+	case NamePCA:
 		bm, err = FitPCAContext(ctx, train, v, &GlobalOptions{Seed: seed})
-	case "infotheo":
+	case NameInfoTheo:
 		bm, err = FitInfoTheo(ctx, train, v, &InfoTheoOptions{Seed: seed,
 			Progress: func(k int, alpha, p2 float64) { say("infotheo: k=%d α=%.1f training P@2 %.4f", k, alpha, p2) }})
-	case "skipgram":
+	case NameSkipGram:
 		bm, err = FitSkipGram(ctx, train, v, &SkipGramOptions{Seed: seed,
 			Progress: func(window int, p2 float64) { say("skipgram: window %d training P@2 %.4f", window, p2) }})
-	case "ppmi-svd":
+	case NamePPMISVD:
 		bm, err = FitPPMISVD(ctx, train, v, &PPMISVDOptions{Seed: seed,
 			Progress: func(p PPMISVDPoint) {
 				say("ppmi-svd: shift %g dim %d p=%g training P@2 %.4f", p.Shift, p.Dim, p.Power, p.TrainP2)
 			}})
-	case "glove":
+	case NameGloVe:
 		bm, err = FitGloVe(ctx, train, v, &GloVeOptions{Seed: seed,
 			Progress: func(p GloVePoint) { say("glove: dim %d epochs %d training P@2 %.4f", p.Dim, p.Epochs, p.TrainP2) }})
-	case "lda":
+	case NameLDA:
 		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
-	case "plsa":
+	case NamePLSA:
 		bm, err = TrainPLSA(ctx, train, v, set.Topics, seed, nil)
-	case "crbm":
+	case NameCRBM:
 		bm, err = TrainCRBM(ctx, train, v, CRBMConfig{Hidden: set.Hidden}, seed, nil)
 	default:
 		return nil, nil, fmt.Errorf("baselines: unknown baseline %q (want one of %v)", name, Names)

@@ -127,7 +127,7 @@ type SkipGramPoint struct {
 // Kept in one function: the grid's parallel fits and their in-order collection
 // share the pairs and the results table.
 func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions) (*SkipGram, error) {
-	if err := checkTrain("skipgram", train, v); err != nil {
+	if err := checkTrain(NameSkipGram, train, v); err != nil {
 		return nil, err
 	}
 	var o SkipGramOptions
@@ -222,7 +222,7 @@ func newSkipGram(v, d int, in, out []float64, w, epochs int, r SkipGramVectors) 
 		floats.AddTo(rep, in, out)
 	}
 	return &SkipGram{
-		vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, rep), name: "skipgram"},
+		vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, rep), name: NameSkipGram},
 		Window:      w,
 		Dim:         d,
 		Epochs:      epochs,
