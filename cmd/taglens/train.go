@@ -77,7 +77,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if *splitPath != "" {
 		cfg.SplitSeed = 0
 	}
-	if err := checkConfig(&cfg); err != nil {
+	if err := checkConfig(cfg); err != nil {
 		return err
 	}
 	start := time.Now()
@@ -101,7 +101,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 // checkConfig checks the configuration with ce.Config.Validate, the one
 // check of training parameters shared with the web app's form and API; its
 // parameter names are the flags' with '_'.
-func checkConfig(cfg *ce.Config) error {
+func checkConfig(cfg ce.Config) error {
 	if err := cfg.Validate(); err != nil {
 		var pe *ce.ParamError
 		if errors.As(err, &pe) {

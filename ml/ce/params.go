@@ -82,9 +82,6 @@ func ParamByName(name string) Param {
 	panic("ce: no documented training parameter " + name)
 }
 
-// ParamHelp is ParamByName(name).Usage(), for flag definitions.
-func ParamHelp(name string) string { return ParamByName(name).Usage() }
-
 // FlagName returns the flag of `taglens train` for a ParamError's parameter
 // name ('_' becomes '-').
 func FlagName(param string) string { return strings.ReplaceAll(param, "_", "-") }
