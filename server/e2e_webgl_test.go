@@ -175,9 +175,11 @@ func glGesture(t *testing.T, ctx context.Context, id string) {
 	}
 	r, err := chromedp.Run(ctx, chromedp.Evaluate[result](fmt.Sprintf(`new Promise(function (done) {
 		var c = window.taglensCharts[%q], L = window.taglensGL.layers[%q], i = 0;
-		window.taglensGL.idle = 2000; // one gesture even when a loaded machine's frames come slowly
 		var z = c.getOption().dataZoom[0], d0 = L.draws, m0 = L.moves;
 		function frame() {
+			// Frames 4 and 8 stall for 400 ms (longer than the layer's idle
+			// time), as frames do on a loaded machine: the gesture goes on.
+			if (i === 4 || i === 8) for (var t0 = performance.now(); performance.now() - t0 < 400;) {}
 			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: z.start + i * 0.4, end: z.end - 20 + i * 0.4});
 			if (++i < 12) { requestAnimationFrame(frame); return; }
 			requestAnimationFrame(function () {
@@ -190,7 +192,6 @@ func glGesture(t *testing.T, ctx context.Context, id string) {
 					worst = Math.max(worst, Math.abs(q.x - (p[0] - v.clip.x)), Math.abs(q.y - (p[1] - v.clip.y)));
 					k++;
 				}
-				window.taglensGL.idle = 250;
 				done({Draws: L.draws - d0, Moves: L.moves - m0, Worst: worst, Sampled: k});
 			});
 		}
@@ -200,8 +201,11 @@ func glGesture(t *testing.T, ctx context.Context, id string) {
 		t.Fatal(err)
 	}
 	t.Logf("gesture on %s: %+v", id, r)
-	if r.Moves < 6 || r.Draws > 6 {
-		t.Errorf("a 12-frame pan: %d full frames and %d moved ones; want most moved", r.Draws, r.Moves)
+	// The first frame is drawn; the view stays inside the drawn margin, so
+	// every later one, the stalled ones included, moves it (a second full
+	// frame at most, should a browser split one step in two).
+	if r.Moves < 10 || r.Draws > 2 {
+		t.Errorf("a 12-frame pan with two stalled frames: %d full frames and %d moved ones; want every frame after the first moved", r.Draws, r.Moves)
 	}
 	if r.Sampled < 10 || r.Worst > 1 {
 		t.Errorf("the moved frame puts %d sampled points up to %.2f px from their place; want within 1 px", r.Sampled, r.Worst)

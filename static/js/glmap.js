@@ -8,13 +8,16 @@
 // the grid's data-to-pixel transform from the chart. A uniform grid over the
 // data finds the point under the pointer (hover tooltip and click).
 //
-// During a gesture (views that change less than IDLE ms apart) the layer does
-// not draw: it moves and scales its last full frame with a CSS transform,
-// which costs the browser a composite, not a pass over the points. The full
-// frame covers a margin around the grid's rectangle (MARGIN of its size on
-// each side, clipped by the layer's box), so a pan uncovers drawn points; the
-// layer draws again when the gesture pauses for IDLE ms, or at once when the
-// view leaves the drawn area or the zoom changed more than twice.
+// During a gesture (views that change in consecutive animation frames, or
+// less than IDLE ms apart) the layer does not draw: it moves and scales its
+// last full frame with a CSS transform, which costs the browser a composite,
+// not a pass over the points. The full frame covers a margin around the
+// grid's rectangle (MARGIN of its size on each side, clipped by the layer's
+// box), so a pan uncovers drawn points; the layer draws again when the
+// gesture pauses (QUIET animation frames and IDLE ms without a change), or at
+// once when the view leaves the drawn area or the zoom changed more than
+// twice. Counting frames, not only milliseconds, keeps a gesture whole on a
+// loaded machine, where one frame can come long after the previous one.
 (function () {
   "use strict";
 
@@ -113,6 +116,7 @@
   // Layer draws n points (x, y: data coordinates) on a canvas put under the
   // chart's own, in the chart's element el.
   var IDLE = 250;    // ms without a view change that end a gesture (taglensGL.idle)
+  var QUIET = 3;     // animation frames without a view change that end a gesture
   var MARGIN = 0.5;  // drawn margin around the grid, in parts of its size
   var MAX_ZOOM = 2;  // a gesture's zoom beyond this factor draws again
 
@@ -131,7 +135,8 @@
     this.box = box;
     this.drawnView = null; // the view of the canvas's frame
     this.lastChange = -Infinity;
-    this.timer = 0;
+    this.quiet = Infinity; // animation frames since the last view change
+    this.timer = 0;        // the animation frame request of watch
     this.moves = 0; // views shown by moving the last frame (for the tests)
     var gl = canvas.getContext("webgl", { antialias: false, premultipliedAlpha: false, alpha: true });
     if (!gl) throw new Error("taglens GL: no WebGL context");
@@ -177,13 +182,15 @@
     var o = this.view;
     if (o && o.cx === v.cx && o.cy === v.cy && o.px === v.px && o.py === v.py && o.sx === v.sx && o.sy === v.sy && o.w === v.w && o.h === v.h) return;
     this.view = v;
-    // A gesture's views come less than IDLE ms apart, counted from the end of
-    // the previous one's work (a slow full frame does not end the gesture).
-    if (performance.now() - this.lastChange < window.taglensGL.idle && this.canMove(v)) {
-      this.move(v);
-      this.later();
-    } else this.draw();
+    // A gesture's views come in consecutive frames or less than IDLE ms
+    // apart, counted from the end of the previous one's work (a slow full
+    // frame, or a frame stalled by other work, does not end the gesture).
+    var gesture = this.quiet < QUIET || performance.now() - this.lastChange < window.taglensGL.idle;
+    if (gesture && this.canMove(v)) this.move(v);
+    else this.draw();
     this.lastChange = performance.now();
+    this.quiet = 0;
+    this.watch();
   };
 
   // canMove tells whether the last frame, moved and scaled, shows view v:
@@ -215,15 +222,22 @@
     this.moves++;
   };
 
-  // later draws the view once no view change came for IDLE ms.
-  Layer.prototype.later = function () {
+  // watch counts the animation frames after a view change; once QUIET of
+  // them and IDLE ms passed without another, the gesture has paused and the
+  // view is drawn in full if a moved frame shows it.
+  Layer.prototype.watch = function () {
     var self = this;
-    clearTimeout(this.timer);
-    this.timer = setTimeout(function () {
-      self.timer = 0;
-      if (performance.now() - self.lastChange < window.taglensGL.idle - 1) { self.later(); return; }
-      self.draw();
-    }, window.taglensGL.idle);
+    if (this.timer) return;
+    var tick = function () {
+      self.quiet++;
+      if (self.quiet >= QUIET && performance.now() - self.lastChange >= window.taglensGL.idle) {
+        self.timer = 0;
+        if (self.drawnView !== self.view) self.draw();
+        return;
+      }
+      self.timer = requestAnimationFrame(tick);
+    };
+    this.timer = requestAnimationFrame(tick);
   };
 
   // settled tells whether the canvas shows a full frame of the current view.
@@ -251,8 +265,6 @@
   Layer.prototype.draw = function () {
     var gl = this.gl, v = this.view, p = this.prog;
     if (!v) return;
-    clearTimeout(this.timer);
-    this.timer = 0;
     var dpr = this.resize(v), m = marginOf(v);
     this.drawnView = v;
     gl.viewport(0, 0, this.canvas.width, this.canvas.height);
@@ -356,7 +368,8 @@
   Layer.prototype.dispose = function () {
     var lose = this.gl.getExtension("WEBGL_lose_context");
     if (lose) lose.loseContext();
-    clearTimeout(this.timer);
+    cancelAnimationFrame(this.timer);
+    this.timer = 0;
     this.box.remove();
   };
 
