@@ -73,7 +73,8 @@ type GloVePoint struct {
 
 // GloVe is the global-vectors baseline of Pennington, Socher & Manning (2014,
 // "GloVe: Global Vectors for Word Representation", EMNLP), written here and
-// trained on one goroutine so that a seed fixes the result bit for bit. X_ij is
+// each dimension trained on one goroutine (the dimensions side by side) so that
+// a seed fixes the result bit for bit. X_ij is
 // the within-document co-occurrence count of two distinct terms (pairCounts,
 // the same counts as PPMI-SVD); the cost of Eq. 8,
 //
@@ -342,16 +343,27 @@ func FitGloVe(ctx context.Context, train [][]int, v int, opt *GloVeOptions) (*Gl
 	if search {
 		tune = tuningDocs(train, v, o.TuneDocs, o.Seed)
 	}
+	// The dimensions train independently of one another (each from the seed),
+	// so they run side by side; each keeps its best checkpoint (the first of
+	// the largest training P@2, in epoch order), and the dimensions are taken
+	// in grid order, so the choice, the grid and the progress are the serial
+	// loop's.
+	type dimResult struct {
+		best   *GloVe
+		points []GloVePoint
+	}
 	var best *GloVe
 	var grid []GloVePoint
-	for _, d := range dims {
+	fit := func(i int) (dimResult, error) {
+		var r dimResult
+		d := dims[i]
 		err := data.train(ctx, d, func(ep int, vec []float64, loss float64) error {
 			m := &GloVe{
 				vectorModel: vectorModel{TermVectors: NewTermVectors(v, d, vec), name: NameGloVe},
 				Dim:         d, Epochs: ep, XMax: data.xMax, Rate: o.Rate, Loss: loss,
 			}
 			if !search {
-				best = m
+				r.best = m
 				return nil
 			}
 			p2, err := tuneP2(ctx, m, tune, o.Seed)
@@ -359,19 +371,27 @@ func FitGloVe(ctx context.Context, train [][]int, v int, opt *GloVeOptions) (*Gl
 				return fmt.Errorf("baselines: glove: tuning: %w", err)
 			}
 			m.TrainP2 = p2
-			pt := GloVePoint{Dim: d, Epochs: ep, Loss: loss, TrainP2: p2}
+			r.points = append(r.points, GloVePoint{Dim: d, Epochs: ep, Loss: loss, TrainP2: p2})
+			if r.best == nil || p2 > r.best.TrainP2 {
+				r.best = m
+			}
+			return nil
+		})
+		return r, err
+	}
+	take := func(_ int, r dimResult) {
+		for _, pt := range r.points {
 			grid = append(grid, pt)
 			if o.Progress != nil {
 				o.Progress(pt)
 			}
-			if best == nil || p2 > best.TrainP2 {
-				best = m
-			}
-			return nil
-		})
-		if err != nil {
-			return nil, err
 		}
+		if best == nil || r.best.TrainP2 > best.TrainP2 {
+			best = r.best
+		}
+	}
+	if err := runInOrder(ctx, len(dims), fit, take); err != nil {
+		return nil, err
 	}
 	best.Grid = grid
 	return best, nil

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"slices"
 	"testing"
 
@@ -199,4 +200,37 @@ func TestGloVeBadInput(t *testing.T) {
 		{"negative x_max", ok, 8, &GloVeOptions{XMax: -5}, "x_max"},
 		{"zero dimension", ok, 8, &GloVeOptions{Dims: []int{3, 0}}, "dimension"},
 	})
+}
+
+// TestGloVeGridAnyProcs checks that the tuning grid, whose dimensions train
+// side by side, gives what one goroutine gives: the same points in grid order
+// (progress included), the same choice and the same vectors.
+func TestGloVeGridAnyProcs(t *testing.T) {
+	docs := globalPlanted(6, 120, 5)
+	fit := func(procs int) (*GloVe, []GloVePoint) {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var seen []GloVePoint
+		m, err := FitGloVe(context.Background(), docs, 12, &GloVeOptions{Dims: []int{6, 2, 4}, Seed: 3,
+			Progress: func(p GloVePoint) { seen = append(seen, p) }})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m, seen
+	}
+	a, pa := fit(1)
+	b, pb := fit(3)
+	if want := 3 * len(checkpoints(DefaultGloVeEpochs)); len(a.Grid) != want {
+		t.Fatalf("grid of %d points: %v", len(a.Grid), a.Grid)
+	}
+	if !slices.Equal(a.Grid, b.Grid) || !slices.Equal(pa, pb) || !slices.Equal(pa, a.Grid) {
+		t.Errorf("grid with 1 proc %v (progress %v), with 3 %v (progress %v)", a.Grid, pa, b.Grid, pb)
+	}
+	for i, p := range a.Grid[1:] {
+		if q := a.Grid[i]; p.Dim == q.Dim && p.Epochs <= q.Epochs || p.Dim != q.Dim && slices.Index([]int{6, 2, 4}, p.Dim) < slices.Index([]int{6, 2, 4}, q.Dim) {
+			t.Errorf("grid out of order at %d: %v after %v", i+1, p, q)
+		}
+	}
+	if a.Dim != b.Dim || a.Epochs != b.Epochs || !slices.Equal(a.Unit, b.Unit) {
+		t.Errorf("chosen dim %d epochs %d with 1 proc, %d/%d with 3, or other vectors", a.Dim, a.Epochs, b.Dim, b.Epochs)
+	}
 }
