@@ -12,3 +12,10 @@ var useLanes = cpu.X86.HasAVX2
 
 //go:noescape
 func lanes2x4(a0, a1, b *float64, bs, n int, out *[32]float64)
+
+// useGloveAVX512 reports whether gloveStep runs its coordinates eight at a
+// time in gloveStepAVX512 (the same bits as its Go loop). Tests switch it off.
+var useGloveAVX512 = cpu.X86.HasAVX512F
+
+//go:noescape
+func gloveStepAVX512(ri, rj *float64, d int, gb, rate float64)

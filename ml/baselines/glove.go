@@ -119,16 +119,44 @@ func gloveWeight(x, xMax float64) float64 {
 // f = f(X_ij), and its gradient: gwi = ∂J/∂w_i = g·w̃_j, gwj = ∂J/∂w̃_j = g·w_i
 // and the returned g = ∂J/∂b_i = ∂J/∂b̃_j = 2f·(w_iᵀw̃_j + b_i + b̃_j − log X_ij).
 func gloveGrad(wi, wj []float64, bi, bj, logX, weight float64, gwi, gwj []float64) (loss, g float64) {
-	diff := bi + bj - logX
-	for k, x := range wi {
-		diff += x * wj[k]
-	}
-	g = 2 * weight * diff
+	loss, g = gloveCost(wi, wj, bi, bj, logX, weight)
 	for k := range wi {
 		gwi[k] = g * wj[k]
 		gwj[k] = g * wi[k]
 	}
-	return weight * diff * diff, g
+	return loss, g
+}
+
+// gloveStep is one AdaGrad step (adagrad) on w_i and on w̃_j with the
+// gradients of gloveGrad, gwi = g·w̃_j and gwj = g·w_i, both taken before
+// the step, fused into one pass over the coordinates: ri holds w_i (d values)
+// then its AdaGrad sums, rj the same for w̃_j. The results are bit for bit
+// those of gloveGrad's gwi and gwj followed by adagrad on each (the AVX-512
+// loop, eight coordinates at a time, rounds every operation on its own).
+func gloveStep(ri, rj []float64, d int, g, rate float64) {
+	wi, si := ri[:d], ri[d:2*d]
+	wj, sj := rj[:d], rj[d:2*d]
+	k := 0
+	if useGloveAVX512 && d >= 8 {
+		gloveStepAVX512(&ri[0], &rj[0], d, g, rate)
+		k = d &^ 7
+	}
+	for ; k < d; k++ {
+		gi, gj := g*wj[k], g*wi[k]
+		si[k] += gi * gi
+		wi[k] -= rate * gi / math.Sqrt(si[k])
+		sj[k] += gj * gj
+		wj[k] -= rate * gj / math.Sqrt(sj[k])
+	}
+}
+
+// gloveCost returns gloveGrad's loss and g without the vector gradients.
+func gloveCost(wi, wj []float64, bi, bj, logX, weight float64) (loss, g float64) {
+	diff := bi + bj - logX
+	for k, x := range wi {
+		diff += x * wj[k]
+	}
+	return weight * diff * diff, 2 * weight * diff
 }
 
 // adagrad is one AdaGrad step (Duchi, Hazan & Singer 2011) of rate on the
@@ -257,8 +285,6 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 			p[2*r+1] = gloveAccInit
 		}
 	}
-	gwi := make([]float64, d)
-	gwj := make([]float64, d)
 	gb := make([]float64, 1)
 	vec := make([]float64, v*d)
 	order := make([]int32, len(g.i))
@@ -277,10 +303,9 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 			}
 			i, j := int(g.i[e]), int(g.j[e])
 			ri, rj := w[i*d2:(i+1)*d2], wt[j*d2:(j+1)*d2]
-			l, gbias := gloveGrad(ri[:d], rj[:d], b[2*i], bt[2*j], g.logX[e], g.f[e], gwi, gwj)
+			l, gbias := gloveCost(ri[:d], rj[:d], b[2*i], bt[2*j], g.logX[e], g.f[e])
 			loss += l
-			adagrad(ri[:d], ri[d:], gwi, g.rate)
-			adagrad(rj[:d], rj[d:], gwj, g.rate)
+			gloveStep(ri, rj, d, gbias, g.rate)
 			gb[0] = gbias
 			adagrad(b[2*i:2*i+1], b[2*i+1:2*i+2], gb, g.rate)
 			adagrad(bt[2*j:2*j+1], bt[2*j+1:2*j+2], gb, g.rate)

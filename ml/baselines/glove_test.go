@@ -234,3 +234,42 @@ func TestGloVeGridAnyProcs(t *testing.T) {
 		t.Errorf("chosen dim %d epochs %d with 1 proc, %d/%d with 3, or other vectors", a.Dim, a.Epochs, b.Dim, b.Epochs)
 	}
 }
+
+// TestGloVeStepBits checks that gloveStep, with the AVX-512 loop and without,
+// gives the bits of gloveGrad's gradients followed by adagrad on w_i and on
+// w̃_j, for dimensions with and without a remainder of eight.
+func TestGloVeStepBits(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	defer func(u bool) { useGloveAVX512 = u }(useGloveAVX512)
+	for _, asm := range []bool{false, useGloveAVX512} {
+		useGloveAVX512 = asm
+		for _, d := range []int{1, 7, 8, 13, 50, 200} {
+			for trial := 0; trial < 20; trial++ {
+				row := func() []float64 {
+					r := make([]float64, 2*d)
+					for k := 0; k < d; k++ {
+						r[k] = rng.NormFloat64() / float64(d)
+						r[d+k] = gloveAccInit + 3*rng.Float64()*float64(trial)
+					}
+					return r
+				}
+				ri, rj := row(), row()
+				wantI, wantJ := slices.Clone(ri), slices.Clone(rj)
+				bi, bj, logX, f := rng.NormFloat64(), rng.NormFloat64(), 3*rng.Float64(), rng.Float64()
+				gwi, gwj := make([]float64, d), make([]float64, d)
+				_, g := gloveGrad(wantI[:d], wantJ[:d], bi, bj, logX, f, gwi, gwj)
+				adagrad(wantI[:d], wantI[d:], gwi, DefaultGloVeRate)
+				adagrad(wantJ[:d], wantJ[d:], gwj, DefaultGloVeRate)
+				if _, g2 := gloveCost(ri[:d], rj[:d], bi, bj, logX, f); math.Float64bits(g2) != math.Float64bits(g) {
+					t.Fatalf("d %d: gloveCost's g %v, gloveGrad's %v", d, g2, g)
+				}
+				gloveStep(ri, rj, d, g, DefaultGloVeRate)
+				for k := range ri {
+					if math.Float64bits(ri[k]) != math.Float64bits(wantI[k]) || math.Float64bits(rj[k]) != math.Float64bits(wantJ[k]) {
+						t.Fatalf("asm %v, d %d, trial %d, entry %d: %v %v, want %v %v", asm, d, trial, k, ri[k], rj[k], wantI[k], wantJ[k])
+					}
+				}
+			}
+		}
+	}
+}
