@@ -16,4 +16,4 @@ func euclidGroup(a *float64, d int, blk *float64, dst *float64)
 var useTanhSum = cpu.X86.HasAVX2
 
 //go:noescape
-func tanhSumAVX2(dst, th, ct *float64, rows, h int)
+func tanhSumAVX2(dst, th, ct, pre, cp *float64, at *int32, x *float64, rows, h int) (small int)

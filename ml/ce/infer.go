@@ -41,7 +41,7 @@ type embedWork struct {
 	ctxPre []float64
 	ctxTh  []float64 // tanh of ctxPre
 	a      []float64 // rows × sizes[1]: z_1
-	fixAt  []int     // entries of a taken directly (embedPre)
+	fixAt  []int32   // entries of a taken directly (embedPre), listed by tanhSumAVX2
 	fixX   []float64 // their arguments, then their tanh
 	ws     *nn.Workspace
 }
@@ -180,24 +180,18 @@ func (e *embedder) embedPre(dst, pre1, th1 []float64, rows int, ctx []float64) {
 		a := w.a[:n*h1]
 		pre, th := pre1[b0*h1:b1*h1], th1[b0*h1:b1*h1]
 		if useTanhSum && h1%4 == 0 {
-			// The division for every entry in the kernel, then the entries
-			// whose denominator is small (same test, same operations) again.
-			// Those entries' tanh by nn.TanhTo, math.Tanh's bits four
-			// lanes at a time.
-			tanhSumAVX2(&a[0], &th[0], &ct[0], n, h1)
-			w.fixAt, w.fixX = w.fixAt[:0], w.fixX[:0]
-			for r := 0; r < n; r++ {
-				o := r * h1
-				for j, ta := range th[o : o+h1] {
-					if 1+ta*ct[j] < 0.5 {
-						w.fixAt = append(w.fixAt, o+j)
-						w.fixX = append(w.fixX, pre[o+j]+cp[j])
-					}
-				}
+			// The division for every entry in the kernel, which lists the
+			// entries whose denominator is small (same test, same operations)
+			// with their arguments pre + cp. Those entries' tanh by
+			// nn.TanhTo, math.Tanh's bits four lanes at a time.
+			if len(w.fixAt) < n*h1 {
+				w.fixAt, w.fixX = make([]int32, n*h1), make([]float64, n*h1)
 			}
-			nn.TanhTo(w.fixX, w.fixX)
-			for i, at := range w.fixAt {
-				a[at] = w.fixX[i]
+			small := tanhSumAVX2(&a[0], &th[0], &ct[0], &pre[0], &cp[0], &w.fixAt[0], &w.fixX[0], n, h1)
+			fixX := w.fixX[:small]
+			nn.TanhTo(fixX, fixX)
+			for i, at := range w.fixAt[:small] {
+				a[at] = fixX[i]
 			}
 		} else {
 			tanhSumGo(a, pre, th, ct, cp, n, h1)
