@@ -545,3 +545,64 @@ func TestStop(t *testing.T) {
 		t.Errorf("cancel: got %v, want context.Canceled", err)
 	}
 }
+
+// TestRowsInPlace checks that the rows of one matrix are read in place, that
+// rows of separate arrays, out of order or with gaps are copied, and that
+// Embed gives the same bits either way and leaves x as it was.
+func TestRowsInPlace(t *testing.T) {
+	x, _ := blobs(300, 6, 3, 1, 5) // rows of one array, end to end
+	if rowsInPlace(x, 6) == nil {
+		t.Fatal("the rows of one array were not taken in place")
+	}
+	apart := make([][]float64, len(x))
+	for i, row := range x {
+		apart[i] = slices.Clone(row)
+	}
+	swapped := slices.Clone(x)
+	swapped[1], swapped[2] = swapped[2], swapped[1]
+	back := make([]float64, 7*len(x))
+	gaps := make([][]float64, len(x))
+	for i, row := range x {
+		gaps[i] = back[7*i : 7*i+6]
+		copy(gaps[i], row)
+	}
+	for name, y := range map[string][][]float64{"separate arrays": apart, "out of order": swapped, "gaps": gaps} {
+		if rowsInPlace(y, 6) != nil {
+			t.Errorf("%s: rows taken in place", name)
+		}
+	}
+	orig := make([][]float64, len(x))
+	for i, row := range x {
+		orig[i] = slices.Clone(row)
+	}
+	opt := Options{Seed: 3, Iterations: 120, Method: FFT}
+	a, err := Embed(context.Background(), x, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Embed(context.Background(), apart, opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range a.Y {
+		if math.Float64bits(a.Y[i][0]) != math.Float64bits(b.Y[i][0]) || math.Float64bits(a.Y[i][1]) != math.Float64bits(b.Y[i][1]) {
+			t.Fatalf("point %d: %v in place, %v copied", i, a.Y[i], b.Y[i])
+		}
+		if !slices.Equal(x[i], orig[i]) {
+			t.Fatalf("Embed changed input row %d", i)
+		}
+	}
+	ta, err := a.Transform(context.Background(), apart[:5], Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tb, err := b.Transform(context.Background(), apart[:5], Options{Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range ta {
+		if !slices.Equal(ta[i], tb[i]) {
+			t.Fatalf("Transform point %d: %v from the in-place embedding, %v from the copied one", i, ta[i], tb[i])
+		}
+	}
+}

@@ -23,7 +23,7 @@ func Make(n, d, centres int, std float64, seed uint64) ([][]float64, []int) {
 	for i := range x {
 		k := i % centres
 		lab[i] = k
-		x[i] = back[i*d : (i+1)*d : (i+1)*d]
+		x[i] = back[i*d : (i+1)*d] // rows end to end: tsne reads them in place
 		for j := range x[i] {
 			x[i][j] = c[k][j] + std*rng.NormFloat64()
 		}
