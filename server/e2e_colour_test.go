@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"net/url"
 	"strings"
 	"testing"
 	"time"
@@ -187,4 +188,43 @@ func TestBrowserMapColourOOV(t *testing.T) {
 		}
 	}
 	screenshot(t, ctx, shotDir(t), "5i-term-map-oov")
+
+	// The whole space holds the corpus's tags outside the vocabulary too,
+	// after its terms: by OOV they are in the OOV colour, the terms grey; an
+	// OOV tag can be selected (from the URL) and gets its nearest terms.
+	step(t, ctx, "whole space", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID+"&color=oov"))
+	waitJS(t, ctx, "whole-space map drawn by OOV", 2*time.Minute,
+		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true' &&
+		 document.querySelector('[data-testid="space-color"]').value === "oov" && window.taglensCharts["space"].getOption().visualMap.length === 1`)
+	type spaceOOV struct {
+		Msg, Term string
+	}
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[spaceOOV](`fetch(document.querySelector('[data-testid="space-map"]').getAttribute('data-space-url')).then(function (r) { return r.json(); }).then(function (d) {
+		var o = window.taglensCharts["space"].getOption(), vm = o.visualMap[0], pts = o.series[0].data, n = [0, 0];
+		if (!(d.oov_from > 0 && d.oov_from < d.terms.length)) return {Msg: "oov_from " + d.oov_from + " of " + d.terms.length + " points"};
+		if (!vm || vm.type !== "piecewise" || vm.pieces.length !== 2 || vm.pieces[0].color !== "#94a3b8" || vm.pieces[1].color !== "#e8590c") return {Msg: "visual map " + JSON.stringify(vm && vm.pieces)};
+		if (pts.length !== d.terms.length) return {Msg: pts.length + " of " + d.terms.length + " points drawn"};
+		for (var j = 0; j < pts.length; j++) {
+			var want = pts[j][2] >= d.oov_from ? 1 : 0;
+			if (pts[j][3] !== want) return {Msg: "point " + pts[j][2] + " (" + d.terms[pts[j][2]] + "): " + pts[j][3] + ", want " + want};
+			n[want]++;
+		}
+		var key = Array.from(document.querySelectorAll('[data-testid="space-key"] .key-item')).map(function (k) { return k.textContent; });
+		if (key.length !== 2 || key[0].indexOf("(" + n[1] + ")") < 0 || key[1].indexOf("(" + n[0] + ")") < 0) return {Msg: "key " + key.join(" | ") + " for " + n};
+		return {Msg: "", Term: d.terms[d.terms.length - 1]};
+	})`, chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if r.Msg != "" {
+		t.Fatalf("whole space by OOV: %s", r.Msg)
+	}
+	screenshot(t, ctx, shotDir(t), "5j-space-oov")
+	step(t, ctx, "an OOV tag selected", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID+"&color=oov&sel="+url.QueryEscape(r.Term)))
+	waitJS(t, ctx, "the OOV tag's neighbours", time.Minute,
+		`(function () { var b = document.querySelector('[data-testid="space-map"]'); return !!b && Number(b.getAttribute('data-neighbours')) > 0; })()`)
+	sel, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("space-selected").textContent`))
+	if !strings.Contains(sel, r.Term) || !strings.Contains(sel, "outside the vocabulary") {
+		t.Errorf("the selection reads %q; want %q, outside the vocabulary", sel, r.Term)
+	}
 }

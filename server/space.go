@@ -88,11 +88,13 @@ func parseTSNE(c echo.Context) (tsneSettings, error) {
 	return ts, nil
 }
 
-// centroidSet is a model's term centroids in one variant.
+// centroidSet is a model's term centroids in one variant, and those of the
+// tags of its corpus outside its vocabulary.
 type centroidSet struct {
 	terms  []string
 	vecs   [][]float64
 	counts []int
+	oov    app.SpaceTerms
 }
 
 // centroidCache keeps the term centroids of recently used models (model id +
@@ -128,7 +130,9 @@ func (c *centroidCache) dropModel(id string) {
 }
 
 // termCentroids returns the term centroids of a model in a variant over its
-// corpus's training documents (the split the model was trained with).
+// corpus's training documents (the split the model was trained with), and the
+// feature-based centroids of the tags outside its vocabulary over all of the
+// corpus's documents (ce.Model.OOVCentroids).
 func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
 	key := row.ID + "|" + variant
 	if cs := s.centroids.get(key); cs != nil {
@@ -155,6 +159,13 @@ func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, 
 	cs := &centroidSet{terms: make([]string, v.Len()), vecs: vecs, counts: counts}
 	for i := range cs.terms {
 		cs.terms[i] = v.Term(i)
+	}
+	all := make([][]string, len(c.Docs))
+	for i, d := range c.Docs {
+		all[i] = d.Tags
+	}
+	if cs.oov.Terms, cs.oov.Vecs, cs.oov.Counts, err = m.OOVCentroids(ctx, variant, all); err != nil {
+		return nil, err
 	}
 	s.centroids.put(key, cs)
 	return cs, nil
@@ -221,7 +232,7 @@ func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, varia
 		return err
 	}
 	sp := app.Space{Variant: variant, Projection: proj, Perplexity: ts.Perplexity, Iterations: ts.Iterations, Seed: ts.Seed}
-	out, err := sp.Compute(ctx, cs.terms, cs.vecs, cs.counts, rep.Progress)
+	out, err := sp.Compute(ctx, app.SpaceTerms{Terms: cs.terms, Vecs: cs.vecs, Counts: cs.counts}, cs.oov, rep.Progress)
 	if err != nil {
 		return err
 	}
@@ -263,8 +274,9 @@ type Neighbour struct {
 const maxSpaceK = 100
 
 // spaceNeighbours: GET /api/models/:id/space/neighbours?term=T[&k=10][&variant=] —
-// the k terms nearest to T by the Euclidean distance of their centroids (the
-// space the whole-space map projects), nearest first.
+// the k vocabulary terms nearest to T by the Euclidean distance of their
+// centroids (the space the whole-space map projects), nearest first. T may
+// be a tag of the corpus outside the vocabulary (its feature-based centroid).
 func (h *modelsAPI) spaceNeighbours(c echo.Context) error {
 	row, m, err := h.s.readyModel(c)
 	if err != nil {
@@ -284,21 +296,23 @@ func (h *modelsAPI) spaceNeighbours(c echo.Context) error {
 			return httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", maxSpaceK)
 		}
 	}
-	id, ok := m.Vocabulary().ID(term)
-	if !ok {
-		return httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", term)
-	}
 	cs, err := h.s.termCentroids(c.Request().Context(), row, m, variant)
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": nearestTerms(cs, id, k)})
+	if id, ok := m.Vocabulary().ID(term); ok {
+		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": nearestTerms(cs, cs.vecs[id], id, k)})
+	}
+	if i, ok := slices.BinarySearch(cs.oov.Terms, term); ok {
+		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "oov": true, "neighbours": nearestTerms(cs, cs.oov.Vecs[i], -1, k)})
+	}
+	return httpErr(http.StatusNotFound, "term %q is neither in the model's vocabulary nor a tag of its corpus", term)
 }
 
-// nearestTerms lists the k terms (with training documents, other than t)
-// nearest to term t, nearest first; ties in term order.
-func nearestTerms(cs *centroidSet, t, k int) []Neighbour {
-	q := cs.vecs[t]
+// nearestTerms lists the k vocabulary terms (with training documents, other
+// than t; t −1: none left out) nearest to the centroid q, nearest first; ties
+// in term order.
+func nearestTerms(cs *centroidSet, q []float64, t, k int) []Neighbour {
 	var all []Neighbour // in term order, so that the stable sort keeps ties so
 	for u, v := range cs.vecs {
 		if u == t || cs.counts[u] == 0 {

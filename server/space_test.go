@@ -1,7 +1,9 @@
 package server
 
 import (
+	"context"
 	"net/http"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -13,6 +15,7 @@ import (
 // terms, nearest first; bad parameters are refused with the reason.
 func TestSpaceMap(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
+	var oovTerm string
 	for _, proj := range []string{"pca", "tsne"} {
 		path := "/api/models/" + modelID + "/space?projection=" + proj
 		rec := ts.do(http.MethodGet, path, nil, "")
@@ -37,6 +40,13 @@ func TestSpaceMap(t *testing.T) {
 				t.Fatalf("%s: term %q listed twice or with %d documents", proj, term, sm.Docs[i])
 			}
 			seen[term] = true
+		}
+		// The corpus's tags outside the vocabulary come after its terms.
+		if sm.OOVFrom < 4 || sm.OOVFrom >= n {
+			t.Fatalf("%s: oov_from %d of %d points; the corpus has tags outside the vocabulary", proj, sm.OOVFrom, n)
+		}
+		if proj == "tsne" {
+			oovTerm = sm.Terms[n-1]
 		}
 		spread := slices.Max(sm.X) - slices.Min(sm.X) + slices.Max(sm.Y) - slices.Min(sm.Y)
 		if !(spread > 0) {
@@ -78,6 +88,27 @@ func TestSpaceMap(t *testing.T) {
 			t.Errorf("neighbour %d: %+v (the term itself, or out of order)", i, nb)
 		}
 	}
+	// A tag outside the vocabulary has vocabulary terms as neighbours.
+	rec = ts.do(http.MethodGet, "/api/models/"+modelID+"/space/neighbours?k=5&term="+url.QueryEscape(oovTerm), nil, "")
+	if rec.Code != http.StatusOK {
+		t.Fatalf("neighbours of %q: %d %s", oovTerm, rec.Code, rec.Body)
+	}
+	oov := decode[struct {
+		OOV        bool        `json:"oov"`
+		Neighbours []Neighbour `json:"neighbours"`
+	}](t, rec)
+	if !oov.OOV || len(oov.Neighbours) != 5 {
+		t.Fatalf("neighbours of %q: oov %v, %d neighbours", oovTerm, oov.OOV, len(oov.Neighbours))
+	}
+	_, m, err := ts.model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, nb := range oov.Neighbours {
+		if _, ok := m.Vocabulary().ID(nb.Term); !ok || (i > 0 && nb.Distance < oov.Neighbours[i-1].Distance) {
+			t.Errorf("neighbour %d of %q: %+v (outside the vocabulary, or out of order)", i, oovTerm, nb)
+		}
+	}
 	for _, c := range []struct {
 		path string
 		code int
@@ -93,7 +124,7 @@ func TestSpaceMap(t *testing.T) {
 		{"/space/neighbours?term=" + term + "&k=0", http.StatusBadRequest, "k must be"},
 		{"/space/neighbours?term=" + term + "&k=101", http.StatusBadRequest, "k must be"},
 		{"/space/neighbours", http.StatusBadRequest, "term is required"},
-		{"/space/neighbours?term=no-such-tag", http.StatusNotFound, "not in the model's vocabulary"},
+		{"/space/neighbours?term=no-such-tag", http.StatusNotFound, "neither in the model's vocabulary nor a tag of its corpus"},
 	} {
 		rec := ts.do(http.MethodGet, "/api/models/"+modelID+c.path, nil, "")
 		if rec.Code != c.code || !strings.Contains(rec.Body.String(), c.want) {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/tsne"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -18,7 +19,8 @@ const (
 
 // SpaceMap is the whole-space map of a model: one point per vocabulary term
 // with training documents, the mean of the term's CE over them
-// (ce.Model.TermCentroids), projected to 2-D; parallel arrays, entry i for
+// (ce.Model.TermCentroids), projected to 2-D, then the tags of the corpus
+// outside the vocabulary placed in it (OOVFrom); parallel arrays, entry i for
 // Terms[i], so that a point costs a few bytes on the wire.
 type SpaceMap struct {
 	Variant    string    `json:"variant"`
@@ -32,6 +34,21 @@ type SpaceMap struct {
 	// are missing from maps stored before the maps had topics.
 	Topic  []int `json:"topic,omitempty"`
 	Topics int   `json:"topics,omitempty"`
+	// OOVFrom, when positive, is the index of the first tag outside the
+	// vocabulary: entries OOVFrom… are such tags of the corpus's documents,
+	// each the mean of its feature-based CE over the documents holding it
+	// (ce.Model.OOVCentroids; Docs counts those documents), placed in the
+	// map of the vocabulary without moving it (t-SNE's Transform, or PCA's
+	// axes). Missing from maps stored before the maps had them.
+	OOVFrom int `json:"oov_from,omitempty"`
+}
+
+// SpaceTerms are points of a whole-space map before projection: names,
+// centroids and the documents each centroid averages over, parallel.
+type SpaceTerms struct {
+	Terms  []string
+	Vecs   [][]float64
+	Counts []int
 }
 
 // SetTopics gives every term of the map its LDA topic under model m.
@@ -53,16 +70,19 @@ type Space struct {
 	Seed                uint64
 }
 
-// Compute projects the centroids vecs of the terms (counts[t]: the training
-// documents holding term t; terms without any are left out) and returns the
-// map with coordinates rounded by Round4. progress, if not nil, receives the
-// fraction done, a stage and a message.
-func (s Space) Compute(ctx context.Context, terms []string, vecs [][]float64, counts []int, progress Progress) (*SpaceMap, error) {
+// Compute projects the vocabulary's term centroids (terms without training
+// documents, Counts 0, are left out) and returns the map with coordinates
+// rounded by Round4; then it places the tags outside the vocabulary, oov
+// (may be empty), in that map without moving it: by t-SNE's Transform from
+// the embedding of the vocabulary (seeded like it), or on the same principal
+// axes. progress, if not nil, receives the fraction done, a stage and a
+// message.
+func (s Space) Compute(ctx context.Context, vocab, oov SpaceTerms, progress Progress) (*SpaceMap, error) {
 	if progress == nil {
 		progress = func(float64, string, string) {}
 	}
 	var keep []int // terms with at least one training document
-	for t, n := range counts {
+	for t, n := range vocab.Counts {
 		if n > 0 {
 			keep = append(keep, t)
 		}
@@ -70,20 +90,28 @@ func (s Space) Compute(ctx context.Context, terms []string, vecs [][]float64, co
 	if len(keep) < 4 {
 		return nil, fmt.Errorf("the model has %d terms with training documents; a map needs at least 4", len(keep))
 	}
+	n := len(keep) + len(oov.Terms)
 	x := make([][]float64, len(keep))
-	out := &SpaceMap{Variant: s.Variant, Projection: s.Projection, Terms: make([]string, len(keep)), Docs: make([]int, len(keep)),
-		X: make([]float64, len(keep)), Y: make([]float64, len(keep))}
+	out := &SpaceMap{Variant: s.Variant, Projection: s.Projection, Terms: make([]string, 0, n), Docs: make([]int, 0, n),
+		X: make([]float64, 0, n), Y: make([]float64, 0, n)}
 	for i, t := range keep {
-		x[i] = vecs[t]
-		out.Terms[i], out.Docs[i] = terms[t], counts[t]
+		x[i] = vocab.Vecs[t]
+		out.Terms, out.Docs = append(out.Terms, vocab.Terms[t]), append(out.Docs, vocab.Counts[t])
 	}
-	var y [][]float64
+	var y, yOOV [][]float64
 	var err error
 	switch s.Projection {
 	case ProjectPCA:
 		progress(0.5, "pca", fmt.Sprintf("PCA of %d terms", len(x)))
-		if y, err = PCA2(x); err != nil {
+		var project func([]float64) []float64
+		if project, err = pcaAxes(x); err != nil {
 			return nil, err
+		}
+		for _, r := range x {
+			y = append(y, project(r))
+		}
+		for _, r := range oov.Vecs {
+			yOOV = append(yOOV, project(r))
 		}
 	default:
 		emb, err := MapTSNE(ctx, x, "terms", s.Perplexity, s.Iterations, s.Seed, progress)
@@ -91,18 +119,45 @@ func (s Space) Compute(ctx context.Context, terms []string, vecs [][]float64, co
 			return nil, err
 		}
 		y, out.KL = emb.Y, emb.KL
+		if len(oov.Vecs) > 0 {
+			progress(0.96, "tsne", fmt.Sprintf("placing %d tags outside the vocabulary", len(oov.Vecs)))
+			if yOOV, err = emb.Transform(ctx, oov.Vecs, tsne.Options{Seed: s.Seed}); err != nil {
+				return nil, err
+			}
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	for i := range y {
-		out.X[i], out.Y[i] = Round4(y[i][0]), Round4(y[i][1])
+	for _, p := range y {
+		out.X, out.Y = append(out.X, Round4(p[0])), append(out.Y, Round4(p[1]))
+	}
+	if len(oov.Terms) > 0 {
+		out.OOVFrom = len(out.Terms)
+		out.Terms, out.Docs = append(out.Terms, oov.Terms...), append(out.Docs, oov.Counts...)
+		for _, p := range yOOV {
+			out.X, out.Y = append(out.X, Round4(p[0])), append(out.Y, Round4(p[1]))
+		}
 	}
 	return out, nil
 }
 
 // PCA2 projects the rows of x onto their first two principal components.
 func PCA2(x [][]float64) ([][]float64, error) {
+	project, err := pcaAxes(x)
+	if err != nil {
+		return nil, err
+	}
+	y := make([][]float64, len(x))
+	for i, r := range x {
+		y[i] = project(r)
+	}
+	return y, nil
+}
+
+// pcaAxes returns the projection of a vector onto the first two principal
+// components of the rows of x (centred on their mean).
+func pcaAxes(x [][]float64) (func([]float64) []float64, error) {
 	n, d := len(x), len(x[0])
 	a := mat.NewDense(n, d, nil)
 	for i, r := range x {
@@ -119,16 +174,15 @@ func PCA2(x [][]float64) ([][]float64, error) {
 	for j := range d {
 		means[j] = stat.Mean(mat.Col(nil, j, a), nil)
 	}
-	y := make([][]float64, n)
-	for i, r := range x {
-		y[i] = make([]float64, 2)
+	return func(r []float64) []float64 {
+		y := make([]float64, 2)
 		for c := 0; c < k; c++ {
 			var s float64
 			for j, v := range r {
 				s += (v - means[j]) * vecs.At(j, c)
 			}
-			y[i][c] = s
+			y[c] = s
 		}
-	}
-	return y, nil
+		return y
+	}, nil
 }

@@ -2,6 +2,10 @@ package app
 
 import (
 	"context"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -10,7 +14,7 @@ func TestSpaceCompute(t *testing.T) {
 	terms := []string{"a", "b", "c", "d", "e", "unused"}
 	vecs := [][]float64{{0, 0, 1}, {1, 0, 0}, {0, 1, 0}, {1, 1, 1}, {2, 0, 1}, {9, 9, 9}}
 	counts := []int{3, 1, 2, 5, 1, 0}
-	m, err := Space{Variant: "ce", Projection: ProjectPCA}.Compute(context.Background(), terms, vecs, counts, nil)
+	m, err := Space{Variant: "ce", Projection: ProjectPCA}.Compute(context.Background(), SpaceTerms{terms, vecs, counts}, SpaceTerms{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,8 +29,54 @@ func TestSpaceCompute(t *testing.T) {
 	if sx > 1e-3 || sx < -1e-3 {
 		t.Errorf("PCA x coordinates sum to %v, want 0", sx)
 	}
-	if _, err := (Space{Projection: ProjectPCA}).Compute(context.Background(), terms[:3], vecs[:3], counts[:3], nil); err == nil ||
+	if _, err := (Space{Projection: ProjectPCA}).Compute(context.Background(), SpaceTerms{terms[:3], vecs[:3], counts[:3]}, SpaceTerms{}, nil); err == nil ||
 		!strings.Contains(err.Error(), "at least 4") {
 		t.Errorf("three terms: error %v, want one saying a map needs at least 4", err)
+	}
+}
+
+// TestSpaceComputeOOV checks that tags outside the vocabulary come after the
+// vocabulary's terms (OOVFrom), that placing them leaves the vocabulary's
+// points where they are without them, and that a tag whose centroid is a
+// term's lands on that term (PCA: the same axes) or beside it (t-SNE's
+// Transform).
+func TestSpaceComputeOOV(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 3))
+	var vocab SpaceTerms
+	for i := range 60 {
+		v := make([]float64, 5)
+		for j := range v {
+			v[j] = rng.NormFloat64() + 6*float64((i%3)*(j%2))
+		}
+		vocab.Terms, vocab.Vecs, vocab.Counts = append(vocab.Terms, fmt.Sprint("t", i)), append(vocab.Vecs, v), append(vocab.Counts, 1+i%4)
+	}
+	oov := SpaceTerms{Terms: []string{"new-a", "new-b"}, Vecs: [][]float64{vocab.Vecs[7], vocab.Vecs[31]}, Counts: []int{2, 1}}
+	for _, proj := range []string{ProjectPCA, ProjectTSNE} {
+		s := Space{Variant: "ce", Projection: proj, Iterations: 300, Seed: 2}
+		alone, err := s.Compute(context.Background(), vocab, SpaceTerms{}, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m, err := s.Compute(context.Background(), vocab, oov, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if alone.OOVFrom != 0 || m.OOVFrom != 60 || len(m.Terms) != 62 || m.Terms[61] != "new-b" || m.Docs[60] != 2 || len(m.X) != 62 || len(m.Y) != 62 {
+			t.Fatalf("%s: OOVFrom %d (alone %d), %d terms, last %q, docs %v", proj, m.OOVFrom, alone.OOVFrom, len(m.Terms), m.Terms[len(m.Terms)-1], m.Docs[60:])
+		}
+		if !slices.Equal(m.X[:60], alone.X) || !slices.Equal(m.Y[:60], alone.Y) {
+			t.Errorf("%s: placing the OOV tags moved the vocabulary's points", proj)
+		}
+		// The spread of the map, to judge "beside".
+		var spread float64
+		for i := range 60 {
+			spread = math.Max(spread, math.Hypot(m.X[i]-m.X[0], m.Y[i]-m.Y[0]))
+		}
+		for k, term := range []int{7, 31} {
+			d := math.Hypot(m.X[60+k]-m.X[term], m.Y[60+k]-m.Y[term])
+			if proj == ProjectPCA && d > 1e-3 || d > 0.1*spread {
+				t.Errorf("%s: %s at distance %.4g from the term it copies (map spread %.3g)", proj, m.Terms[60+k], d, spread)
+			}
+		}
 	}
 }

@@ -247,3 +247,67 @@ func (m *Model) TermCentroids(ctx context.Context, variant string, docs [][]stri
 	}
 	return centroids, counts, nil
 }
+
+// OOVCentroids is TermCentroids for the tags of docs outside the vocabulary:
+// for each such tag τ (terms, in sorted order), the mean over the documents δ
+// of docs that hold it and at least one vocabulary tag of its feature-based
+// concept embedding CE(x(τ,δ)) (§4.4: t(τ) built by TermFeatures.OOVTo from
+// those documents' vocabulary tags, the context l(δ) from the same tags), and
+// the number of such documents. Tags whose documents hold no vocabulary tag
+// are left out. It stops with ctx's error when ctx is cancelled.
+func (m *Model) OOVCentroids(ctx context.Context, variant string, docs [][]string) (terms []string, centroids [][]float64, counts []int, err error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	holding := map[string][][]int{} // an OOV tag's documents, as their vocabulary tags
+	for i, tags := range docs {
+		if i%1024 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		ids, oov := m.encodeTags(tags)
+		if len(ids) == 0 {
+			continue
+		}
+		for _, t := range oov {
+			holding[t] = append(holding[t], ids)
+		}
+	}
+	for t := range holding {
+		terms = append(terms, t)
+	}
+	slices.Sort(terms)
+	d := e.ceDim()
+	tx := make([]float64, m.terms.Dim())
+	c := make([]float64, m.ctxProj.Out)
+	q := make([]float64, d)
+	flat := make([]float64, len(terms)*d)
+	counts = make([]int, len(terms))
+	centroids = make([][]float64, len(terms))
+	for i, t := range terms {
+		if i%64 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, nil, nil, err
+			}
+		}
+		if err := m.terms.OOVTo(tx, holding[t]); err != nil {
+			return nil, nil, nil, fmt.Errorf("ce: %q: %w", t, err)
+		}
+		row := flat[i*d : (i+1)*d : (i+1)*d]
+		for _, ids := range holding[t] {
+			m.contextTo(c, ids)
+			e.embedInput(q, tx, c)
+			for j, x := range q {
+				row[j] += x
+			}
+		}
+		counts[i] = len(holding[t])
+		for j := range row {
+			row[j] /= float64(counts[i])
+		}
+		centroids[i] = row
+	}
+	return terms, centroids, counts, nil
+}

@@ -7,6 +7,8 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+
+	"github.com/taglens/taglens/ml/eval"
 )
 
 func TestNegativeTerm(t *testing.T) {
@@ -199,6 +201,63 @@ func TestTermCentroids(t *testing.T) {
 		t.Errorf("cancelled: got %v", err)
 	}
 	if _, _, err := m.TermCentroids(context.Background(), "word2vec", docs); err == nil {
+		t.Error("an unknown variant was accepted")
+	}
+}
+
+// TestOOVCentroids checks the whole-space points of tags outside the
+// vocabulary: their documents are counted (documents without a vocabulary
+// tag left out), the tags come sorted, and a tag held by one document sits
+// where the evaluation's feature-based OOV model puts it — at the distances
+// OOVDistances gives from that document's vocabulary tags.
+func TestOOVCentroids(t *testing.T) {
+	tc, m := trainSmall(t)
+	var docs [][]string
+	for _, i := range tc.split.Train[:40] {
+		docs = append(docs, slices.Clone(tc.c.Docs[i].Tags))
+	}
+	for _, k := range []int{3, 9, 17} {
+		docs[k] = append(docs[k], "zz-twice")
+	}
+	docs[9] = append(docs[9], "aa-once")
+	docs[21] = append(docs[21], "mm-once")
+	docs = append(docs, []string{"zz-twice", "only-oov"}) // no vocabulary tag: skipped
+	terms, cen, counts, err := m.OOVCentroids(context.Background(), VariantSiamese, docs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"aa-once", "mm-once", "zz-twice"}; !slices.Equal(terms, want) || !slices.Equal(counts, []int{1, 1, 3}) {
+		t.Fatalf("terms %v counts %v; want %v and 1, 1, 3", terms, counts, want)
+	}
+	for i, k := range []int{9, 21} {
+		ids, _, vecs, _, err := m.EmbedDocument(VariantSiamese, docs[k])
+		if err != nil {
+			t.Fatal(err)
+		}
+		om, err := m.OOVEvalModel(VariantSiameseFeature, []eval.OOVDoc{{Terms: ids, OOV: []string{terms[i]}}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist := make([]float64, m.Vocabulary().Len())
+		if err := om.OOVDistances(terms[i], ids, nil, dist); err != nil {
+			t.Fatal(err)
+		}
+		for r, id := range ids {
+			var s float64
+			for j, x := range vecs[r] {
+				s += (x - cen[i][j]) * (x - cen[i][j])
+			}
+			if got, want := math.Sqrt(s), -dist[id]; math.Abs(got-want) > 1e-9*max(1, want) {
+				t.Errorf("%s: distance to %q %v, the OOV model's %v", terms[i], m.Vocabulary().Term(id), got, want)
+			}
+		}
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, _, err := m.OOVCentroids(ctx, VariantSiamese, docs); !errors.Is(err, context.Canceled) {
+		t.Errorf("cancelled: got %v", err)
+	}
+	if _, _, _, err := m.OOVCentroids(context.Background(), "word2vec", docs); err == nil {
 		t.Error("an unknown variant was accepted")
 	}
 }

@@ -602,7 +602,8 @@
 
   // Shared with the whole-space map (space.js).
   window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed,
-    glExtent: glExtent, glLayer: glLayer, topicColor: topicColor, topicName: topicName, mapSVG: mapSVG };
+    glExtent: glExtent, glLayer: glLayer, topicColor: topicColor, topicName: topicName, mapSVG: mapSVG,
+    oovColor: OOV_COLOR, ivColor: IV_COLOR };
 
   // Switching the model of the explorer or the priming page reloads the page for
   // that model alone: the term, documents and corpora chosen for the previous

@@ -1,5 +1,7 @@
 // taglens's whole-space map: one point per vocabulary term (its CE averaged
-// over its training documents). A search box lights up the matching terms in
+// over its training documents), then the corpus's tags outside the vocabulary
+// placed in it (from data.oov_from; each its feature-based CE averaged over
+// the documents holding it). A search box lights up the matching terms in
 // the map without reloading (a substring, or /a regular expression/); clicking
 // a term lists and lights up its k nearest terms. The URL keeps the search,
 // the selection, k, the colouring, the isolation and the zoom, so a view can
@@ -47,7 +49,7 @@
     var isolated = v.isolate && (v.matches !== null || v.selected >= 0);
     if (isolated) rest = [];
     var large = n > 3000;
-    var coloured = v.byColor || v.byTopic;
+    var coloured = v.byColor || v.byTopic || v.byOOV;
     var dim = (v.matches !== null || v.selected >= 0) && !coloured;
     // On a large map the terms series has no labels (too many to place): the
     // most used terms get theirs from a small series of rings above it.
@@ -66,6 +68,7 @@
     if (v.gl) rest = [];
     if (v.byColor) rest.forEach(function (p) { p.push(Math.log10(Math.max(1, data.docs[p[2]]))); });
     if (v.byTopic) rest.forEach(function (p) { p.push(topicOf(data, p[2])); });
+    if (v.byOOV) rest.forEach(function (p) { p.push(p[2] >= v.oovFrom ? 1 : 0); });
     var terms = series("terms", rest, large ? 4 : 6, dim ? { color: "#c8ccd3" } : { opacity: 0.8 }, !dim && !large);
     if (v.gl && !dim) terms.itemStyle.color = v.gl[0];
     var out = {
@@ -89,28 +92,34 @@
 
   // termColors are the WebGL layer's colours of the plain terms pts ([x, y,
   // i]): grey when dimmed, by frequency with byColor (as colourScale), by LDA
-  // topic with byTopic, else the palette's first colour; the other terms are
-  // hidden.
+  // topic with byTopic, outside or in the vocabulary with byOOV, else the
+  // palette's first colour; the other terms are hidden.
   function termColors(v, pts, dim) {
     var rgba = new Uint8Array(4 * v.data.terms.length), G = window.taglensGL;
     var flat = G.rgb(dim ? "#c8ccd3" : v.gl[0]), ramp = G.ramp(FREQ_COLORS), top = Math.log10(v.maxDocs) || 1;
-    var topicRGB = {};
+    var topicRGB = {}, oovRGB = G.rgb(T.oovColor), ivRGB = G.rgb(T.ivColor);
     var byTopic = function (i) {
       var k = topicOf(v.data, i);
       return topicRGB[k] || (topicRGB[k] = G.rgb(T.topicColor(k)));
     };
     pts.forEach(function (p) {
-      var i = p[2], c = v.byColor ? ramp(Math.log10(Math.max(1, v.data.docs[i])) / top) : v.byTopic ? byTopic(i) : flat;
+      var i = p[2], c = v.byColor ? ramp(Math.log10(Math.max(1, v.data.docs[i])) / top) : v.byTopic ? byTopic(i) :
+        v.byOOV ? (i >= v.oovFrom ? oovRGB : ivRGB) : flat;
       rgba[4 * i] = c[0]; rgba[4 * i + 1] = c[1]; rgba[4 * i + 2] = c[2]; rgba[4 * i + 3] = dim ? 255 : 204;
     });
     return rgba;
   }
 
   // colourScale is the visual map colouring the terms series by the log of
-  // the training documents holding a term (byColor) or by LDA topic (topics:
-  // their number), the highlighted series keeping their colours; none
-  // otherwise. It is hidden: colourKey shows its key above the chart.
-  function colourScale(byColor, maxDocs, topics) {
+  // the training documents holding a term (byColor), by LDA topic (topics:
+  // their number) or outside/in the vocabulary (byOOV), the highlighted
+  // series keeping their colours; none otherwise. It is hidden: colourKey
+  // shows its key above the chart.
+  function colourScale(byColor, maxDocs, topics, byOOV) {
+    if (byOOV) {
+      return [{ type: "piecewise", seriesIndex: 0, dimension: 3, show: false,
+        pieces: [{ value: 0, label: "in the vocabulary", color: T.ivColor }, { value: 1, label: "outside the vocabulary", color: T.oovColor }] }];
+    }
     if (topics) {
       // Its key is the page's (colourKey).
       var pieces = [{ value: -1, label: T.topicName(-1), color: T.topicColor(-1) }];
@@ -126,10 +135,23 @@
   // narrow screen (the chart's own would sit on its zoom slider): by topic, a
   // swatch, the topic and its number of terms for each topic that has terms;
   // by frequency, the colour ramp from 1 to maxDocs training documents (on a
-  // log scale); empty and hidden otherwise.
-  function colourKey(el, data, byTopic, byColor, maxDocs) {
+  // log scale); by OOV, the two colours and their numbers of tags (oovFrom:
+  // the first tag outside the vocabulary); empty and hidden otherwise.
+  function colourKey(el, data, byTopic, byColor, maxDocs, byOOV, oovFrom) {
     el.replaceChildren();
-    el.hidden = !byTopic && !byColor;
+    el.hidden = !byTopic && !byColor && !byOOV;
+    if (byOOV) {
+      [["oov", T.oovColor, "outside the vocabulary", data.terms.length - oovFrom], ["iv", T.ivColor, "in the vocabulary", oovFrom]].forEach(function (k) {
+        var item = document.createElement("span"), sw = document.createElement("i");
+        item.className = "key-item";
+        item.setAttribute("data-key", k[0]);
+        sw.style.background = k[1];
+        item.appendChild(sw);
+        item.appendChild(document.createTextNode(k[2] + " (" + k[3] + ")"));
+        el.appendChild(item);
+      });
+      return;
+    }
     if (byColor) {
       var ramp = document.createElement("i");
       ramp.className = "key-ramp";
@@ -181,6 +203,7 @@
     var data = null, matches = null, selected = -1, near = [], index = {}, gl = false;
     var mostUsed = []; // the 25 terms with the most training documents, labelled in every view
     var maxDocs = 1;   // the most training documents of a term (the colour scale's top)
+    var oovFrom = 0;   // the first tag outside the vocabulary (the number of points if none)
     var page = new URL(window.location.href);
 
     function load() {
@@ -192,7 +215,8 @@
     function show(body) {
       data = body;
       data.terms.forEach(function (t, i) { index[t] = i; });
-      mostUsed = data.terms.map(function (_, i) { return i; })
+      oovFrom = data.oov_from > 0 ? data.oov_from : data.terms.length;
+      mostUsed = data.terms.slice(0, oovFrom).map(function (_, i) { return i; })
         .sort(function (a, b) { return data.docs[b] - data.docs[a] || a - b; }).slice(0, 25);
       maxDocs = Math.max(1, data.docs[mostUsed[0]] || 1);
       if (gl) chart.setOption(T.glExtent(data.x, data.y));
@@ -203,11 +227,17 @@
       if (q) ui.search.value = q;
       if (k > 0) ui.k.value = String(k);
       var col = page.searchParams.get("color");
-      if (col === "docs" || col === "topic") ui.color.value = col;
+      if (col === "docs" || col === "topic" || col === "oov") ui.color.value = col;
       ui.isolate.checked = page.searchParams.get("isolate") === "1";
       filter();
       if (s && index[s] !== undefined) select(index[s]); else draw();
       restoreZoom();
+    }
+
+    // docsText says what point i averages over.
+    function docsText(i) {
+      if (i < oovFrom) return data.docs[i] + " training documents";
+      return "outside the vocabulary · " + data.docs[i] + " document" + (data.docs[i] === 1 ? "" : "s") + " of the corpus";
     }
 
     function filter() {
@@ -226,30 +256,32 @@
       if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
       if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
       page.searchParams.set("k", ui.k.value);
-      if (ui.color.value === "docs" || ui.color.value === "topic") page.searchParams.set("color", ui.color.value); else page.searchParams.delete("color");
+      if (ui.color.value === "docs" || ui.color.value === "topic" || ui.color.value === "oov") page.searchParams.set("color", ui.color.value); else page.searchParams.delete("color");
       if (ui.isolate.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
       history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
     }
 
     function draw() {
-      var byColor = ui.color.value === "docs", byTopic = ui.color.value === "topic";
+      var byColor = ui.color.value === "docs", byTopic = ui.color.value === "topic", byOOV = ui.color.value === "oov";
       var out = spaceSeries({ data: data, matches: matches, selected: selected, near: near, mostUsed: mostUsed,
-        byColor: byColor, byTopic: byTopic, isolate: ui.isolate.checked, gl: gl ? chart.getOption().color : null, maxDocs: maxDocs });
+        byColor: byColor, byTopic: byTopic, byOOV: byOOV, oovFrom: oovFrom, isolate: ui.isolate.checked,
+        gl: gl ? chart.getOption().color : null, maxDocs: maxDocs });
       chart.setOption({
-        visualMap: colourScale(byColor, maxDocs, byTopic ? (data.topics || 1) : 0),
+        visualMap: colourScale(byColor, maxDocs, byTopic ? (data.topics || 1) : 0, byOOV),
         tooltip: { trigger: "item", formatter: function (p) {
           var i = p.value[2];
-          return "<b>" + T.esc(data.terms[i]) + "</b><br/>" + data.docs[i] + " training documents · LDA " + T.topicName(topicOf(data, i));
+          return "<b>" + T.esc(data.terms[i]) + "</b><br/>" + docsText(i) + (i < oovFrom ? " · LDA " + T.topicName(topicOf(data, i)) : "");
         } },
         legend: { data: ["terms", "matches", "neighbours", "selected"] },
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
       if (gl) glDraw(out.rgba);
-      colourKey(key, data, byTopic, byColor, maxDocs);
+      colourKey(key, data, byTopic, byColor, maxDocs, byOOV, oovFrom);
       var nMatch = 0;
       if (matches) Object.keys(matches).forEach(function () { nMatch++; });
       var n = data.terms.length;
       var parts = [(out.isolated ? "showing " + out.shown + " of " : "") + n + " terms (" + data.variant + ", " + data.projection + ")"];
+      if (byOOV) parts.push(oovFrom < n ? (n - oovFrom) + " of them tags of the corpus outside the vocabulary, placed by their feature-based CE" : "the corpus has no tag outside the vocabulary");
       if (byTopic) parts.push("coloured by each term's most probable LDA topic (" + (data.topics || "?") + " topics)");
       if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
       if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
@@ -261,7 +293,7 @@
     function select(i) {
       selected = i;
       keepURL();
-      selEl.innerHTML = "<b>" + T.esc(data.terms[i]) + "</b> <span class='muted'>(" + data.docs[i] + " training documents)</span>";
+      selEl.innerHTML = "<b>" + T.esc(data.terms[i]) + "</b> <span class='muted'>(" + T.esc(docsText(i)) + ")</span>";
       nb.textContent = "…";
       var q = "?term=" + encodeURIComponent(data.terms[i]) + "&variant=" + encodeURIComponent(variant) + "&k=" + encodeURIComponent(ui.k.value);
       fetch(modelURL + "/space/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
