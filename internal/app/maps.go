@@ -122,5 +122,14 @@ func MapTSNE(ctx context.Context, x [][]float64, what string, perp float64, iter
 	}})
 }
 
+// PlaceTSNE places new points x into the map emb without moving its points
+// (tsne's Transform with its defaults and seed), at perplexity 5, or on a
+// map of fewer than 16 points at (n−1)/3 (Transform needs 3·perplexity
+// below the n points of the map).
+func PlaceTSNE(ctx context.Context, emb *tsne.Embedding, x [][]float64, seed uint64) ([][]float64, error) {
+	perp := math.Min(5, float64(len(emb.Y)-1)/3)
+	return emb.Transform(ctx, x, tsne.Options{Perplexity: perp, Seed: seed})
+}
+
 // Round4 rounds a map coordinate to four decimals (the maps' JSON).
 func Round4(v float64) float64 { return math.Round(v*1e4) / 1e4 }

@@ -5,7 +5,6 @@ import (
 	"fmt"
 
 	"github.com/taglens/taglens/ml/ce"
-	"github.com/taglens/taglens/tsne"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -121,7 +120,7 @@ func (s Space) Compute(ctx context.Context, vocab, oov SpaceTerms, progress Prog
 		y, out.KL = emb.Y, emb.KL
 		if len(oov.Vecs) > 0 {
 			progress(0.96, "tsne", fmt.Sprintf("placing %d tags outside the vocabulary", len(oov.Vecs)))
-			if yOOV, err = emb.Transform(ctx, oov.Vecs, tsne.Options{Seed: s.Seed}); err != nil {
+			if yOOV, err = PlaceTSNE(ctx, emb, oov.Vecs, s.Seed); err != nil {
 				return nil, err
 			}
 		}

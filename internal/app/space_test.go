@@ -80,3 +80,18 @@ func TestSpaceComputeOOV(t *testing.T) {
 		}
 	}
 }
+
+// TestSpaceComputeOOVSmall checks that a map of fewer than 16 terms (below
+// the placement's default perplexity of 5) still places the OOV tags.
+func TestSpaceComputeOOVSmall(t *testing.T) {
+	vocab := SpaceTerms{Terms: []string{"a", "b", "c", "d", "e"}, Counts: []int{1, 2, 1, 3, 1},
+		Vecs: [][]float64{{0, 0, 1}, {1, 0, 0}, {0, 1, 0}, {1, 1, 1}, {2, 0, 1}}}
+	oov := SpaceTerms{Terms: []string{"x"}, Vecs: [][]float64{{1, 1, 0.9}}, Counts: []int{1}}
+	m, err := Space{Projection: ProjectTSNE, Iterations: 250, Seed: 1}.Compute(context.Background(), vocab, oov, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.OOVFrom != 5 || len(m.X) != 6 || math.IsNaN(m.X[5]) || math.IsNaN(m.Y[5]) {
+		t.Errorf("OOVFrom %d, %d points, the OOV tag at (%v, %v)", m.OOVFrom, len(m.X), m.X[5], m.Y[5])
+	}
+}
