@@ -228,3 +228,49 @@ func TestBrowserMapColourOOV(t *testing.T) {
 		t.Errorf("the selection reads %q; want %q, outside the vocabulary", sel, r.Term)
 	}
 }
+
+// TestBrowserMapTerms draws the instances of two terms in one map in headless
+// Chromium: typed into the term box as "guitar, drums", coloured by term each
+// point is in its own term's series; by sense cluster every series is named
+// by its term; the status line names both terms.
+func TestBrowserMapTerms(t *testing.T) {
+	ctx := browser(t)
+	ts, _, modelID := trainedServer(t)
+	base := liveServer(t, ts)
+	step(t, ctx, "explorer", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"))
+	waitMapReady(t, ctx, "term=guitar")
+	step(t, ctx, "two terms", 10*time.Second, chromedp.SetValue(tid("term-input"), "guitar, drums"))
+	pickColour(t, ctx, "color-select", "term", "explorer-submit")
+	waitMapReady(t, ctx, "color=term")
+	const check = `fetch(document.querySelector('[data-testid="map"]').getAttribute('data-map-url')).then(function (r) { return r.json(); }).then(function (d) {
+		var series = window.taglensCharts["map"].getOption().series, seen = {}, n = 0, byTerm = %v;
+		for (var s = 0; s < series.length; s++) {
+			var x = series[s];
+			if (x.id === "gl-pointer") continue;
+			for (var j = 0; j < x.data.length; j++) {
+				var term = d.terms[d.term_of[x.data[j][2]]];
+				if (byTerm ? x.name !== term : x.name.indexOf(term + " · sense cluster ") !== 0) return "point of " + term + " in series " + x.name;
+				seen[term] = true;
+				n++;
+			}
+		}
+		if (n !== d.x.length) return n + " of " + d.x.length + " points in the series";
+		if (!seen.guitar || !seen.drums) return "terms seen: " + Object.keys(seen).join(", ");
+		var st = document.getElementById("map-status").textContent;
+		return st.indexOf("terms “guitar”, “drums”") >= 0 ? "" : "status " + st;
+	})`
+	for _, byTerm := range []bool{true, false} {
+		msg, err := chromedp.Run(ctx, chromedp.Evaluate[string](fmt.Sprintf(check, byTerm), chromedp.EvalAwaitPromise))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if msg != "" {
+			t.Errorf("colour by term %v: %s", byTerm, msg)
+		}
+		if byTerm {
+			screenshot(t, ctx, shotDir(t), "5k-term-map-two-terms")
+			pickColour(t, ctx, "color-select", "cluster", "explorer-submit")
+			waitMapReady(t, ctx, "color=cluster")
+		}
+	}
+}

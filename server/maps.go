@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 
 	"github.com/labstack/echo/v4"
@@ -196,8 +197,8 @@ func termMapJSON(m *ce.Model, b []byte) []byte {
 	return nb
 }
 
-// mapPoints: GET /api/models/:id/map?term=T[&docs=ID,ID][&corpus=ID,ID][&variant=]
-// The base map (all instances of T in the chosen corpora's documents) is computed
+// mapPoints: GET /api/models/:id/map?term=T[,T…][&docs=ID,ID][&corpus=ID,ID][&variant=]
+// The base map (all instances of the terms in the chosen corpora's documents) is computed
 // by a background t-SNE job and cached; while it runs the answer is 202
 // {"job_id","state"}. Overlays (accompany terms of docs, OOV terms of those
 // documents) are placed with tsne's Transform on the cached embedding.
@@ -214,16 +215,14 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	term := strings.TrimSpace(c.QueryParam("term"))
-	if term == "" {
-		return httpErr(http.StatusBadRequest, "term is required")
-	}
-	variant, err := checkVariant(c.QueryParam("variant"))
+	terms, err := mapTerms(m, c.QueryParam("term"))
 	if err != nil {
 		return err
 	}
-	if _, ok := m.Vocabulary().ID(term); !ok {
-		return httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", term)
+	term := strings.Join(terms, ",")
+	variant, err := checkVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
 	}
 	corpora := textlist.Split(c.QueryParam("corpus"))
 	if len(corpora) == 0 {
@@ -260,6 +259,38 @@ func (h *modelsAPI) mapPoints(c echo.Context) error {
 		return err
 	}
 	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
+}
+
+// maxMapTerms bounds the terms of one instance map.
+const maxMapTerms = 10
+
+// mapTerms reads a map's term parameter: one vocabulary term, or several
+// separated by commas (the instances of each in one map; a vocabulary term
+// that holds a comma is taken whole). Repeated terms count once. Errors: 400
+// without a term or with more than maxMapTerms, 404 naming a term outside the
+// vocabulary.
+func mapTerms(m *ce.Model, raw string) ([]string, error) {
+	raw = strings.TrimSpace(raw)
+	v := m.Vocabulary()
+	if _, ok := v.ID(raw); ok {
+		return []string{raw}, nil
+	}
+	var terms []string
+	for _, t := range textlist.Split(raw) {
+		if _, ok := v.ID(t); !ok {
+			return nil, httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", t)
+		}
+		if !slices.Contains(terms, t) {
+			terms = append(terms, t)
+		}
+	}
+	switch {
+	case len(terms) == 0:
+		return nil, httpErr(http.StatusBadRequest, "term is required")
+	case len(terms) > maxMapTerms:
+		return nil, httpErr(http.StatusBadRequest, "term: at most %d terms in one map, got %d", maxMapTerms, len(terms))
+	}
+	return terms, nil
 }
 
 // mapReqKey is the fast-path key of a map request without overlay documents:
@@ -431,7 +462,11 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err != nil {
 		return err
 	}
-	im := &app.InstanceMap{Model: m, Variant: variant, Term: term, MaxPoints: maxMapPoints, Progress: rep.Progress}
+	terms, err := mapTerms(m, term)
+	if err != nil {
+		return err
+	}
+	im := &app.InstanceMap{Model: m, Variant: variant, Terms: terms, MaxPoints: maxMapPoints, Progress: rep.Progress}
 	for _, cid := range corpora {
 		c, err := s.store.Documents(ctx, cid)
 		if err != nil {
@@ -470,6 +505,12 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 	if len(docIDs) > 50 {
 		return nil, httpErr(http.StatusBadRequest, "docs: at most 50 documents")
 	}
+	base := map[string]bool{} // the base map's terms
+	for _, p := range e.data.Points {
+		if p.Kind == "instance" {
+			base[p.Term] = true
+		}
+	}
 	var pts []MapPoint
 	var x [][]float64
 	for _, id := range docIDs {
@@ -491,7 +532,7 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			topic := app.DocumentTopic(m, d.Tags)
 			for i, tid := range ids {
 				t := m.Vocabulary().Term(tid)
-				if t == e.data.Term {
+				if base[t] {
 					continue // already in the base map
 				}
 				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})

@@ -46,6 +46,63 @@ func TestMapAPI(t *testing.T) {
 	_ = ts2
 }
 
+// TestMapTerms checks the map of several terms' instances: term=a,b gives
+// the instances of both (repeats counted once), each point with its own term;
+// an overlay leaves out the tags that are the map's terms; a term outside the
+// vocabulary is named and more than the limit refused.
+func TestMapTerms(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	base := "/api/models/" + modelID + "/map?variant=ce&term="
+	get := func(q string) MapData {
+		rec := ts.doJSON(http.MethodGet, base+url.QueryEscape(q), "")
+		if rec.Code == http.StatusAccepted {
+			if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != JobDone {
+				t.Fatalf("%s: %s %s", q, j.State, j.Message)
+			}
+			rec = ts.doJSON(http.MethodGet, base+url.QueryEscape(q), "")
+		}
+		if rec.Code != 200 {
+			t.Fatalf("%s: %d %s", q, rec.Code, rec.Body)
+		}
+		return decode[MapData](t, rec)
+	}
+	md := get("guitar, drums,guitar")
+	n := map[string]int{}
+	for _, p := range md.Points {
+		if p.Kind != "instance" || !hasTag(p.Tags, p.Term) || (p.Term != "guitar" && p.Term != "drums") {
+			t.Fatalf("point %+v: want an instance of guitar or drums", p)
+		}
+		n[p.Term]++
+	}
+	if n["guitar"] < 4 || n["drums"] < 4 || md.Term != "guitar,drums" {
+		t.Fatalf("map %q: %d guitar and %d drums instances", md.Term, n["guitar"], n["drums"])
+	}
+	// Overlay a document holding both terms: neither is overlaid again.
+	var doc MapPoint
+	for _, p := range md.Points {
+		if hasTag(p.Tags, "guitar") && hasTag(p.Tags, "drums") {
+			doc = p
+			break
+		}
+	}
+	if doc.DocID != "" {
+		rec := ts.doJSON(http.MethodGet, base+url.QueryEscape("guitar,drums")+"&docs="+url.QueryEscape(doc.DocID), "")
+		if rec.Code == http.StatusAccepted {
+			ts.waitJob(decode[map[string]string](t, rec)["job_id"])
+			rec = ts.doJSON(http.MethodGet, base+url.QueryEscape("guitar,drums")+"&docs="+url.QueryEscape(doc.DocID), "")
+		}
+		ov := decode[MapData](t, rec)
+		for _, p := range ov.Points[len(md.Points):] {
+			if p.Term == "guitar" || p.Term == "drums" {
+				t.Errorf("overlay point %+v: the map's own term overlaid", p)
+			}
+		}
+	}
+	wantError(t, ts.doJSON(http.MethodGet, base+url.QueryEscape("guitar,nope-nope"), ""), 404, "nope-nope")
+	wantError(t, ts.doJSON(http.MethodGet, base+url.QueryEscape(" , "), ""), 400, "term")
+	wantError(t, ts.doJSON(http.MethodGet, base+url.QueryEscape("guitar,drums,rock,jazz,house,dance,loud,bass,riff,lake,folk"), ""), 400, "at most 10")
+}
+
 // TestMapOverlay overlays the accompany terms of two documents on a cached map
 // (placed with tsne's Transform) and checks the base points do not move.
 func TestMapOverlay(t *testing.T) {

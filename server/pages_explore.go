@@ -72,7 +72,7 @@ func (p *pages) explorer(c echo.Context) error {
 		vm.Variant = ce.VariantSiamese
 	}
 	switch vm.Color {
-	case "cluster", "corpus", "topic", "oov":
+	case "cluster", "term", "corpus", "topic", "oov":
 	default:
 		vm.Color = "cluster" // unknown colourings fall back to the default
 	}
@@ -115,12 +115,18 @@ func (p *pages) explorer(c echo.Context) error {
 			}
 		}
 	}
-	if _, ok := m.Vocabulary().ID(vm.Term); !ok {
-		vm.Error = fmt.Sprintf("%q is not in the model's vocabulary.", vm.Term)
+	terms, err := mapTerms(m, vm.Term)
+	if err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) {
+			vm.Error = fmt.Sprint(he.Message) + "."
+		} else {
+			vm.Error = err.Error()
+		}
 		return render(c, http.StatusOK, views.ExplorerPageView(vm))
 	}
 	q := url.Values{}
-	q.Set("term", vm.Term)
+	q.Set("term", strings.Join(terms, ","))
 	q.Set("variant", vm.Variant)
 	q.Set("corpus", strings.Join(vm.CorpusIDs, ","))
 	if vm.Docs != "" {

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/cluster"
@@ -30,13 +31,15 @@ type MapPoint struct {
 // stage and a message.
 type Progress func(fraction float64, stage, msg string)
 
-// InstanceMap is the map of every instance of a term: the term's CE in each
-// document of the corpora that holds it (paper §6.1's maps), coloured by
-// sense (ml/cluster) and placed by t-SNE.
+// InstanceMap is the map of every instance of one or more terms: each term's
+// CE in each document of the corpora that holds it (paper §6.1's maps, Figure
+// 5; with several terms, their instances in one map), coloured by sense
+// (ml/cluster, each term's instances clustered on their own) and placed by
+// t-SNE.
 type InstanceMap struct {
 	Model   *ce.Model
 	Variant string           // ce.VariantCE or ce.VariantSiamese
-	Term    string           // a term of the model's vocabulary
+	Terms   []string         // terms of the model's vocabulary, at least one
 	Corpora []*corpus.Corpus // the documents, named by their corpus's Name
 	// MaxPoints bounds the map: a corpus stops adding documents once the map
 	// holds that many points.
@@ -48,19 +51,21 @@ type InstanceMap struct {
 const MinMapPoints = 4
 
 // Compute returns the points of the map, rounded to four decimals, and the
-// t-SNE embedding they came from (for placing more points with Transform). It
+// t-SNE embedding they came from (for placing more points with Transform).
+// A point's Cluster is its sense cluster among its own term's instances. It
 // stops with ctx's error when ctx is cancelled.
 func (im *InstanceMap) Compute(ctx context.Context) ([]MapPoint, *tsne.Embedding, error) {
 	progress := im.Progress
 	if progress == nil {
 		progress = func(float64, string, string) {}
 	}
-	progress(0.02, "embedding", "computing CE of every instance of "+im.Term)
+	names := strings.Join(im.Terms, ", ")
+	progress(0.02, "embedding", "computing CE of every instance of "+names)
 	var pts []MapPoint
 	var x [][]float64
 	for _, c := range im.Corpora {
 		for _, d := range c.Docs {
-			if !slices.Contains(d.Tags, im.Term) {
+			if !slices.ContainsFunc(d.Tags, func(t string) bool { return slices.Contains(im.Terms, t) }) {
 				continue
 			}
 			ids, _, vecs, _, err := im.Model.EmbedDocument(im.Variant, d.Tags)
@@ -69,8 +74,8 @@ func (im *InstanceMap) Compute(ctx context.Context) ([]MapPoint, *tsne.Embedding
 			}
 			topic := DocumentTopic(im.Model, d.Tags)
 			for i, id := range ids {
-				if im.Model.Vocabulary().Term(id) == im.Term {
-					pts = append(pts, MapPoint{Term: im.Term, DocID: d.ID, Kind: "instance", Corpus: c.Name, Topic: topic, Tags: d.Tags})
+				if t := im.Model.Vocabulary().Term(id); slices.Contains(im.Terms, t) {
+					pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "instance", Corpus: c.Name, Topic: topic, Tags: d.Tags})
 					x = append(x, vecs[i])
 				}
 			}
@@ -83,11 +88,23 @@ func (im *InstanceMap) Compute(ctx context.Context) ([]MapPoint, *tsne.Embedding
 		}
 	}
 	if len(pts) < MinMapPoints {
-		return nil, nil, fmt.Errorf("term %q has %d instances in these corpora; a map needs at least %d", im.Term, len(pts), MinMapPoints)
+		what := fmt.Sprintf("term %q has", names)
+		if len(im.Terms) > 1 {
+			what = fmt.Sprintf("terms %s have", names)
+		}
+		return nil, nil, fmt.Errorf("%s %d instances in these corpora; a map needs at least %d", what, len(pts), MinMapPoints)
 	}
-	clusters := cluster.SenseClusters(x, 1)
-	for i := range pts {
-		pts[i].Cluster = clusters[i]
+	for _, term := range im.Terms {
+		var at []int
+		var xt [][]float64
+		for i, p := range pts {
+			if p.Term == term {
+				at, xt = append(at, i), append(xt, x[i])
+			}
+		}
+		for j, c := range cluster.SenseClusters(xt, 1) {
+			pts[at[j]].Cluster = c
+		}
 	}
 	emb, err := MapTSNE(ctx, x, "points", 0, 1000, 1, progress)
 	if err != nil {

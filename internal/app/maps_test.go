@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -12,7 +13,7 @@ func TestInstanceMap(t *testing.T) {
 	m, c, _ := demoModel(t)
 	term := "guitar"
 	var stages []string
-	im := &InstanceMap{Model: m, Variant: "ce", Term: term, Corpora: []*corpus.Corpus{c}, MaxPoints: 50,
+	im := &InstanceMap{Model: m, Variant: "ce", Terms: []string{term}, Corpora: []*corpus.Corpus{c}, MaxPoints: 50,
 		Progress: func(_ float64, stage, _ string) { stages = append(stages, stage) }}
 	pts, emb, err := im.Compute(context.Background())
 	if err != nil {
@@ -35,9 +36,49 @@ func TestInstanceMap(t *testing.T) {
 	if len(stages) == 0 || stages[0] != "embedding" {
 		t.Errorf("progress stages %v", stages)
 	}
-	im.Term = "no-such-term"
+	im.Terms = []string{"no-such-term"}
 	if _, _, err := im.Compute(context.Background()); err == nil || !strings.Contains(err.Error(), "at least 4") {
 		t.Errorf("a term without instances: %v", err)
+	}
+}
+
+// TestInstanceMapTerms checks a map of two terms' instances: every point is
+// an instance of one of them, both are there, and each term's sense clusters
+// are those of its instances alone.
+func TestInstanceMapTerms(t *testing.T) {
+	m, c, _ := demoModel(t)
+	terms := []string{"guitar", "drums"}
+	im := &InstanceMap{Model: m, Variant: "ce", Terms: terms, Corpora: []*corpus.Corpus{c}, MaxPoints: 1 << 20}
+	pts, emb, err := im.Compute(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(emb.Y) != len(pts) {
+		t.Fatalf("%d points, %d embedded", len(pts), len(emb.Y))
+	}
+	byTerm := map[string][]int{}
+	for i, p := range pts {
+		if !slices.Contains(terms, p.Term) || p.Kind != "instance" || !slices.Contains(p.Tags, p.Term) {
+			t.Fatalf("point %+v", p)
+		}
+		byTerm[p.Term] = append(byTerm[p.Term], i)
+	}
+	for _, term := range terms {
+		if len(byTerm[term]) < MinMapPoints {
+			t.Fatalf("%d instances of %q", len(byTerm[term]), term)
+		}
+		one, _, err := (&InstanceMap{Model: m, Variant: "ce", Terms: []string{term}, Corpora: []*corpus.Corpus{c}, MaxPoints: 1 << 20}).Compute(context.Background())
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(one) != len(byTerm[term]) {
+			t.Fatalf("%q: %d instances alone, %d in the map of both", term, len(one), len(byTerm[term]))
+		}
+		for j, i := range byTerm[term] {
+			if pts[i].DocID != one[j].DocID || pts[i].Cluster != one[j].Cluster {
+				t.Fatalf("%q instance %d: %s cluster %d in the map of both, %s cluster %d alone", term, j, pts[i].DocID, pts[i].Cluster, one[j].DocID, one[j].Cluster)
+			}
+		}
 	}
 }
 

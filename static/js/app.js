@@ -303,6 +303,10 @@
     var groups = {};
     var order = [];
     var colorOf = {}; // a group's own colour (topics, OOV), else the palette's
+    // A map of several terms' instances names each sense cluster by its term
+    // (each term's instances are clustered on their own).
+    var instTerms = {}, nTerms = 0;
+    points.forEach(function (p) { if (p.kind === "instance" && !instTerms[p.term]) { instTerms[p.term] = true; nTerms++; } });
     points.forEach(function (p, i) {
       var g, kindName = KIND_GROUP[p.kind] || p.kind;
       if (colorBy === "oov") {
@@ -310,8 +314,9 @@
         else { g = p.kind === "instance" ? "in vocabulary" : "in vocabulary: " + kindName; colorOf[g] = IV_COLOR; }
       } else if (p.kind !== "instance") g = kindName;
       else if (colorBy === "corpus") g = p.corpus;
+      else if (colorBy === "term") g = p.term;
       else if (colorBy === "topic") { g = topicName(p.topic); colorOf[g] = topicColor(p.topic); }
-      else g = "sense cluster " + (p.cluster + 1);
+      else g = (nTerms > 1 ? p.term + " · " : "") + "sense cluster " + (p.cluster + 1);
       if (!groups[g]) { groups[g] = []; order.push(g); }
       groups[g].push([p.x, p.y, i]);
     });
@@ -535,6 +540,14 @@
     return rgba;
   }
 
+  // termsText names the terms of a term map: “guitar”, or terms “guitar”,
+  // “drums” for a map of several (data.terms holds overlaid terms too, so
+  // the instances' terms are read from data.term).
+  function termsText(data) {
+    var ts = data.term.indexOf(",") >= 0 && data.terms.indexOf(data.term) < 0 ? data.term.split(",") : [data.term];
+    return (ts.length > 1 ? "terms " : "term ") + ts.map(function (t) { return "“" + t + "”"; }).join(", ");
+  }
+
   function explorer(box) {
     var chartID = box.getAttribute("data-map-chart");
     var url = box.getAttribute("data-map-url");
@@ -577,7 +590,7 @@
       }
       var ctxDoc = params.get("doc");
       status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
-        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : "term “" + data.term + "”") + " (" + data.variant + ")" +
+        (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : termsText(data)) + " (" + data.variant + ")" +
         (colorBy === "topic" ? " · coloured by each document's LDA topic (" + (data.topics || "?") + " topics)" : "") +
         (colorBy === "oov" ? " · coloured by OOV: " + points.filter(function (p) { return OOV_KINDS[p.kind]; }).length + " OOV points" : "");
       status.setAttribute("data-points", String(points.length));
