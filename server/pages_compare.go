@@ -42,10 +42,17 @@ func (p *pages) compare(c echo.Context) error {
 		if len(group) > 0 {
 			picked = slices.Contains(group, m.ID)
 		}
-		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: picked})
+		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: picked, Kind: m.CorpusID})
 	}
 	for _, b := range baselines.Names {
-		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == baselines.NameRandom || b == baselines.NameLDA})
+		kind := ""
+		switch {
+		case slices.Contains(baselines.NonContextual, b):
+			kind = "global"
+		case b == baselines.NameCRBM:
+			kind = "crbm"
+		}
+		vm.Baselines = append(vm.Baselines, views.Option{Value: b, Label: baselineLabels[b], Selected: b == baselines.NameRandom || b == baselines.NameLDA, Kind: kind})
 	}
 	vm.Corpora = append(vm.Corpora, views.Option{Value: "", Label: "the model's own corpus", Selected: true})
 	for _, c := range cs {

@@ -173,6 +173,9 @@ type PrimingPage struct {
 type Option struct {
 	Value, Label string
 	Selected     bool
+	// Kind, when set, is written as the input's data-kind for the page's
+	// script: a model's corpus id, or a baseline's kind ("global", "crbm").
+	Kind string
 }
 
 // ComparePage is the comparison form and the stored evaluations.

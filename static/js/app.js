@@ -632,6 +632,66 @@
     });
   }
 
+  // compareForm greys out, before submitting, the choices that the chosen
+  // others rule out, each with its reason (the label's tail and its title;
+  // the server would skip them with a note or refuse the form): in the OOV
+  // setting the extended protocol and every baseline (§6.2.4); under the
+  // priming protocol the global baselines (§6.2.5); CRBM outside the model's
+  // own training documents, or with an incomplete context under priming;
+  // models of another corpus than the first one ticked (another
+  // vocabulary); seed trials with fewer than two models; a ninth model.
+  function compareForm(form) {
+    var q = function (sel) { return form.querySelector(sel); };
+    var qa = function (sel) { return Array.prototype.slice.call(form.querySelectorAll(sel)); };
+    var setting = q("[name=setting]"), protocol = q("[name=protocol]"), subset = q("[name=subset]"), corpus = q("[name=corpus_id]");
+    var seed = q("[name=seed_trials]"), trials = q("[name=trials]"), note = q("[data-testid=compare-greyed]");
+    var extended = protocol.querySelector("option[value=extended]"), extLabel = extended.textContent;
+    // grey disables a checkbox with why ("" enables it), unticking it.
+    function grey(input, why) {
+      var label = input.closest("label"), tail = label.querySelector(".why");
+      input.disabled = !!why;
+      if (why) input.checked = false;
+      label.classList.toggle("greyed", !!why);
+      label.title = why;
+      if (why && !tail) { tail = document.createElement("span"); tail.className = "why small"; label.appendChild(tail); }
+      if (tail) { tail.textContent = why ? " — " + why : ""; if (!why) tail.remove(); }
+    }
+    function update() {
+      var oov = setting.value === "oov", priming = protocol.value === "priming";
+      var incomplete = setting.value.indexOf("incomplete-context") === 0;
+      extended.disabled = oov;
+      extended.textContent = oov ? extLabel + " — the OOV setting uses the priming protocol only" : extLabel;
+      if (oov && !priming) { protocol.value = "priming"; priming = true; }
+      var ownCorpus = !corpus.value || setting.value !== "cross-corpora";
+      qa("[name=baselines]").forEach(function (b) {
+        var kind = b.getAttribute("data-kind"), why = "";
+        if (oov) why = "baselines do not handle OOV terms (§6.2.4)";
+        else if (kind === "global" && priming) why = "not contextual: extended protocol only (§6.2.5)";
+        else if (kind === "crbm" && (subset.value !== "train" || !ownCorpus)) why = "evaluated on the model's training documents only (§6.2.5)";
+        else if (kind === "crbm" && incomplete && priming) why = "its context cannot be made incomplete under priming (§6.5)";
+        grey(b, why);
+      });
+      var models = qa("[name=model_ids]"), ticked = models.filter(function (m) { return m.checked; });
+      var first = ticked[0];
+      models.forEach(function (m) {
+        var why = "";
+        if (first && !oov && m.getAttribute("data-kind") !== first.getAttribute("data-kind")) {
+          why = "another corpus's vocabulary than " + first.getAttribute("data-label");
+        } else if (!m.checked && ticked.length >= 8) why = "at most 8 models";
+        grey(m, why);
+      });
+      ticked = models.filter(function (m) { return m.checked; });
+      grey(seed, ticked.length < 2 ? "choose at least two models (one per seed)" : "");
+      trials.disabled = seed.checked;
+      if (seed.checked) trials.value = String(ticked.length);
+      var n = qa("label.greyed").length + (extended.disabled ? 1 : 0);
+      note.hidden = n === 0;
+      note.textContent = n ? n + " choice" + (n === 1 ? " is" : "s are") + " greyed out by the others, each with its reason." : "";
+    }
+    form.addEventListener("change", update);
+    update();
+  }
+
   function boot(root) {
     initCharts(root);
     root.querySelectorAll("[data-job]").forEach(watchJob);
@@ -640,6 +700,7 @@
     root.querySelectorAll("[data-map-url]").forEach(explorer);
     if (window.taglens.spaceExplorer) root.querySelectorAll("[data-space-url]").forEach(window.taglens.spaceExplorer);
     root.querySelectorAll("select[data-model-switch]").forEach(modelSwitch);
+    root.querySelectorAll("form[data-testid=compare-form]").forEach(compareForm);
   }
   document.addEventListener("DOMContentLoaded", function () { boot(document); });
   document.addEventListener("htmx:load", function (e) {
