@@ -235,7 +235,13 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	fillEvalScores(vm, rep)
 	fillEvalPValues(vm, rep)
 	vm.PAtK = patkChart(rep)
-	// MAP and AUC bars with SE, one chart each.
+	vm.MAP, vm.AUC = mapAUCCharts(rep, "map", "auc")
+	vm.PR = prChart(rep)
+}
+
+// mapAUCCharts returns the MAP and the AUC bars of a report's models with
+// ±SE whiskers, one chart each, with the given chart ids.
+func mapAUCCharts(rep *eval.Report, mapID, aucID string) (views.Chart, views.Chart) {
 	names := make([]string, len(rep.Models))
 	var mapv, mapse, aucv, aucse []float64
 	for i, m := range rep.Models {
@@ -243,9 +249,8 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
 		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
 	}
-	vm.MAP = barWithSE("map", "MAP", names, mapv, mapse, palette.Series[0])
-	vm.AUC = barWithSE("auc", "AUC", names, aucv, aucse, palette.Series[2])
-	vm.PR = prChart(rep)
+	return barWithSE(mapID, "MAP", names, mapv, mapse, palette.Series[0]),
+		barWithSE(aucID, "AUC", names, aucv, aucse, palette.Series[2])
 }
 
 // fillEvalScores fills the table of scores, one row per model, the best MAP

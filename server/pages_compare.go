@@ -184,3 +184,51 @@ func (p *pages) evaluation(c echo.Context) error {
 	fillEvalCharts(&vm, &rep)
 	return render(c, http.StatusOK, views.EvalPageView(vm))
 }
+
+// maxSide bounds the evaluations shown side by side.
+const maxSide = 4
+
+// sideBySide: GET /compare/side?ids=A&ids=B (or ids=A,B) — two to four
+// finished evaluations side by side, each with its table and its MAP and AUC
+// charts (chart ids numbered by column).
+func (p *pages) sideBySide(c echo.Context) error {
+	var ids []string
+	for _, v := range c.QueryParams()["ids"] {
+		for _, id := range textlist.Split(v) {
+			if !slices.Contains(ids, id) {
+				ids = append(ids, id)
+			}
+		}
+	}
+	if len(ids) < 2 || len(ids) > maxSide {
+		return httpErr(http.StatusBadRequest, "ids: choose two to %d evaluations, got %d", maxSide, len(ids))
+	}
+	ctx := c.Request().Context()
+	_, names, err := p.corpusVMs(c)
+	if err != nil {
+		return err
+	}
+	var vm views.SidePage
+	for i, id := range ids {
+		e, err := p.s.store.Eval(ctx, id)
+		if err != nil {
+			return notFound(err, "evaluation", id)
+		}
+		ev, err := p.evalVM(c, e, names)
+		if err != nil {
+			return err
+		}
+		if len(e.Report) == 0 {
+			return httpErr(http.StatusConflict, "evaluation %s (%s) has not finished", id, ev.Models)
+		}
+		var rep eval.Report
+		if err := json.Unmarshal(e.Report, &rep); err != nil {
+			return fmt.Errorf("evaluation %s report: %w", id, err)
+		}
+		page := views.EvalPage{Eval: ev}
+		fillEvalScores(&page, &rep)
+		page.MAP, page.AUC = mapAUCCharts(&rep, fmt.Sprint("map-", i), fmt.Sprint("auc-", i))
+		vm.Evals = append(vm.Evals, page)
+	}
+	return render(c, http.StatusOK, views.SidePageView(vm))
+}

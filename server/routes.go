@@ -93,6 +93,7 @@ func (s *Server) routes() *echo.Echo {
 	e.GET("/priming", p.priming)
 	e.GET("/compare", p.compare)
 	e.POST("/compare", p.startCompare, formSmall...)
+	e.GET("/compare/side", p.sideBySide)
 	e.GET("/compare/:id", p.evaluation)
 	return e
 }

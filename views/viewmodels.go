@@ -205,6 +205,13 @@ type ModelScore struct {
 	Best                             bool
 }
 
+// SidePage shows several finished evaluations side by side: each one's
+// header, table and MAP and AUC charts in its own column.
+type SidePage struct {
+	Evals []EvalPage
+	Error string
+}
+
 // EvalPage is one evaluation's charts and table.
 type EvalPage struct {
 	Eval    Eval

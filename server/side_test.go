@@ -1,0 +1,64 @@
+package server
+
+import (
+	"context"
+	"net/http"
+	"strings"
+	"testing"
+)
+
+// TestSideBySide checks the page of several evaluations side by side: two
+// finished evaluations of one model (test and validation documents) give two
+// columns, each with its table and its own MAP and AUC charts; fewer than two,
+// more than four or an unknown evaluation are refused with the reason; the
+// comparisons page offers the finished ones to tick.
+func TestSideBySide(t *testing.T) {
+	ts, _, modelID := trainedServer(t)
+	ctx := context.Background()
+	var ids []string
+	for _, subset := range []string{"test", "valid"} {
+		ev, job, err := ts.createEval(ctx, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"},
+			Subset: subset, Protocol: "priming", Trials: 1})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j := ts.waitJob(job.ID); j.State != JobDone {
+			t.Fatalf("evaluation on %s: %s %s", subset, j.State, j.Message)
+		}
+		ids = append(ids, ev.ID)
+	}
+	doc, body := ts.page("/compare/side?ids=" + ids[0] + "&ids=" + ids[1])
+	cols := testid(doc, "side-eval")
+	if cols.Length() != 2 {
+		t.Fatalf("%d columns, want 2", cols.Length())
+	}
+	for i, subset := range []string{"test", "valid"} {
+		col := cols.Eq(i)
+		if !strings.Contains(col.Text(), "subset "+subset) || col.Find(`[data-testid="score-row"]`).Length() < 3 {
+			t.Errorf("column %d: %q, %d score rows; want subset %s and rows for random, ce and siamese-ce", i, col.Find("p").First().Text(), col.Find(`[data-testid="score-row"]`).Length(), subset)
+		}
+	}
+	for _, id := range []string{`id="map-0"`, `id="map-1"`, `id="auc-0"`, `id="auc-1"`} {
+		if !strings.Contains(body, id) {
+			t.Errorf("the page has no chart %s", id)
+		}
+	}
+	if d, _ := ts.page("/compare"); testid(d, "side-pick").Not("[disabled]").Length() != 2 {
+		t.Errorf("the comparisons page offers %d finished evaluations to tick, want 2", testid(d, "side-pick").Not("[disabled]").Length())
+	}
+	for _, c := range []struct {
+		q    string
+		code int
+		want string
+	}{
+		{"ids=" + ids[0], http.StatusBadRequest, "two to 4"},
+		{"ids=" + ids[0] + "," + ids[0], http.StatusBadRequest, "two to 4"},
+		{"ids=a,b,c,d,e", http.StatusBadRequest, "two to 4"},
+		{"ids=" + ids[0] + ",nosuch", http.StatusNotFound, "nosuch"},
+	} {
+		rec := ts.do(http.MethodGet, "/compare/side?"+c.q, nil, "")
+		if rec.Code != c.code || !strings.Contains(rec.Body.String(), c.want) {
+			t.Errorf("%s: %d %.200s; want %d naming %q", c.q, rec.Code, rec.Body, c.code, c.want)
+		}
+	}
+}
