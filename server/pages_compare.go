@@ -209,6 +209,7 @@ func (p *pages) sideBySide(c echo.Context) error {
 		return err
 	}
 	var vm views.SidePage
+	var reps []*eval.Report
 	for i, id := range ids {
 		e, err := p.s.store.Eval(ctx, id)
 		if err != nil {
@@ -229,6 +230,40 @@ func (p *pages) sideBySide(c echo.Context) error {
 		fillEvalScores(&page, &rep)
 		page.MAP, page.AUC = mapAUCCharts(&rep, fmt.Sprint("map-", i), fmt.Sprint("auc-", i))
 		vm.Evals = append(vm.Evals, page)
+		reps = append(reps, &rep)
+	}
+	a, b := vm.Evals[0].Eval, vm.Evals[1].Eval
+	if a.Corpus != b.Corpus || a.Subset != b.Subset || a.Protocol != b.Protocol || a.Setting != b.Setting {
+		vm.VersusWhy = "The first two evaluations differ in corpus, subset, protocol or setting, so their models are not compared trial by trial."
+	} else {
+		vm.Versus = versus(reps[0], reps[1])
 	}
 	return render(c, http.StatusOK, views.SidePageView(vm))
+}
+
+// versus lists, for every model of report a also in b, its MAP in each and
+// Student's t-test between their per-trial MAPs ("n/a" with fewer than three
+// trials in all).
+func versus(a, b *eval.Report) []views.Versus {
+	var out []views.Versus
+	for _, ma := range a.Models {
+		for _, mb := range b.Models {
+			if ma.Name != mb.Name {
+				continue
+			}
+			x, y := make([]float64, len(ma.PerTrial)), make([]float64, len(mb.PerTrial))
+			for i, t := range ma.PerTrial {
+				x[i] = t.MAP
+			}
+			for i, t := range mb.PerTrial {
+				y[i] = t.MAP
+			}
+			v := views.Versus{Name: ma.Name, A: fmt.Sprintf("%.3f ± %.3f", ma.MAP, ma.MAPSE), B: fmt.Sprintf("%.3f ± %.3f", mb.MAP, mb.MAPSE), P: "n/a"}
+			if _, p, ok := eval.StudentTTest(x, y); ok {
+				v.P = fmt.Sprintf("%.3g", p)
+			}
+			out = append(out, v)
+		}
+	}
+	return out
 }

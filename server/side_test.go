@@ -5,6 +5,8 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+
+	"github.com/PuerkitoBio/goquery"
 )
 
 // TestSideBySide checks the page of several evaluations side by side: two
@@ -43,8 +45,31 @@ func TestSideBySide(t *testing.T) {
 			t.Errorf("the page has no chart %s", id)
 		}
 	}
-	if d, _ := ts.page("/compare"); testid(d, "side-pick").Not("[disabled]").Length() != 2 {
-		t.Errorf("the comparisons page offers %d finished evaluations to tick, want 2", testid(d, "side-pick").Not("[disabled]").Length())
+	// Test and validation documents differ: no model-by-model test.
+	if testid(doc, "versus-table").Length() != 0 || testid(doc, "versus-why").Length() != 1 {
+		t.Error("evaluations on different subsets were compared trial by trial")
+	}
+	// The same documents with two trials: the models compared, with a p-value.
+	ev, job, err := ts.createEval(ctx, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"},
+		Subset: "test", Protocol: "priming", Trials: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if j := ts.waitJob(job.ID); j.State != JobDone {
+		t.Fatalf("evaluation with 2 trials: %s %s", j.State, j.Message)
+	}
+	doc, _ = ts.page("/compare/side?ids=" + ids[0] + "," + ev.ID)
+	rows := doc.Find(`[data-testid="versus-row"]`)
+	if rows.Length() < 3 {
+		t.Fatalf("%d models compared, want random, ce and siamese-ce", rows.Length())
+	}
+	rows.Each(func(_ int, r *goquery.Selection) {
+		if p := r.Find("td").Last().Text(); p == "n/a" || p == "" {
+			t.Errorf("model %s: p %q with three trials in all", r.Find("td").First().Text(), p)
+		}
+	})
+	if d, _ := ts.page("/compare"); testid(d, "side-pick").Not("[disabled]").Length() != 3 {
+		t.Errorf("the comparisons page offers %d finished evaluations to tick, want 3", testid(d, "side-pick").Not("[disabled]").Length())
 	}
 	for _, c := range []struct {
 		q    string

@@ -209,7 +209,18 @@ type ModelScore struct {
 // header, table and MAP and AUC charts in its own column.
 type SidePage struct {
 	Evals []EvalPage
-	Error string
+	// Versus compares the first two evaluations model by model (their MAP
+	// per trial, Student's t-test) when they share corpus, subset, protocol
+	// and setting: two seed groups of different settings, say. VersusWhy
+	// says why there is no such table.
+	Versus    []Versus
+	VersusWhy string
+	Error     string
+}
+
+// Versus is one model's MAP in two evaluations and the t-test between them.
+type Versus struct {
+	Name, A, B, P string
 }
 
 // EvalPage is one evaluation's charts and table.
