@@ -51,9 +51,11 @@ func (t tsneSettings) String() string {
 }
 
 // spaceKey is the map-cache key of a whole-space map (mapKey's layout; the
-// "term" field starts with a newline, which no tag holds).
+// "term" field starts with a newline, which no tag holds). "+oov" marks the
+// maps that hold the corpus's tags outside the vocabulary: maps stored before
+// them are not served (their key lacks it) and are computed again.
 func spaceKey(variant, projection, corpusID string, ts tsneSettings) string {
-	term := "\nspace " + projection
+	term := "\nspace+oov " + projection
 	if projection == projTSNE {
 		term += " " + ts.String()
 	}

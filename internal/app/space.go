@@ -38,7 +38,7 @@ type SpaceMap struct {
 	// each the mean of its feature-based CE over the documents holding it
 	// (ce.Model.OOVCentroids; Docs counts those documents), placed in the
 	// map of the vocabulary without moving it (t-SNE's Transform, or PCA's
-	// axes). Missing from maps stored before the maps had them.
+	// axes).
 	OOVFrom int `json:"oov_from,omitempty"`
 }
 
