@@ -35,8 +35,8 @@ func TestBrowserCompareGreyed(t *testing.T) {
 				var s = {Disabled: {}, Why: {}};
 				document.querySelectorAll("[name=baselines]").forEach(function (b) {
 					s.Disabled[b.value] = b.disabled;
-					var w = b.closest("label").querySelector(".why");
-					s.Why[b.value] = w ? w.textContent : "";
+					var w = b.closest("label").nextElementSibling;
+					s.Why[b.value] = w && w.classList.contains("why") ? w.textContent : "";
 				});
 				s.Extended = document.querySelector("[name=protocol] option[value=extended]").disabled;
 				s.Seed = document.querySelector("[name=seed_trials]").disabled;

@@ -646,15 +646,17 @@
     var setting = q("[name=setting]"), protocol = q("[name=protocol]"), subset = q("[name=subset]"), corpus = q("[name=corpus_id]");
     var seed = q("[name=seed_trials]"), trials = q("[name=trials]"), note = q("[data-testid=compare-greyed]");
     var extended = protocol.querySelector("option[value=extended]"), extLabel = extended.textContent;
-    // grey disables a checkbox with why ("" enables it), unticking it.
+    // grey disables a checkbox with why ("" enables it), unticking it; the
+    // reason is a line of its own right after the checkbox's label.
     function grey(input, why) {
-      var label = input.closest("label"), tail = label.querySelector(".why");
+      var label = input.closest("label"), next = label.nextElementSibling;
+      var tail = next && next.classList.contains("why") ? next : null;
       input.disabled = !!why;
       if (why) input.checked = false;
       label.classList.toggle("greyed", !!why);
       label.title = why;
-      if (why && !tail) { tail = document.createElement("span"); tail.className = "why small"; label.appendChild(tail); }
-      if (tail) { tail.textContent = why ? " — " + why : ""; if (!why) tail.remove(); }
+      if (why && !tail) { tail = document.createElement("span"); tail.className = "why small"; label.insertAdjacentElement("afterend", tail); }
+      if (tail) { tail.textContent = why; if (!why) tail.remove(); }
     }
     function update() {
       var oov = setting.value === "oov", priming = protocol.value === "priming";
