@@ -552,7 +552,7 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 	if len(x) == 0 {
 		return out, nil
 	}
-	y, err := transform(ctx, e.emb, x)
+	y, err := app.PlaceTSNE(ctx, e.emb, x, 1) // the map's points stay fixed: an overlay never moves what the user saw
 	if err != nil {
 		return nil, err
 	}

@@ -120,10 +120,9 @@ func (p *pages) explorer(c echo.Context) error {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
 			vm.Error = fmt.Sprint(he.Message) + "."
-		} else {
-			vm.Error = err.Error()
+			return render(c, http.StatusOK, views.ExplorerPageView(vm))
 		}
-		return render(c, http.StatusOK, views.ExplorerPageView(vm))
+		return err
 	}
 	q := url.Values{}
 	q.Set("term", strings.Join(terms, ","))

@@ -141,19 +141,6 @@ func (s Space) Compute(ctx context.Context, vocab, oov SpaceTerms, progress Prog
 	return out, nil
 }
 
-// PCA2 projects the rows of x onto their first two principal components.
-func PCA2(x [][]float64) ([][]float64, error) {
-	project, err := pcaAxes(x)
-	if err != nil {
-		return nil, err
-	}
-	y := make([][]float64, len(x))
-	for i, r := range x {
-		y[i] = project(r)
-	}
-	return y, nil
-}
-
 // pcaAxes returns the projection of a vector onto the first two principal
 // components of the rows of x (centred on their mean).
 func pcaAxes(x [][]float64) (func([]float64) []float64, error) {

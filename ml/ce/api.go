@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"sort"
@@ -275,10 +276,7 @@ func (m *Model) OOVCentroids(ctx context.Context, variant string, docs [][]strin
 			holding[t] = append(holding[t], ids)
 		}
 	}
-	for t := range holding {
-		terms = append(terms, t)
-	}
-	slices.Sort(terms)
+	terms = slices.Sorted(maps.Keys(holding))
 	d := e.ceDim()
 	tx := make([]float64, m.terms.Dim())
 	c := make([]float64, m.ctxProj.Out)

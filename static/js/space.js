@@ -86,6 +86,8 @@
   }
 
   var FREQ_COLORS = ["#cfe3ff", "#4c6ef5", "#1b2a6b"];
+  // The colourings the URL keeps (color=…); "none" is its absence.
+  var COLOURINGS = ["docs", "topic", "oov"];
 
   // topicOf is term i's LDA topic (-1: none, or a map without topics).
   function topicOf(data, i) { return data.topic && data.topic[i] !== undefined ? data.topic[i] : -1; }
@@ -140,16 +142,19 @@
   function colourKey(el, data, byTopic, byColor, maxDocs, byOOV, oovFrom) {
     el.replaceChildren();
     el.hidden = !byTopic && !byColor && !byOOV;
+    // swatch adds a key item: a colour swatch and its text, attr=value on it.
+    function swatch(attr, value, color, text) {
+      var item = document.createElement("span"), sw = document.createElement("i");
+      item.className = "key-item";
+      item.setAttribute(attr, value);
+      sw.style.background = color;
+      item.appendChild(sw);
+      item.appendChild(document.createTextNode(text));
+      el.appendChild(item);
+    }
     if (byOOV) {
-      [["oov", T.oovColor, "outside the vocabulary", data.terms.length - oovFrom], ["iv", T.ivColor, "in the vocabulary", oovFrom]].forEach(function (k) {
-        var item = document.createElement("span"), sw = document.createElement("i");
-        item.className = "key-item";
-        item.setAttribute("data-key", k[0]);
-        sw.style.background = k[1];
-        item.appendChild(sw);
-        item.appendChild(document.createTextNode(k[2] + " (" + k[3] + ")"));
-        el.appendChild(item);
-      });
+      swatch("data-key", "oov", T.oovColor, "outside the vocabulary (" + (data.terms.length - oovFrom) + ")");
+      swatch("data-key", "iv", T.ivColor, "in the vocabulary (" + oovFrom + ")");
       return;
     }
     if (byColor) {
@@ -166,13 +171,7 @@
     var count = {};
     data.terms.forEach(function (_, i) { var k = topicOf(data, i); count[k] = (count[k] || 0) + 1; });
     Object.keys(count).map(Number).sort(function (a, b) { return a - b; }).forEach(function (k) {
-      var item = document.createElement("span"), sw = document.createElement("i");
-      item.className = "key-item";
-      item.setAttribute("data-topic", String(k));
-      sw.style.background = T.topicColor(k);
-      item.appendChild(sw);
-      item.appendChild(document.createTextNode(T.topicName(k) + " (" + count[k] + ")"));
-      el.appendChild(item);
+      swatch("data-topic", String(k), T.topicColor(k), T.topicName(k) + " (" + count[k] + ")");
     });
   }
 
@@ -227,7 +226,7 @@
       if (q) ui.search.value = q;
       if (k > 0) ui.k.value = String(k);
       var col = page.searchParams.get("color");
-      if (col === "docs" || col === "topic" || col === "oov") ui.color.value = col;
+      if (COLOURINGS.indexOf(col) >= 0) ui.color.value = col;
       ui.isolate.checked = page.searchParams.get("isolate") === "1";
       filter();
       if (s && index[s] !== undefined) select(index[s]); else draw();
@@ -256,7 +255,7 @@
       if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
       if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
       page.searchParams.set("k", ui.k.value);
-      if (ui.color.value === "docs" || ui.color.value === "topic" || ui.color.value === "oov") page.searchParams.set("color", ui.color.value); else page.searchParams.delete("color");
+      if (COLOURINGS.indexOf(ui.color.value) >= 0) page.searchParams.set("color", ui.color.value); else page.searchParams.delete("color");
       if (ui.isolate.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
       history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
     }
