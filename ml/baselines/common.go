@@ -402,6 +402,12 @@ func runInOrder[T any](ctx context.Context, n int, fit func(i int) (T, error), t
 		}()
 	}
 	for i := range n {
+		// A cancellation (a take may cancel) stops the run before the next
+		// result even when that result is already done: select would pick
+		// between the two at random.
+		if err := ctx.Err(); err != nil {
+			return err
+		}
 		var res result
 		select {
 		case res = <-done[i]:

@@ -317,6 +317,22 @@ func TestRunInOrder(t *testing.T) {
 	if !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v", err)
 	}
+	// A take that cancels stops the run there, even when the next results
+	// are already done (repeated: the stop must not be left to chance).
+	for rep := range 20 {
+		ctx, cancel := context.WithCancel(context.Background())
+		got = got[:0]
+		err = runInOrder(ctx, 20, func(i int) (int, error) { return i, nil }, func(i, _ int) {
+			got = append(got, i)
+			if i == 2 {
+				cancel()
+			}
+		})
+		cancel()
+		if !errors.Is(err, context.Canceled) || len(got) != 3 {
+			t.Fatalf("run %d: took %v, then %v; want 0..2, then context.Canceled", rep, got, err)
+		}
+	}
 }
 
 // badFit is a bad input of a Fit function with options of type O and the
