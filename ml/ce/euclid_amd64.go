@@ -17,3 +17,16 @@ var useTanhSum = cpu.X86.HasAVX2
 
 //go:noescape
 func tanhSumAVX2(dst, th, ct, pre, cp *float64, at *int32, x *float64, rows, h int) (small int)
+
+// useScreen reports whether evaluation screens with the single-precision
+// kernels (screen.go); tests switch it off to compare with the exact path.
+var useScreen = cpu.X86.HasAVX512F
+
+//go:noescape
+func gemm8x32(k int, w *float32, wrs int, z *float32, zs int, c *float32, cs int)
+
+//go:noescape
+func tanhBias32(dst, src *float32, ds, ss int, bias *float32, rows, cols int)
+
+//go:noescape
+func dist32(ce *float32, cs int, q *float32, d int, out *float32, cols int)

@@ -34,6 +34,8 @@ type embedder struct {
 	packed  *nn.Packed // tail's weights packed once for nn's GEMM kernels
 	pool    sync.Pool  // *embedWork
 	vocab   sync.Pool  // *[]float64 of |Γ| × ceDim (vocabScratch)
+	scr     *screener  // single-precision copy for evaluation (screen.go), built once
+	scrOnce sync.Once
 }
 
 // embedWork is the per-call workspace of an embedder (one per goroutine).

@@ -86,3 +86,23 @@ type RowModel interface {
 	Model
 	DistanceRows(ctx, queries []int, rng *rand.Rand) (rows [][]float64, ok bool)
 }
+
+// A ScreeningModel computes a document's distances in two steps: first fast
+// values within a bound eps of Distances' values (single precision, say),
+// exact for the terms the caller names; then Distances' values for the terms
+// the caller asks for. The evaluation names the document's terms (the
+// relevant ones) and asks for exactly the terms whose value lies within eps of
+// a relevant term's value in some ranking; every other term is then on the
+// same side of every relevant term with either value, so each rank, and every
+// figure, is the one Distances gives (RanksTo compares a term's distance only
+// with the relevant terms').
+type ScreeningModel interface {
+	Model
+	// ScreenDistances fills dst like Distances(ctx, queries, rng, dst) would,
+	// each value within eps of Distances' and equal to it (bit for bit) in the
+	// columns of the terms of exact and of queries. refine(terms) overwrites
+	// the columns of terms with Distances' values; it may be called once, after
+	// which dst is not used by the model. ok = false means no screening for
+	// this call (dst untouched, nothing drawn from rng): call Distances.
+	ScreenDistances(ctx, queries, exact []int, rng *rand.Rand, dst []float64) (eps float64, refine func(terms []int), ok bool)
+}

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -116,6 +117,11 @@ type Options struct {
 	// w handles documents w, w+Workers, ...; results are reduced in document order,
 	// so the output is bit-identical for any Workers.
 	Workers int
+
+	// NoScreening makes a ScreeningModel compute every distance exactly
+	// (Distances) instead of screening: the same figures, more slowly. For
+	// tests and benchmarks.
+	NoScreening bool
 
 	// MinTerms is the fewest in-vocabulary terms a document needs to be evaluated
 	// (default 2: a single-term document has no co-occurring term to prime, and
@@ -240,6 +246,11 @@ type worker struct {
 	pcg     *rand.PCG
 	rng     *rand.Rand
 	s       Scores
+	// settle's workspaces (screening models)
+	mark   []uint32 // V: stamp of doc's terms and of the terms to settle
+	stamp  uint32
+	scores []float64 // ≤ max |δ|: the relevant scores, sorted
+	unsure []int
 }
 
 func newWorker(v, maxLen int) *worker {
@@ -248,6 +259,8 @@ func newWorker(v, maxLen int) *worker {
 		v:       v,
 		dist:    make([]float64, maxLen*v),
 		min:     make([]float64, v),
+		mark:    make([]uint32, v),
+		scores:  make([]float64, maxLen),
 		ranks:   make([]int, maxLen),
 		idx:     make([]int, maxLen),
 		removed: make([]bool, maxLen),
@@ -286,6 +299,105 @@ func (w *worker) corrupt(doc []int, b Band) (reduced []int, ok bool) {
 		}
 	}
 	return red, true
+}
+
+// settle completes a screening model's distances (ScreeningModel): dist holds
+// values within eps of the exact ones, exact in the columns of doc's terms.
+// For every protocol of ps it finds the terms outside doc whose score (the
+// row's distance under Priming, the minimum over the queries under Extended)
+// is NaN or lies within eps of the score of one of doc's terms, and has the
+// model write their exact distances. Any other term's exact score lies on the
+// same side of every relevant score as its screened one (for Extended: if
+// every distance of the term moves by at most eps without crossing a value,
+// so does their minimum), so RanksTo counts the same.
+func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps float64, refine func([]int)) {
+	v := w.v
+	if w.stamp++; w.stamp == 0 {
+		clear(w.mark)
+		w.stamp = 1
+	}
+	for _, r := range doc {
+		w.mark[r] = w.stamp
+	}
+	unsure := w.unsure[:0]
+	flag := func(j int) {
+		if w.mark[j] != w.stamp {
+			w.mark[j] = w.stamp
+			unsure = append(unsure, j)
+		}
+	}
+	// near reports whether x is NaN or within eps of a value of the sorted s.
+	near := func(s []float64, x float64) bool {
+		if math.IsNaN(x) {
+			return true
+		}
+		k, _ := slices.BinarySearch(s, x-eps)
+		return k < len(s) && s[k] <= x+eps
+	}
+	for _, p := range ps {
+		switch p {
+		case Priming:
+			for q := range queries {
+				row := dist[q*v : (q+1)*v]
+				s := w.scores[:0]
+				for _, r := range doc {
+					s = append(s, row[r])
+				}
+				if sortScores(s) {
+					// A NaN among the relevant scores: settle the whole row.
+					for j := range row {
+						flag(j)
+					}
+					continue
+				}
+				for j, x := range row {
+					if w.mark[j] != w.stamp && near(s, x) {
+						flag(j)
+					}
+				}
+			}
+		case Extended:
+			mn := w.min
+			for j := range mn {
+				mn[j] = math.Inf(1)
+			}
+			for q, t := range queries {
+				for j, d := range dist[q*v : (q+1)*v] {
+					if d < mn[j] && j != t || math.IsNaN(d) {
+						mn[j] = d
+					}
+				}
+			}
+			s := w.scores[:0]
+			for _, r := range doc {
+				s = append(s, mn[r])
+			}
+			if sortScores(s) {
+				for j := range mn {
+					flag(j)
+				}
+				continue
+			}
+			for j, x := range mn {
+				if w.mark[j] != w.stamp && near(s, x) {
+					flag(j)
+				}
+			}
+		}
+	}
+	w.unsure = unsure
+	refine(unsure)
+}
+
+// sortScores sorts s and reports whether it holds a NaN.
+func sortScores(s []float64) (nan bool) {
+	for _, x := range s {
+		if math.IsNaN(x) {
+			return true
+		}
+	}
+	slices.Sort(s)
+	return false
 }
 
 // doc evaluates one document of the within-corpus, cross-corpora or incomplete
@@ -328,7 +440,17 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 	}
 	dist := w.dist[:len(queries)*v]
 	if rows == nil {
-		m.Distances(ctx, queries, w.rng, dist)
+		screened := false
+		if sm, ok := m.(ScreeningModel); ok && !opt.NoScreening {
+			var eps float64
+			var refine func([]int)
+			if eps, refine, screened = sm.ScreenDistances(ctx, queries, doc, w.rng, dist); screened {
+				w.settle(ps, doc, queries, dist, eps, refine)
+			}
+		}
+		if !screened {
+			m.Distances(ctx, queries, w.rng, dist)
+		}
 	}
 	for k, p := range ps {
 		acc := accs[k]

@@ -1,0 +1,181 @@
+package ce
+
+import (
+	"math/rand/v2"
+	"slices"
+
+	"math"
+	"testing"
+
+	"github.com/taglens/taglens/ml/nn"
+)
+
+// TestTanh32 measures the absolute error of the single-precision tanh kernel
+// against math.Tanh over float32 inputs spread across [−20, 20] (every one of
+// them near 0, where the error is relative) and checks it is within the
+// tanh32Err the screening bound assumes.
+func TestTanh32(t *testing.T) {
+	if !useScreen {
+		t.Skip("no AVX-512: evaluation does not screen")
+	}
+	const cols = 4096
+	src := make([]float32, cols)
+	dst := make([]float32, cols)
+	zero := []float32{0}
+	worst, at := 0.0, float32(0)
+	check := func() {
+		tanhBias32(&dst[0], &src[0], 0, 0, &zero[0], 1, cols)
+		for i, x := range src {
+			e := math.Abs(float64(dst[i]) - math.Tanh(float64(x)))
+			if !(e <= worst) {
+				worst, at = e, x
+			}
+		}
+	}
+	// Every 97th float32 from 0 to 20 and its negative.
+	n := 0
+	for b := uint32(0); math.Float32frombits(b) <= 20; b += 97 {
+		x := math.Float32frombits(b)
+		src[n] = x
+		if n+1 < cols {
+			src[n+1] = -x
+		}
+		n += 2
+		if n >= cols {
+			check()
+			n = 0
+		}
+	}
+	for i := n; i < cols; i++ {
+		src[i] = 0
+	}
+	check()
+	t.Logf("largest error %.3g at x = %g (bound %.3g)", worst, at, tanh32Err)
+	if !(worst <= tanh32Err/2) {
+		t.Fatalf("tanh32: error %.3g at x = %g, more than half the bound %.3g", worst, at, tanh32Err)
+	}
+}
+
+// randomEmbedder builds an embedder of the given hidden widths over v random
+// terms, with weights of the scale of trained ones (non-zero biases too).
+func randomEmbedder(seed uint64, hidden []int, v int, scale float64) (*embedder, []float64) {
+	rng := rand.New(rand.NewPCG(seed, 3))
+	const dt, dc = 12, 6
+	sizes := append(append([]int{dt + dc}, hidden...), v)
+	net := nn.NewMLP(sizes, rng)
+	for i := range net.Params {
+		net.Params[i] = scale * (net.Params[i] + 0.1*rng.NormFloat64())
+	}
+	termX := make([][]float64, v)
+	for i := range termX {
+		termX[i] = make([]float64, dt)
+		for j := range termX[i] {
+			termX[i][j] = 2*rng.Float64() - 1
+		}
+	}
+	ctx := make([]float64, dc)
+	for j := range ctx {
+		ctx[j] = 2*rng.Float64() - 1
+	}
+	return newEmbedder(sizes, net.Params, termX, dc), ctx
+}
+
+// TestScreenBound checks the screening pass against the exact one: every
+// single-precision distance within eps of the exact distance, over networks
+// of one to three hidden layers, widths that are not multiples of the tiles,
+// vocabularies of several blocks with a partial last one, and large weights.
+func TestScreenBound(t *testing.T) {
+	if !useScreen {
+		t.Skip("no AVX-512: evaluation does not screen")
+	}
+	for _, tc := range []struct {
+		hidden []int
+		v      int
+		scale  float64
+	}{
+		{[]int{20}, 70, 1},
+		{[]int{20, 10}, 300, 1},
+		{[]int{100, 100, 50}, 700, 1},
+		{[]int{37, 29, 11}, 513, 3},
+	} {
+		e, ctx := randomEmbedder(uint64(tc.v), tc.hidden, tc.v, tc.scale)
+		v, d := e.v, e.ceDim()
+		exact := make([]float64, v*d)
+		e.embedVocab(exact, ctx)
+		queries := []int{0, 5, v / 2, v - 1}
+		qce := make([]float64, len(queries)*d)
+		for i, q := range queries {
+			copy(qce[i*d:(i+1)*d], exact[q*d:(q+1)*d])
+		}
+		s := e.screener()
+		w := s.work(len(queries))
+		cp := make([]float64, e.sizes[1])
+		e.ctxPreTo(cp, ctx)
+		eps := s.bound(w, cp)
+		got := make([]float64, len(queries)*v)
+		s.distances(w, got, v, cp, qce, len(queries))
+		worst := 0.0
+		for i, q := range queries {
+			for j := 0; j < v; j++ {
+				want := euclid(exact[q*d:(q+1)*d], exact[j*d:(j+1)*d])
+				if err := math.Abs(got[i*v+j] - want); !(err <= eps) {
+					t.Fatalf("hidden %v: distance %d–%d = %v, exact %v: error %.3g above eps %.3g", tc.hidden, q, j, got[i*v+j], want, err, eps)
+				} else {
+					worst = max(worst, err)
+				}
+			}
+		}
+		t.Logf("hidden %v, %d terms: eps %.3g, largest error %.3g (%.1f%% of eps)", tc.hidden, v, eps, worst, 100*worst/eps)
+		if worst == 0 {
+			t.Fatalf("hidden %v: no error at all: the screening pass did not run in single precision", tc.hidden)
+		}
+	}
+}
+
+// TestScreenDistancesExact checks the contract eval relies on: the queries'
+// and the named terms' columns are Distances' values bit for bit, every other
+// within eps, and refine makes the named columns Distances' values.
+func TestScreenDistancesExact(t *testing.T) {
+	if !useScreen {
+		t.Skip("no AVX-512: evaluation does not screen")
+	}
+	tc, m := trainSmall(t)
+	v := m.vocab.Len()
+	for _, variant := range []string{VariantCE, VariantSiamese} {
+		em := m.EvalModel(variant).(*evalModel)
+		for _, i := range tc.split.Test[:20] {
+			doc, _ := m.vocab.Encode(tc.c.Docs[i])
+			queries := doc[:len(doc)-1] // the last term named, not a query
+			want := make([]float64, len(queries)*v)
+			em.Distances(doc, queries, nil, want)
+			got := make([]float64, len(queries)*v)
+			eps, refine, ok := em.ScreenDistances(doc, queries, doc, nil, got)
+			if !ok {
+				t.Fatal("ScreenDistances declined")
+			}
+			for q := range queries {
+				for j := 0; j < v; j++ {
+					g, w := got[q*v+j], want[q*v+j]
+					if slices.Contains(doc, j) && math.Float64bits(g) != math.Float64bits(w) {
+						t.Fatalf("%s: document term %d: %v, Distances %v", variant, j, g, w)
+					}
+					if !(math.Abs(g-w) <= eps) {
+						t.Fatalf("%s: term %d: %v, Distances %v, beyond eps %.3g", variant, j, g, w, eps)
+					}
+				}
+			}
+			var rest []int
+			for j := 0; j < v; j++ {
+				if !slices.Contains(doc, j) {
+					rest = append(rest, j)
+				}
+			}
+			refine(rest)
+			for k := range got {
+				if math.Float64bits(got[k]) != math.Float64bits(want[k]) {
+					t.Fatalf("%s: after refine, entry %d = %v, Distances %v", variant, k, got[k], want[k])
+				}
+			}
+		}
+	}
+}

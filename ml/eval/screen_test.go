@@ -1,0 +1,120 @@
+package eval
+
+import (
+	"context"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"sync/atomic"
+	"testing"
+)
+
+// screenModel wraps a model as a ScreeningModel whose screened values are the
+// exact ones moved by up to eps (a fixed pattern of the position), except the
+// named terms' and the queries' columns; refine restores the exact values.
+type screenModel struct {
+	Model
+	eps     float64
+	refine  bool // false: refine does nothing (the figures then change)
+	settled atomic.Int64
+	calls   atomic.Int64
+}
+
+func (s *screenModel) ScreenDistances(ctx, queries, exact []int, rng *rand.Rand, dst []float64) (float64, func([]int), bool) {
+	s.Distances(ctx, queries, rng, dst)
+	want := slices.Clone(dst)
+	v := s.VocabSize()
+	for i := range dst {
+		j := i % v
+		if slices.Contains(exact, j) || slices.Contains(queries, j) {
+			continue
+		}
+		h := splitmix64(uint64(i)*7919 + uint64(len(ctx)))
+		dst[i] += s.eps * 0.999 * (2*float64(h>>11)/(1<<53) - 1)
+	}
+	s.calls.Add(1)
+	return s.eps, func(terms []int) {
+		s.settled.Add(int64(len(terms)))
+		if !s.refine {
+			return
+		}
+		for q := range queries {
+			for _, t := range terms {
+				dst[q*v+t] = want[q*v+t]
+			}
+		}
+	}, true
+}
+
+// nanModel gives NaN distances to two terms of its vocabulary.
+type nanModel struct{ Model }
+
+func (n nanModel) Distances(ctx, queries []int, rng *rand.Rand, dst []float64) {
+	n.Model.Distances(ctx, queries, rng, dst)
+	v := n.VocabSize()
+	for q := range queries {
+		dst[q*v+7], dst[q*v+8] = math.NaN(), math.NaN()
+	}
+}
+
+// TestEvaluateScreening checks that a screening model's figures are those of
+// its exact distances under both protocols, together and apart, with an
+// incomplete context too, while only a small part of the terms is settled
+// exactly; and that without settling, the same screened values change the
+// figures (so the comparison can fail).
+func TestEvaluateScreening(t *testing.T) {
+	const v = 400
+	docs := mtgLikeDocs(300, v, 6)
+	for _, tc := range []struct {
+		ps   []Protocol
+		opt  Options
+		base Model
+	}{
+		{[]Protocol{Extended}, Options{Seed: 1}, nil},
+		{[]Protocol{Priming}, Options{Seed: 1}, nil},
+		{[]Protocol{Extended, Priming}, Options{Seed: 2, Workers: 3}, nil},
+		{[]Protocol{Extended, Priming}, Options{Seed: 3, Missing: Band{Lo: 10, Hi: 30}}, nil},
+		{[]Protocol{Extended, Priming}, Options{Seed: 4}, nanModel{newEmbedModel(v, 8, 5)}},
+	} {
+		base := tc.base
+		if base == nil {
+			base = newEmbedModel(v, 8, 5)
+		}
+		want, err := EvaluateAll(context.Background(), base, tc.ps, docs, &tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		sm := &screenModel{Model: base, eps: 0.01, refine: true}
+		got, err := EvaluateAll(context.Background(), sm, tc.ps, docs, &tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k := range want {
+			if *got[k] != *want[k] {
+				t.Errorf("%v %+v: screened %+v, exact %+v", tc.ps, tc.opt.Missing, *got[k], *want[k])
+			}
+		}
+		frac := float64(sm.settled.Load()) / float64(sm.calls.Load()*v)
+		t.Logf("%v, missing %+v: %.1f%% of the terms settled exactly", tc.ps, tc.opt.Missing, 100*frac)
+		if sm.calls.Load() == 0 || frac > 0.5 {
+			t.Errorf("%v: %d screened documents, %.2f of the terms settled", tc.ps, sm.calls.Load(), frac)
+		}
+		opt := tc.opt
+		opt.NoScreening = true
+		sm.calls.Store(0)
+		if _, err := EvaluateAll(context.Background(), sm, tc.ps, docs, &opt); err != nil {
+			t.Fatal(err)
+		}
+		if n := sm.calls.Load(); n != 0 {
+			t.Errorf("NoScreening: %d screened documents", n)
+		}
+		loose := &screenModel{Model: base, eps: 0.01}
+		bad, err := EvaluateAll(context.Background(), loose, tc.ps, docs, &tc.opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if *bad[0] == *want[0] {
+			t.Errorf("%v: the screened values alone gave the exact figures: the test cannot tell settling from none", tc.ps)
+		}
+	}
+}
