@@ -10,3 +10,6 @@ var useCountCmp = cpu.X86.HasAVX2
 
 //go:noescape
 func countCmp(x []float64, t float64, strict bool) int
+
+//go:noescape
+func minInto(mn, row []float64)

@@ -80,3 +80,42 @@ done:
 	VZEROUPPER
 	MOVQ R9, ret+40(FP)
 	RET
+
+// func minInto(mn, row []float64)
+//
+// mn[j] = row[j] where row[j] < mn[j] (Go's ordered comparison: a NaN in
+// row never wins), for j < len(mn) ≤ len(row): VMINPD's first source wins
+// only when it compares below the second, else the second is kept. Eight
+// values per step, then four, then one. Requires AVX2.
+TEXT ·minInto(SB), NOSPLIT, $0-48
+	MOVQ mn_base+0(FP), DI
+	MOVQ mn_len+8(FP), CX
+	MOVQ row_base+24(FP), SI
+	XORQ AX, AX
+	MOVQ CX, DX
+	ANDQ $-8, DX
+
+min8:
+	CMPQ    AX, DX
+	JGE     min1
+	VMOVUPD (SI)(AX*8), Y0
+	VMOVUPD 32(SI)(AX*8), Y1
+	VMINPD  (DI)(AX*8), Y0, Y0
+	VMINPD  32(DI)(AX*8), Y1, Y1
+	VMOVUPD Y0, (DI)(AX*8)
+	VMOVUPD Y1, 32(DI)(AX*8)
+	ADDQ    $8, AX
+	JMP     min8
+
+min1:
+	CMPQ  AX, CX
+	JGE   mindone
+	MOVSD (SI)(AX*8), X0
+	MINSD (DI)(AX*8), X0
+	MOVSD X0, (DI)(AX*8)
+	INCQ  AX
+	JMP   min1
+
+mindone:
+	VZEROUPPER
+	RET

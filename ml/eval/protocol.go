@@ -362,11 +362,7 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 				mn[j] = math.Inf(1)
 			}
 			for q, t := range queries {
-				for j, d := range dist[q*v : (q+1)*v] {
-					if d < mn[j] && j != t || math.IsNaN(d) {
-						mn[j] = d
-					}
-				}
+				minRow(mn, dist[q*v:(q+1)*v], t)
 			}
 			s := w.scores[:0]
 			for _, r := range doc {
@@ -387,6 +383,22 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 	}
 	w.unsure = unsure
 	refine(unsure)
+}
+
+// minRow sets mn[j] = row[j] where row[j] < mn[j], for every j but skip (Eq.
+// 9's t̂ ≠ τ_j): a NaN distance never wins.
+func minRow(mn, row []float64, skip int) {
+	if !useCountCmp {
+		for j, d := range row[:len(mn)] {
+			if d < mn[j] && j != skip {
+				mn[j] = d
+			}
+		}
+		return
+	}
+	keep := mn[skip]
+	minInto(mn, row)
+	mn[skip] = keep
 }
 
 // sortScores sorts s and reports whether it holds a NaN.
@@ -474,11 +486,7 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 				} else {
 					row = dist[q*v : (q+1)*v]
 				}
-				for j, d := range row {
-					if d < mn[j] && j != t {
-						mn[j] = d
-					}
-				}
+				minRow(mn, row, t)
 			}
 			ScoreList(mn, doc, ranks, &w.s)
 			acc.add(&w.s)

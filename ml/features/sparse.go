@@ -111,6 +111,10 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 			for p, j := range ind {
 				v := val[p]
 				xj := xd.Data[j*xd.Stride+c0 : j*xd.Stride+c1]
+				if useAxpy {
+					axpyRound(di, xj, v)
+					continue
+				}
 				for c := range di {
 					di[c] += v * xj[c]
 				}
@@ -120,6 +124,10 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 			for p, j := range ind {
 				v := val[p]
 				dj := dd.Data[j*dd.Stride+c0 : j*dd.Stride+c1]
+				if useAxpy {
+					axpyRound(dj, xi, v)
+					continue
+				}
 				for c := range dj {
 					dj[c] += v * xi[c]
 				}
