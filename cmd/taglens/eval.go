@@ -29,7 +29,7 @@ func init() {
 
 const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|valid|test|oov|all " +
 	"[--split PATH] [--oov PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
-	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--json OUT] [--cpuprofile OUT]"
+	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--concurrent N] [--json OUT] [--cpuprofile OUT]"
 
 // baselineOrder is the report order of the baselines (docs/design.md model names).
 var baselineOrder = baselines.Names
@@ -50,6 +50,7 @@ type evalConfig struct {
 	variants   []string
 	seed       uint64
 	workers    int
+	concurrent int
 	jsonOut    string
 	cpuProfile string
 }
@@ -82,6 +83,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 		defer closeWith(stop, &err)
 	}
 	start := time.Now()
+	cpu0, _ := cputime.Process()
 	rep, err := evaluate(ctx, cfg, stderr)
 	if err != nil {
 		return err
@@ -90,7 +92,7 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) (err 
 	if err := rep.WriteTable(stderr); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "eval took %s\n", time.Since(start).Round(time.Millisecond))
+	fmt.Fprintf(stderr, "eval took %s%s\n", time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
 	b, err := json.MarshalIndent(rep, "", "  ")
 	if err != nil {
 		return fmt.Errorf("eval: encode report: %w", err)
@@ -120,6 +122,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		variants = fs.String("variants", "", "model variants to evaluate (default ce,siamese-ce; for oov ce-feature,siamese-ce-feature,ce-avg,siamese-ce-avg; none for baselines only)")
 		seed     = fs.Uint64("seed", 1, "seed of the first trial")
 		workers  = fs.Int("workers", 2, "goroutines evaluating documents")
+		conc     = fs.Int("concurrent", 2, "models (baselines, variants) evaluated at once; the report is the same for any value")
 		jsonOut  = fs.String("json", "", "write the JSON report to this file instead of stdout")
 		cpuProf  = fs.String("cpuprofile", "", "write a CPU profile of the evaluation to this file (go tool pprof)")
 	)
@@ -144,6 +147,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		crossPath:  *cross,
 		seed:       *seed,
 		workers:    *workers,
+		concurrent: *conc,
 		jsonOut:    *jsonOut,
 		cpuProfile: *cpuProf,
 	}
@@ -214,6 +218,9 @@ func (cfg *evalConfig) checkScope(subset string, protocolGiven bool) string {
 	}
 	if cfg.workers < 1 {
 		return "--workers must be at least 1"
+	}
+	if cfg.concurrent < 1 {
+		return "--concurrent must be at least 1"
 	}
 	if n := len(cfg.modelPaths); n != 1 && n != cfg.trials {
 		return fmt.Sprintf("--model lists %d files: give one, or one per trial (%d)", n, cfg.trials)
@@ -313,7 +320,8 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	r.corpus = c
 	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.subset, Protocol: cfg.protocol,
 		Setting: evalSetting(cfg, cross), Missing: cfg.missing, Trials: cfg.trials, Seed: cfg.seed, Workers: cfg.workers,
-		Baselines: cfg.baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
+		Concurrent: cfg.concurrent,
+		Baselines:  cfg.baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
 		AllWithoutOOV: cfg.splitPath == "", Notes: r.notes,
 		Note: func(s string) { fmt.Fprintf(r.progress, "note: %s\n", s) },
 		Docs: func(t, n int, note string) {
@@ -425,44 +433,64 @@ func (r *evalRun) note(s string) {
 
 // printProgress returns the progress printer of a comparison: a line when a
 // baseline starts training, its tuning steps, when it is trained, every 25 % of
-// the documents of an evaluation of 1,000 documents or more, and each result with
-// its wall and CPU time.
+// the documents of an evaluation of 1,000 documents or more, and each result
+// with its wall time, and its CPU time when no other entry ran beside it (the
+// process's CPU time is then the entry's own).
 func (r *evalRun) printProgress() func(compare.Event) {
-	var (
-		start time.Time
-		cpu0  time.Duration
-		next  int // next quarter of the documents to report
-	)
+	type phase struct {
+		start  time.Time
+		cpu0   time.Duration
+		next   int  // next quarter of the documents to report
+		shared bool // another entry ran during the phase
+	}
+	running := map[string]*phase{}
+	begin := func(name string) {
+		ph := &phase{start: time.Now(), next: 1}
+		ph.cpu0, _ = cputime.Process()
+		for _, o := range running {
+			o.shared, ph.shared = true, true
+		}
+		running[name] = ph
+	}
+	times := func(ph *phase) string {
+		s := time.Since(ph.start).Round(time.Millisecond).String()
+		if !ph.shared {
+			s += cpuSince(ph.cpu0)
+		}
+		return s
+	}
 	return func(e compare.Event) {
 		label := fmt.Sprintf("trial %d/%d %s", e.Trial+1, e.Trials, e.Entry)
 		w := r.progress
+		ph := running[e.Entry]
 		switch e.Stage {
 		case "training baseline":
-			if start.IsZero() {
-				start, next = time.Now(), 1
-				cpu0, _ = cputime.Process()
+			if ph == nil {
+				begin(e.Entry)
 				fmt.Fprintf(w, "%s: training %s\n", label, e.Message)
 				return
 			}
 			fmt.Fprintf(w, "%s: %s\n", label, e.Message)
 		case "evaluating":
-			if !start.IsZero() {
-				fmt.Fprintf(w, "%s: trained in %s%s\n", label, time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
+			if ph != nil {
+				fmt.Fprintf(w, "%s: trained in %s\n", label, times(ph))
+				delete(running, e.Entry)
 			}
-			start, next = time.Now(), 1
-			cpu0, _ = cputime.Process()
+			begin(e.Entry)
 		case "documents":
-			if e.DocsTotal < 1000 || e.DocsDone*4 < next*e.DocsTotal {
+			if ph == nil || e.DocsTotal < 1000 || e.DocsDone*4 < ph.next*e.DocsTotal {
 				return
 			}
-			fmt.Fprintf(w, "%s: %d%% of %d documents\n", label, 25*next, e.DocsTotal)
-			for e.DocsDone*4 >= next*e.DocsTotal {
-				next++
+			fmt.Fprintf(w, "%s: %d%% of %d documents\n", label, 25*ph.next, e.DocsTotal)
+			for e.DocsDone*4 >= ph.next*e.DocsTotal {
+				ph.next++
 			}
 		case "done":
-			fmt.Fprintf(w, "%s: %d queries, MAP %.4f, AUC %.4f (%s%s)\n", label, e.Result.Queries, e.Result.MAP, e.Result.AUC,
-				time.Since(start).Round(time.Millisecond), cpuSince(cpu0))
-			start = time.Time{}
+			if ph == nil {
+				return
+			}
+			fmt.Fprintf(w, "%s: %d queries, MAP %.4f, AUC %.4f (%s)\n", label, e.Result.Queries, e.Result.MAP, e.Result.AUC, times(ph))
+			delete(running, e.Entry)
 		}
 	}
 }

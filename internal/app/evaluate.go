@@ -13,6 +13,11 @@ import (
 	"github.com/taglens/taglens/ml/eval"
 )
 
+// DefaultConcurrent is the number of models an Evaluation runs at once by
+// default: two fill two processors where one model's training leaves one idle
+// (LDA's and PLSA's fits are serial), with the same report.
+const DefaultConcurrent = 2
+
 // Evaluation is a comparison of models in one setting: the requested
 // baselines, retrained in every trial on the training documents of the
 // models' split, then the models' variants, on the evaluated documents.
@@ -32,6 +37,9 @@ type Evaluation struct {
 	Trials   int
 	Seed     uint64 // seed of trial 0; trial t has Seed+t
 	Workers  int    // goroutines evaluating documents (compare.Plan.Workers)
+	// Concurrent is the number of models evaluated at once
+	// (compare.Plan.Concurrent; 0 means DefaultConcurrent).
+	Concurrent int
 	// Baselines are the baselines' names in report order; those the setting
 	// does not apply to are left out with a note.
 	Baselines []string
@@ -92,7 +100,11 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 			ev.Note(s)
 		}
 	}
-	plan := &compare.Plan{Protocol: ev.Protocol, Missing: ev.Missing, Workers: ev.Workers,
+	conc := ev.Concurrent
+	if conc <= 0 {
+		conc = DefaultConcurrent
+	}
+	plan := &compare.Plan{Protocol: ev.Protocol, Missing: ev.Missing, Workers: ev.Workers, Concurrent: conc,
 		VocabSize: vocab.Len(), Trials: ev.Trials,
 		Baseline: baselines.Settings{Topics: first.Topics().NumTopics(), Hidden: first.CEDim()}}
 	scope := baselines.Scope{Protocol: ev.Protocol, Subset: ev.Subset, Cross: ev.Cross != nil,

@@ -6,9 +6,11 @@
 // made once.
 //
 // The order of work is fixed: trials in order, and within a trial the entries
-// in report order. Trial t has its own seed, which seeds the evaluation's own
-// randomness (eval.Options.Seed) and the baselines trained in that trial, so a
-// Plan gives the same report on any machine.
+// in report order (Plan.Concurrent of them at a time). Trial t has its own
+// seed, which seeds the evaluation's own randomness (eval.Options.Seed) and the
+// baselines trained in that trial, and each entry's result depends only on its
+// own inputs, so a Plan gives the same report on any machine and with any
+// Concurrent.
 package compare
 
 import (
@@ -16,6 +18,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/taglens/taglens/ml/baselines"
@@ -55,6 +58,12 @@ type Plan struct {
 	Baseline  baselines.Settings
 	Entries   []Entry
 	Trials    int
+
+	// Concurrent is the number of entries of a trial run at once (0 or 1: one
+	// at a time). Several at once fill the processors where one entry leaves
+	// them idle (the serial parts of a baseline's training); the report is the
+	// same. Progress events of concurrent entries interleave, one at a time.
+	Concurrent int
 
 	// Trial returns the data of trial t (0-based); it is called once per trial,
 	// in order, before the trial's entries run.
@@ -103,8 +112,7 @@ func Run(ctx context.Context, p *Plan, rep *eval.Report) error {
 	results := make([][]*eval.Result, len(p.Entries))
 	tuning := make([][]map[string]any, len(p.Entries))
 	seeds := make([]uint64, p.Trials)
-	total := len(p.Entries) * p.Trials
-	done := 0
+	r := &run{p: p, total: len(p.Entries) * p.Trials}
 	for t := range p.Trials {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -114,19 +122,13 @@ func Run(ctx context.Context, p *Plan, rep *eval.Report) error {
 			return err
 		}
 		seeds[t] = data.Seed
-		for i, e := range p.Entries {
-			base := Event{Trial: t, Trials: p.Trials, Entry: e.Name, Done: done, Total: total}
-			start := time.Now()
-			res, tun, err := p.runEntry(ctx, e, t, data, base)
-			if err != nil {
-				return err
-			}
-			results[i] = append(results[i], res)
-			tuning[i] = append(tuning[i], tun)
-			done++
-			ev := base
-			ev.Done, ev.Stage, ev.Result, ev.Elapsed = done, "done", res, time.Since(start)
-			p.say(ev)
+		res, tun, err := r.trial(ctx, t, data)
+		if err != nil {
+			return err
+		}
+		for i := range p.Entries {
+			results[i] = append(results[i], res[i])
+			tuning[i] = append(tuning[i], tun[i])
 		}
 	}
 	rep.Models = rep.Models[:0]
@@ -170,18 +172,93 @@ func (p *Plan) check() error {
 	return nil
 }
 
-// say passes ev to the plan's Progress, if any.
-func (p *Plan) say(ev Event) {
-	if p.Progress != nil {
-		p.Progress(ev)
-	}
+// run is the state of a Run shared by the entries running at once.
+type run struct {
+	p     *Plan
+	total int
+	mu    sync.Mutex // guards done and the calls of Progress
+	done  int
 }
 
-// runEntry evaluates entry e in trial t on the trial's data: it trains the
+// say passes ev to the plan's Progress, if any, one event at a time.
+func (r *run) say(ev Event) {
+	if r.p.Progress == nil {
+		return
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.p.Progress(ev)
+}
+
+// trial runs every entry of trial t, Plan.Concurrent at a time, started in
+// entry order, and returns their results and tunings in entry order. On an
+// error it cancels the entries still running and returns the first error (a
+// cancellation of the caller's ctx as ctx.Err()).
+func (r *run) trial(ctx context.Context, t int, data *Trial) ([]*eval.Result, []map[string]any, error) {
+	p := r.p
+	n := len(p.Entries)
+	res, tun := make([]*eval.Result, n), make([]map[string]any, n)
+	ctx2, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		wg       sync.WaitGroup
+		mu       sync.Mutex
+		next     int
+		firstErr error
+	)
+	for range max(1, min(p.Concurrent, n)) {
+		wg.Go(func() {
+			for {
+				mu.Lock()
+				i := next
+				next++
+				stop := i >= n || firstErr != nil
+				mu.Unlock()
+				if stop {
+					return
+				}
+				e := p.Entries[i]
+				r.mu.Lock()
+				base := Event{Trial: t, Trials: p.Trials, Entry: e.Name, Done: r.done, Total: r.total}
+				r.mu.Unlock()
+				start := time.Now()
+				out, tn, err := r.entry(ctx2, e, t, data, base)
+				if err != nil {
+					mu.Lock()
+					if firstErr == nil {
+						firstErr = err
+					}
+					mu.Unlock()
+					cancel()
+					return
+				}
+				res[i], tun[i] = out, tn
+				r.mu.Lock()
+				r.done++
+				ev := base
+				ev.Done, ev.Stage, ev.Result, ev.Elapsed = r.done, "done", out, time.Since(start)
+				if p.Progress != nil {
+					p.Progress(ev)
+				}
+				r.mu.Unlock()
+			}
+		})
+	}
+	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if firstErr != nil {
+		return nil, nil, firstErr
+	}
+	return res, tun, nil
+}
+
+// entry evaluates entry e in trial t on the trial's data: it trains the
 // baseline or gets the trial's model, then evaluates it, reporting progress
 // as events based on base. Errors are prefixed with the entry's name.
-func (p *Plan) runEntry(ctx context.Context, e Entry, t int, data *Trial, base Event) (*eval.Result, map[string]any, error) {
-	say := p.say
+func (r *run) entry(ctx context.Context, e Entry, t int, data *Trial, base Event) (*eval.Result, map[string]any, error) {
+	p, say := r.p, r.say
 	opt := &eval.Options{Seed: data.Seed, Workers: p.Workers, Missing: p.Missing,
 		Progress: func(d, n int) {
 			ev := base

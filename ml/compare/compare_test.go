@@ -1,10 +1,13 @@
 package compare
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"math/rand/v2"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"github.com/taglens/taglens/ml/eval"
@@ -129,5 +132,66 @@ func TestRunErrors(t *testing.T) {
 	p := Plan{Protocol: eval.Extended, VocabSize: 10, Trials: 1, Trial: trial, Entries: []Entry{{Name: "b", Model: model}}}
 	if err := Run(ctx, &p, &eval.Report{}); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: got %v", err)
+	}
+}
+
+// TestRunConcurrent checks that entries run several at a time give the report
+// of one at a time, that their progress events never overlap and count every
+// entry done once, and that an entry's error stops the others and is the one
+// returned.
+func TestRunConcurrent(t *testing.T) {
+	trial := func(tr int) (*Trial, error) {
+		return &Trial{Seed: uint64(20 + tr), Train: blockDocs(60, 3), Docs: blockDocs(50, uint64(4+tr))}, nil
+	}
+	entries := []Entry{
+		{Name: "random", Baseline: "random"},
+		{Name: "lsa", Baseline: "lsa"},
+		{Name: "block", Model: func(int) (eval.Model, map[string]any, error) { return block{10}, nil, nil }},
+		{Name: "pca", Baseline: "pca"},
+	}
+	var want []byte
+	for _, conc := range []int{1, 2, 3, 8} {
+		var inside atomic.Int32
+		overlap, done := false, 0
+		p := &Plan{Protocol: eval.Extended, VocabSize: 10, Trials: 2, Entries: entries, Trial: trial, Concurrent: conc,
+			Progress: func(e Event) {
+				if inside.Add(1) != 1 {
+					overlap = true
+				}
+				if e.Stage == "done" {
+					done++
+					if e.Done != done {
+						t.Errorf("concurrent %d: done event %d counts %d", conc, done, e.Done)
+					}
+				}
+				inside.Add(-1)
+			}}
+		var rep eval.Report
+		if err := Run(context.Background(), p, &rep); err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want == nil {
+			want = b
+		} else if !bytes.Equal(b, want) {
+			t.Errorf("concurrent %d: report differs from one at a time:\n%s\n%s", conc, b, want)
+		}
+		if overlap {
+			t.Errorf("concurrent %d: progress events overlapped", conc)
+		}
+		if done != len(entries)*2 {
+			t.Errorf("concurrent %d: %d done events, want %d", conc, done, len(entries)*2)
+		}
+	}
+	// The failing entry's error is returned; the entries beside it stop.
+	slow := Entry{Name: "slow", Model: func(int) (eval.Model, map[string]any, error) { return block{10}, nil, nil }}
+	bad := Entry{Name: "bad", Model: func(int) (eval.Model, map[string]any, error) { return nil, nil, errors.New("bad file") }}
+	p := &Plan{Protocol: eval.Extended, VocabSize: 10, Trials: 1, Trial: trial, Concurrent: 2,
+		Entries: []Entry{slow, bad, {Name: "lsa", Baseline: "lsa"}}}
+	if err := Run(context.Background(), p, &eval.Report{}); err == nil || !strings.Contains(err.Error(), "bad: bad file") {
+		t.Errorf("got %v, want bad's error", err)
 	}
 }
