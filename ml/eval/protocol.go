@@ -334,27 +334,31 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 		k, _ := slices.BinarySearch(s, x-eps)
 		return k < len(s) && s[k] <= x+eps
 	}
+	// check flags the terms whose score in list (a row of distances, or Eq.
+	// 9's minima) is near a relevant term's; every term of list when a
+	// relevant score is NaN.
+	check := func(list []float64) {
+		s := w.scores[:0]
+		for _, r := range doc {
+			s = append(s, list[r])
+		}
+		if sortScores(s) {
+			for j := range list {
+				flag(j)
+			}
+			return
+		}
+		for j, x := range list {
+			if w.mark[j] != w.stamp && near(s, x) {
+				flag(j)
+			}
+		}
+	}
 	for _, p := range ps {
 		switch p {
 		case Priming:
 			for q := range queries {
-				row := dist[q*v : (q+1)*v]
-				s := w.scores[:0]
-				for _, r := range doc {
-					s = append(s, row[r])
-				}
-				if sortScores(s) {
-					// A NaN among the relevant scores: settle the whole row.
-					for j := range row {
-						flag(j)
-					}
-					continue
-				}
-				for j, x := range row {
-					if w.mark[j] != w.stamp && near(s, x) {
-						flag(j)
-					}
-				}
+				check(dist[q*v : (q+1)*v])
 			}
 		case Extended:
 			mn := w.min
@@ -364,21 +368,7 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 			for q, t := range queries {
 				minRow(mn, dist[q*v:(q+1)*v], t)
 			}
-			s := w.scores[:0]
-			for _, r := range doc {
-				s = append(s, mn[r])
-			}
-			if sortScores(s) {
-				for j := range mn {
-					flag(j)
-				}
-				continue
-			}
-			for j, x := range mn {
-				if w.mark[j] != w.stamp && near(s, x) {
-					flag(j)
-				}
-			}
+			check(mn)
 		}
 	}
 	w.unsure = unsure
