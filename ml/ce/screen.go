@@ -171,6 +171,17 @@ func (s *screener) bound(w *screenWork, c []float64) float64 {
 	return 1.25*(math.Sqrt(ss)+u32*math.Sqrt(d)+(d+4)*u32*2.002*math.Sqrt(d)) + 1e-12
 }
 
+// useful reports whether screening with the bound eps can settle anything:
+// eps must be finite and below 2·√d, the largest distance between two CE
+// vectors of (−1, 1)^d (tanh's range). A larger eps would send every term to
+// the exact pass anyway; it is also what a weight, bias or context part
+// outside float32's range gives (its rounding term alone is above 10³⁰), so
+// the single-precision pass never runs where it could overflow to ±Inf or
+// NaN while the bound, computed in float64, stays finite.
+func (s *screener) useful(eps float64) bool {
+	return eps < 2*math.Sqrt(float64(s.dims[len(s.dims)-1]))
+}
+
 // distances writes to dst[i·v+j] the single-precision distance from query i
 // (its exact CE in qce, nq × d) to every vocabulary term j, for the context
 // part c.
@@ -214,7 +225,8 @@ func (s *screener) distances(w *screenWork, dst []float64, v int, c []float64, q
 // within eps of Distances' (the screening pass above), exactly Distances'
 // values for the terms of exact and of queries, and refine overwrites the
 // given terms' columns with Distances' values. ok is false without the
-// AVX-512 kernels or when the bound is not finite (dst untouched).
+// AVX-512 kernels or when the bound could settle nothing (useful; dst
+// untouched).
 func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst []float64) (eps float64, refine func(terms []int), ok bool) {
 	if !useScreen {
 		return 0, nil, false
@@ -232,7 +244,7 @@ func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst
 	cp := w.cpre
 	e.ctxPreTo(cp, c)
 	eps = s.bound(w, cp)
-	if !(eps < math.Inf(1)) {
+	if !s.useful(eps) {
 		return 0, nil, false
 	}
 	// The exact CE of the queries, then of the named terms not among them.

@@ -132,6 +132,32 @@ func TestScreenBound(t *testing.T) {
 	}
 }
 
+// TestScreenUseful checks that screening declines a network with a weight
+// outside float32's range, where the single-precision pass would overflow
+// while the bound, in float64, stays finite; and takes one of ordinary scale.
+func TestScreenUseful(t *testing.T) {
+	for _, tc := range []struct {
+		scale float64
+		want  bool
+	}{{1, true}, {1e39, false}, {1e30, false}} {
+		e, ctx := randomEmbedder(7, []int{20, 10}, 70, 1)
+		// Only the last layer's weights and biases scaled: layer 1's
+		// pre-activations keep their ordinary size.
+		h := len(e.sizes) - 2
+		for i := e.layout.W[h]; i < e.layout.B[h]+e.sizes[h]; i++ {
+			e.params[i] *= tc.scale
+		}
+		s := newScreener(e)
+		w := s.work(1)
+		cp := make([]float64, e.sizes[1])
+		e.ctxPreTo(cp, ctx)
+		eps := s.bound(w, cp)
+		if got := s.useful(eps); got != tc.want {
+			t.Errorf("weights ×%g: eps %.3g, useful %v, want %v", tc.scale, eps, got, tc.want)
+		}
+	}
+}
+
 // TestScreenDistancesExact checks the contract eval relies on: the queries'
 // and the named terms' columns are Distances' values bit for bit, every other
 // within eps, and refine makes the named columns Distances' values.
