@@ -220,7 +220,7 @@ func tanhSumGo(a, pre1, th1, ct, cp []float64, rows, h1 int) {
 		row := a[r*h1 : (r+1)*h1]
 		for j, ta := range th {
 			tc := ct[j]
-			den := 1 + ta*tc
+			den := 1 + float64(ta*tc) // never fused: tanhSumAVX2's bits
 			if den < 0.5 {
 				row[j] = math.Tanh(src[j] + cp[j])
 			} else {
@@ -275,7 +275,7 @@ func euclid(a, b []float64) float64 {
 	var s float64
 	for i := range a {
 		d := a[i] - b[i]
-		s += d * d
+		s += float64(d * d) // rounded before the sum, never fused: euclidGroup's bits
 	}
 	return math.Sqrt(s)
 }

@@ -51,6 +51,17 @@ func TestTanh32(t *testing.T) {
 	}
 	check()
 	t.Logf("largest error %.3g at x = %g (bound %.3g)", worst, at, tanh32Err)
+	// A sum that overflowed, or a NaN, still comes out in [−1, 1] (the
+	// kernel clamps its input first): the screened distances stay finite.
+	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32, -math.MaxFloat32}
+	clear(src)
+	copy(src, special)
+	tanhBias32(&dst[0], &src[0], 0, 0, &zero[0], 1, 16)
+	for i, x := range special {
+		if y := dst[i]; !(y >= -1 && y <= 1) {
+			t.Fatalf("tanh32(%v) = %v, want a value in [−1, 1]", x, y)
+		}
+	}
 	if !(worst <= tanh32Err/2) {
 		t.Fatalf("tanh32: error %.3g at x = %g, more than half the bound %.3g", worst, at, tanh32Err)
 	}

@@ -5,9 +5,10 @@
 // func countCmp(x []float64, t float64, strict bool) int
 //
 // Returns #{i : x[i] < t} if strict, else #{i : x[i] ≤ t}, with Go's float
-// comparisons (ordered: a NaN on either side compares false). Four values
-// per step in an AVX2 register: VCMPPD yields all ones (−1) where the
-// comparison holds, subtracted from four 64-bit counters. Requires AVX2.
+// comparisons (ordered: a NaN on either side compares false). Eight values
+// per step in two AVX2 registers, then one at a time: VCMPPD yields all ones
+// (−1) where the comparison holds, subtracted from eight 64-bit counters.
+// Requires AVX2.
 TEXT ·countCmp(SB), NOSPLIT, $0-48
 	MOVQ    x_base+0(FP), SI
 	MOVQ    x_len+8(FP), CX
@@ -86,7 +87,7 @@ done:
 // mn[j] = row[j] where row[j] < mn[j] (Go's ordered comparison: a NaN in
 // row never wins), for j < len(mn) ≤ len(row): VMINPD's first source wins
 // only when it compares below the second, else the second is kept. Eight
-// values per step, then four, then one. Requires AVX2.
+// values per step, then one at a time. Requires AVX2.
 TEXT ·minInto(SB), NOSPLIT, $0-48
 	MOVQ mn_base+0(FP), DI
 	MOVQ mn_len+8(FP), CX
