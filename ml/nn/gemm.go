@@ -44,11 +44,17 @@ func clearRows(m, n int, c []float64, ldc int) {
 // are packed into zero-padded panels of NR columns and MR rows, and the
 // micro-kernel runs over every MR×NR tile of C with depth kc. A B panel (kc·NR
 // values) stays in L1 while the A panels of the block stream from L2.
+//
+// Both micro-kernels sum an element of C the same way: a chain of fused
+// multiply-adds from zero over the kc steps of a depth block, then one addition
+// to C. With one kc for both, a product has the same bits on an AVX2 machine as
+// on an AVX-512 one, and so does a trained model (TestGemmKernelsSameBits,
+// TestTrainerKernelsSameBits); 128 keeps the 8×16 kernel's B panel at 16 KiB
+// (the 4×8 one's at 8 KiB).
 const (
-	kc4x8  = 256 // B panel 16 KiB
-	kc8x16 = 128 // B panel 16 KiB
-	mcMax  = 256 // rows of A per packed block (multiple of every MR)
-	ncMax  = 512 // columns of B per packed block (multiple of every NR)
+	kc    = 128 // depth of a block, both kernels
+	mcMax = 256 // rows of A per packed block (multiple of every MR)
+	ncMax = 512 // columns of B per packed block (multiple of every NR)
 )
 
 // packBuf holds the packed blocks of a gemmAsm call; a Workspace owns one.
@@ -63,7 +69,7 @@ var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 // a[i·ars + p·aps] and B(p,j) = b[p·bps + j·bjs] using the packed micro-kernels:
 // 8×16 with AVX-512 (useAVX512), else 4×8 with AVX2/FMA. For every element of C the
 // products are summed in increasing p within a depth block of kc and the blocks are
-// added in order, so results depend only on the inputs and the kernel. If pre is not
+// added in order, so results depend only on the inputs (the same with either kernel). If pre is not
 // nil it holds B already packed by packNT for the current kernel (b is then unused).
 // Kept in one function: the blocking loops, the packing and the kernel calls
 // share one set of offsets, and their order fixes the summation order the
@@ -78,9 +84,9 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 		}
 		return
 	}
-	mr, nr, kc := 4, 8, kc4x8
+	mr, nr := 4, 8
 	if useAVX512 {
-		mr, nr, kc = 8, 16, kc8x16
+		mr, nr = 8, 16
 	}
 	_ = c[(m-1)*ldc+n-1]
 	pooled := pb == nil
@@ -199,9 +205,9 @@ func packNTLen(n, k int) int {
 // into dst (len ≥ packNTLen(n, k)) and returns the number of segments; disjoint
 // selections may run concurrently.
 func packNTSegments(dst, w []float64, n, k int, sel func(s int) bool) int {
-	nr, kc := 8, kc4x8
+	nr := 8
 	if useAVX512 {
-		nr, kc = 16, kc8x16
+		nr = 16
 	}
 	off, s := 0, 0
 	for j0 := 0; j0 < n; j0 += ncMax {

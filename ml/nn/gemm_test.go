@@ -3,6 +3,7 @@ package nn
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -21,6 +22,48 @@ func asmKernels() []bool {
 		ks = append(ks, true)
 	}
 	return ks
+}
+
+// TestGemmKernelsSameBits checks that the AVX2 and the AVX-512 kernels give
+// the same bits, on shapes around their tiles and over several depth blocks:
+// a model trained on one kind of machine is then the one trained on the other.
+func TestGemmKernelsSameBits(t *testing.T) {
+	if len(asmKernels()) < 2 {
+		t.Skip("this CPU runs one assembly kernel only")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	rng := rand.New(rand.NewPCG(23, 24))
+	fill := func(n int) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = rng.NormFloat64() * math.Exp(rng.NormFloat64())
+		}
+		return s
+	}
+	for _, sh := range [][3]int{{1, 1, 1}, {5, 9, 7}, {9, 17, 129}, {13, 2, 257}, {50, 100, 300}, {3, 10, 600}, {33, 530, 200}} {
+		m, n, k := sh[0], sh[1], sh[2]
+		a, b := fill(m*k), fill(n*k)
+		at, bn := fill(k*m), fill(k*n)
+		for _, acc := range []bool{false, true} {
+			c0 := fill(m * n)
+			var out [2][]float64
+			for i, avx512 := range []bool{false, true} {
+				useAVX512 = avx512
+				c := slices.Clone(c0)
+				gemmNT(m, n, k, a, k, b, k, c, n, acc, nil)
+				c2 := slices.Clone(c0)
+				gemmNN(m, n, k, a, k, bn, n, c2, n, acc, nil)
+				c3 := slices.Clone(c0)
+				gemmTN(m, n, k, at, m, bn, n, c3, n, acc, nil)
+				out[i] = append(append(c, c2...), c3...)
+			}
+			for i := range out[0] {
+				if math.Float64bits(out[0][i]) != math.Float64bits(out[1][i]) {
+					t.Fatalf("%v acc=%v: entry %d is %v with AVX2, %v with AVX-512", sh, acc, i, out[0][i], out[1][i])
+				}
+			}
+		}
+	}
 }
 
 // TestGemmAsmMatchesGo compares the assembly kernels (each one the CPU has) with the

@@ -200,14 +200,10 @@ func TestSGDMomentumAverageAsm(t *testing.T) {
 	}
 }
 
-// TestTrainerAsmMatchesGo runs both stages on sizes that exercise every edge case of
-// the assembly paths (k-blocking, partial tiles, rows not a multiple of 8) and checks
-// that repeated calls give identical bytes and that the gradients and losses agree
-// with the pure-Go kernels (useAsm off) to rounding.
-func TestTrainerAsmMatchesGo(t *testing.T) {
-	if !useAsm {
-		t.Skip("no assembly kernels on this CPU or build")
-	}
+// trainerGrads returns a run of both stages' gradients and losses on sizes
+// that exercise every edge case of the assembly paths (k-blocking, partial
+// tiles, rows not a multiple of 8), from fixed data.
+func trainerGrads() func() (g1, g2 []float64, l1, l2 float64) {
 	sizes := []int{300, 41, 20, 10, 150}
 	rng := rand.New(rand.NewPCG(67, 68))
 	const N = 37
@@ -221,7 +217,7 @@ func TestTrainerAsmMatchesGo(t *testing.T) {
 		d[n] = rng.Float64()
 	}
 	m := NewMLP(sizes, rand.New(rand.NewPCG(9, 9)))
-	run := func() (g1, g2 []float64, l1, l2 float64) {
+	return func() (g1, g2 []float64, l1, l2 float64) {
 		tr := NewTrainer(m, N)
 		g1 = make([]float64, len(m.Params))
 		g2 = make([]float64, len(m.Params))
@@ -229,6 +225,16 @@ func TestTrainerAsmMatchesGo(t *testing.T) {
 		lp, ls := tr.SiameseGrad(x1, x2, t1, t2, types, d, SiameseConfig{}, 100, g2)
 		return g1, g2, l1, lp + 100*ls
 	}
+}
+
+// TestTrainerAsmMatchesGo checks that repeated calls of both stages give
+// identical bytes and that the gradients and losses agree with the pure-Go
+// kernels (useAsm off) to rounding.
+func TestTrainerAsmMatchesGo(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels on this CPU or build")
+	}
+	run := trainerGrads()
 	a1, a2, al1, al2 := run()
 	b1, b2, bl1, bl2 := run()
 	for i := range a1 {
@@ -254,6 +260,32 @@ func TestTrainerAsmMatchesGo(t *testing.T) {
 	}
 	if math.Abs(al1-wl1) > 1e-12*math.Abs(wl1) || math.Abs(al2-wl2) > 1e-12*math.Abs(wl2) {
 		t.Errorf("losses %v, %v with assembly, %v, %v in pure Go", al1, al2, wl1, wl2)
+	}
+}
+
+// TestTrainerKernelsSameBits checks that both stages' gradients and losses
+// have the same bits with the AVX2 kernels as with the AVX-512 ones, so a
+// model trained on either kind of machine is the same file.
+func TestTrainerKernelsSameBits(t *testing.T) {
+	if len(asmKernels()) < 2 {
+		t.Skip("this CPU runs one assembly kernel only")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	run := trainerGrads()
+	var bits [2][]uint64
+	for i, avx512 := range []bool{false, true} {
+		useAVX512 = avx512
+		g1, g2, l1, l2 := run()
+		for _, x := range append(append(g1, g2...), l1, l2) {
+			bits[i] = append(bits[i], math.Float64bits(x))
+		}
+	}
+	if k := slices.Compare(bits[0], bits[1]); k != 0 {
+		for i := range bits[0] {
+			if bits[0][i] != bits[1][i] {
+				t.Fatalf("value %d of (Eq. 5 gradient, Eq. 7 gradient, losses): %v with AVX2, %v with AVX-512", i, math.Float64frombits(bits[0][i]), math.Float64frombits(bits[1][i]))
+			}
+		}
 	}
 }
 
