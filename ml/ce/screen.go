@@ -176,8 +176,11 @@ func (s *screener) bound(w *screenWork, c []float64) float64 {
 // vectors of (−1, 1)^d (tanh's range). A larger eps would send every term to
 // the exact pass anyway; it is also what a weight, bias or context part
 // outside float32's range gives (its rounding term alone is above 10³⁰), so
-// the single-precision pass never runs where it could overflow to ±Inf or
-// NaN while the bound, computed in float64, stays finite.
+// the single-precision pass does not run on such a network. The one overflow
+// that leaves eps small, a layer-1 unit outside float32's range whose
+// outgoing weights are all zero, cannot move a distance: the kernel's tanh
+// maps NaN and ±Inf into [−1, 1] (TestTanh32) and a zero weight then
+// multiplies a finite value.
 func (s *screener) useful(eps float64) bool {
 	return eps < 2*math.Sqrt(float64(s.dims[len(s.dims)-1]))
 }
