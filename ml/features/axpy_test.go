@@ -29,7 +29,7 @@ func TestAxpyRound(t *testing.T) {
 			a := val()
 			want := append([]float64(nil), y...)
 			for c := range want {
-				want[c] += a * x[c]
+				want[c] += float64(a * x[c])
 			}
 			axpyRound(y, x, a)
 			for c := range y {

@@ -116,7 +116,7 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 					continue
 				}
 				for c := range di {
-					di[c] += v * xj[c]
+					di[c] += float64(v * xj[c]) // rounded before the sum, as axpyRound
 				}
 			}
 		} else {
@@ -129,7 +129,7 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 					continue
 				}
 				for c := range dj {
-					dj[c] += v * xi[c]
+					dj[c] += float64(v * xi[c]) // rounded before the sum, as axpyRound
 				}
 			}
 		}

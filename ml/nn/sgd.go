@@ -88,12 +88,14 @@ func (s *SGD) step(params, grad []float64, tm *team) {
 				sgdMomAvgAVX512(&p[0], &vel[0], &a[0], &gr[0], m, &c)
 				a, vel, p, gr = a[m:], vel[m:], p[m:], gr[m:]
 			}
+			// Each product rounded before the sum (never fused), as
+			// sgdMomAvgAVX512 does.
 			for i := range gr {
-				v := mu*vel[i] - eta*gr[i]
+				v := float64(mu*vel[i]) - float64(eta*gr[i])
 				vel[i] = v
 				pi := p[i] + v
 				p[i] = pi
-				a[i] = g*a[i] + h*pi
+				a[i] = float64(g*a[i]) + float64(h*pi)
 			}
 		})
 	} else {
