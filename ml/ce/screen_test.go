@@ -1,10 +1,10 @@
 package ce
 
 import (
-	"math/rand/v2"
-	"slices"
-
 	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
 	"testing"
 
 	"github.com/taglens/taglens/ml/nn"
@@ -64,6 +64,46 @@ func TestTanh32(t *testing.T) {
 	}
 	if !(worst <= tanh32Err/2) {
 		t.Fatalf("tanh32: error %.3g at x = %g, more than half the bound %.3g", worst, at, tanh32Err)
+	}
+}
+
+// TestTanh32Every runs the single-precision tanh over every one of the 2³²
+// float32 values (NaNs and infinities included) and checks what the screening
+// bound assumes of it: an absolute error at most half of tanh32Err for every
+// finite input, and an output in [−1, 1] for every input. About half a
+// minute of one core, so only with TAGLENS_TANH32_EVERY=1.
+func TestTanh32Every(t *testing.T) {
+	if !useScreen {
+		t.Skip("no AVX-512: evaluation does not screen")
+	}
+	if os.Getenv("TAGLENS_TANH32_EVERY") != "1" {
+		t.Skip("set TAGLENS_TANH32_EVERY=1 to run the tanh kernel over every float32")
+	}
+	const cols = 1 << 16
+	src, dst := make([]float32, cols), make([]float32, cols)
+	zero := []float32{0}
+	worst, at := 0.0, float32(0)
+	for hi := range uint32(1 << 16) {
+		for i := range src {
+			src[i] = math.Float32frombits(hi<<16 | uint32(i))
+		}
+		tanhBias32(&dst[0], &src[0], 0, 0, &zero[0], 1, cols)
+		for i, x := range src {
+			y := dst[i]
+			if !(y >= -1 && y <= 1) {
+				t.Fatalf("tanh32(%v) = %v, outside [−1, 1]", x, y)
+			}
+			if x != x {
+				continue
+			}
+			if e := math.Abs(float64(y) - math.Tanh(float64(x))); e > worst {
+				worst, at = e, x
+			}
+		}
+	}
+	t.Logf("largest error over every float32: %.4g at x = %v", worst, at)
+	if !(worst <= tanh32Err/2) {
+		t.Fatalf("largest error %.4g at x = %v, more than half of %.3g", worst, at, tanh32Err)
 	}
 }
 
