@@ -67,12 +67,7 @@ func TestSparseMulKernel(t *testing.T) {
 		if trans {
 			in, out = r, c
 		}
-		x := mat.NewDense(in, k, nil)
-		for i := 0; i < in; i++ {
-			for j := 0; j < k; j++ {
-				x.Set(i, j, rng.NormFloat64())
-			}
-		}
+		x := normalDense(rng, in, k)
 		var res [2]*mat.Dense
 		for i, on := range []bool{false, true} {
 			useAxpy = on

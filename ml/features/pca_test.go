@@ -42,6 +42,17 @@ func correlated(rng *rand.Rand, n, c int) *mat.Dense {
 	return x
 }
 
+// normalDense returns an r×c matrix of standard normal values.
+func normalDense(rng *rand.Rand, r, c int) *mat.Dense {
+	x := mat.NewDense(r, c, nil)
+	for i := range r {
+		for j := range c {
+			x.Set(i, j, rng.NormFloat64())
+		}
+	}
+	return x
+}
+
 // covariance returns the covariance matrix of the rows of z.
 func covariance(z *mat.Dense) *mat.Dense {
 	n, k := z.Dims()
@@ -500,12 +511,7 @@ func TestSparseMulToSplit(t *testing.T) {
 		if trans {
 			in, out = r, c
 		}
-		x := mat.NewDense(in, k, nil)
-		for i := 0; i < in; i++ {
-			for j := 0; j < k; j++ {
-				x.Set(i, j, rng.NormFloat64())
-			}
-		}
+		x := normalDense(rng, in, k)
 		want := mat.NewDense(out, k, nil)
 		a.mulRange(want, trans, x, 0, r, 0, k)
 		for _, procs := range []int{1, 2, 3, 8} {
