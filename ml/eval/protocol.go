@@ -370,11 +370,9 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 				minRow(mn, row, t)
 				// A NaN never wins minRow, so the minimum without it need not
 				// be within eps of the exact one: settle its term.
-				if hasNaN(row) {
-					for j, d := range row {
-						if math.IsNaN(d) && j != t {
-							flag(j)
-						}
+				for j, d := range row {
+					if d != d && j != t {
+						flag(j)
 					}
 				}
 			}
@@ -399,16 +397,6 @@ func minRow(mn, row []float64, skip int) {
 	keep := mn[skip]
 	minInto(mn, row)
 	mn[skip] = keep
-}
-
-// hasNaN reports whether s holds a NaN.
-func hasNaN(s []float64) bool {
-	for _, x := range s {
-		if x != x {
-			return true
-		}
-	}
-	return false
 }
 
 // sortScores sorts s and reports whether it holds a NaN.

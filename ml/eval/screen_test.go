@@ -35,15 +35,20 @@ func (s *screenModel) ScreenDistances(ctx, queries, exact []int, rng *rand.Rand,
 	s.calls.Add(1)
 	return s.eps, func(terms []int) {
 		s.settled.Add(int64(len(terms)))
-		if !s.refine {
-			return
-		}
-		for q := range queries {
-			for _, t := range terms {
-				dst[q*v+t] = want[q*v+t]
-			}
+		if s.refine {
+			restoreCols(dst, want, len(queries), v, terms)
 		}
 	}, true
+}
+
+// restoreCols copies the columns terms of the nq rows of length v from want
+// into dst: the exact values a test model's refine gives back.
+func restoreCols(dst, want []float64, nq, v int, terms []int) {
+	for q := range nq {
+		for _, t := range terms {
+			dst[q*v+t] = want[q*v+t]
+		}
+	}
 }
 
 // nanModel gives NaN distances to two terms of its vocabulary.
@@ -138,13 +143,7 @@ func (s *nanScreen) ScreenDistances(ctx, queries, exact []int, rng *rand.Rand, d
 			dst[i] = math.NaN()
 		}
 	}
-	return 1e-9, func(terms []int) {
-		for q := range queries {
-			for _, t := range terms {
-				dst[q*v+t] = want[q*v+t]
-			}
-		}
-	}, true
+	return 1e-9, func(terms []int) { restoreCols(dst, want, len(queries), v, terms) }, true
 }
 
 // TestEvaluateScreeningNaN checks that a NaN among the screened values is

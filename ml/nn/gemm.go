@@ -69,8 +69,9 @@ var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 // a[i·ars + p·aps] and B(p,j) = b[p·bps + j·bjs] using the packed micro-kernels:
 // 8×16 with AVX-512 (useAVX512), else 4×8 with AVX2/FMA. For every element of C the
 // products are summed in increasing p within a depth block of kc and the blocks are
-// added in order, so results depend only on the inputs (the same with either kernel). If pre is not
-// nil it holds B already packed by packNT for the current kernel (b is then unused).
+// added in order, so results depend only on the inputs, the same with either
+// kernel. If pre is not nil it holds B already packed by packNT for the current
+// kernel (b is then unused).
 // Kept in one function: the blocking loops, the packing and the kernel calls
 // share one set of offsets, and their order fixes the summation order the
 // results depend on.

@@ -33,17 +33,16 @@ func TermKL(theta, p1, p2 []float64, pTau1 float64) float64 {
 	}
 	s := 0.0
 	for c, th := range theta {
-		s += float64(eq1Term(th, p1[c], math.Log(p1[c]), p2[c], math.Log(p2[c])))
+		s += eq1Term(th, p1[c], math.Log(p1[c]), p2[c], math.Log(p2[c]))
 	}
 	return s / pTau1
 }
 
 // eq1Term is one summand of Eq. 1 without the 1/p(τ1) factor, with the logs of
-// the two probabilities precomputed.
-// Its callers round it before adding it to a sum (float64(...)), so that no
-// build fuses the last product into the addition: klGroups' bits.
+// the two probabilities precomputed. The product is rounded explicitly, so no
+// build fuses it into the caller's sum: klGroups' bits.
 func eq1Term(theta, a, logA, b, logB float64) float64 {
-	return theta * (a - b) * (logA - logB)
+	return float64(theta * (a - b) * (logA - logB))
 }
 
 // TermKLTo fills dst (length V) with Eq. 1 from query term q to every term j
@@ -63,7 +62,7 @@ func TermKLTo(dst, theta []float64, m TermTopicModel, logs []float64, q int) {
 		lj := logs[j*k : (j+1)*k]
 		s := 0.0
 		for c, th := range theta {
-			s += float64(eq1Term(th, pq[c], lq[c], pj[c], lj[c]))
+			s += eq1Term(th, pq[c], lq[c], pj[c], lj[c])
 		}
 		dst[j] = s * fv
 	}
@@ -151,7 +150,7 @@ func (t *KLTable) TermsKLTo(dst, theta []float64, queries []int) {
 			lj := t.logs[j*k : (j+1)*k]
 			s := 0.0
 			for c, th := range theta {
-				s += float64(eq1Term(th, pq[c], lq[c], pj[c], lj[c]))
+				s += eq1Term(th, pq[c], lq[c], pj[c], lj[c])
 			}
 			row[j] = s
 		}
