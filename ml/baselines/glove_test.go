@@ -235,10 +235,10 @@ func TestGloVeGridAnyProcs(t *testing.T) {
 	}
 }
 
-// TestGloVeStepBits checks that gloveStep, with the AVX-512 loop and without,
+// TestKernelGloVeStepBits checks that gloveStep, with the AVX-512 loop and without,
 // gives the bits of gloveGrad's gradients followed by adagrad on w_i and on
 // w̃_j, for dimensions with and without a remainder of eight.
-func TestGloVeStepBits(t *testing.T) {
+func TestKernelGloVeStepBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
 	defer func(u bool) { useGloveAVX512 = u }(useGloveAVX512)
 	for _, asm := range []bool{false, useGloveAVX512} {

@@ -8,10 +8,10 @@ import (
 	"github.com/taglens/taglens/ml/nn"
 )
 
-// TestEuclidRowsKernel checks euclidRows (16 terms at a time in the AVX2
+// TestKernelEuclidRows checks euclidRows (16 terms at a time in the AVX2
 // kernel where there is one) against euclid bit for bit, with and without a
 // partial block of 16 and for several dimensions.
-func TestEuclidRowsKernel(t *testing.T) {
+func TestKernelEuclidRows(t *testing.T) {
 	rng := rand.New(rand.NewPCG(31, 32))
 	for _, c := range []struct{ v, d int }{{5, 3}, {16, 1}, {37, 10}, {100, 50}, {64, 7}} {
 		ce := make([]float64, c.v*c.d)
@@ -64,10 +64,10 @@ func BenchmarkEuclidRows(b *testing.B) {
 	}
 }
 
-// TestTanhSumKernel checks that embedPre gives the same bits with the AVX2 kernel
+// TestKernelTanhSum checks that embedPre gives the same bits with the AVX2 kernel
 // of layer 1's addition theorem as with the Go loop, on pre-activations large
 // enough that many entries take the direct tanh (denominator below 0.5).
-func TestTanhSumKernel(t *testing.T) {
+func TestKernelTanhSum(t *testing.T) {
 	if !useTanhSum {
 		t.Skip("no AVX2 kernel on this machine")
 	}

@@ -131,11 +131,11 @@ func randomEmbedder(seed uint64, hidden []int, v int, scale float64) (*embedder,
 	return newEmbedder(sizes, net.Params, termX, dc), ctx
 }
 
-// TestScreenBound checks the screening pass against the exact one: every
+// TestKernelScreenBound checks the screening pass against the exact one: every
 // single-precision distance within eps of the exact distance, over networks
 // of one to three hidden layers, widths that are not multiples of the tiles,
 // vocabularies of several blocks with a partial last one, and large weights.
-func TestScreenBound(t *testing.T) {
+func TestKernelScreenBound(t *testing.T) {
 	if !useScreen {
 		t.Skip("no AVX-512: evaluation does not screen")
 	}
@@ -209,10 +209,10 @@ func TestScreenUseful(t *testing.T) {
 	}
 }
 
-// TestScreenDistancesExact checks the contract eval relies on: the queries'
+// TestKernelScreenDistancesExact checks the contract eval relies on: the queries'
 // and the named terms' columns are Distances' values bit for bit, every other
 // within eps, and refine makes the named columns Distances' values.
-func TestScreenDistancesExact(t *testing.T) {
+func TestKernelScreenDistancesExact(t *testing.T) {
 	if !useScreen {
 		t.Skip("no AVX-512: evaluation does not screen")
 	}

@@ -137,10 +137,10 @@ func TestAUCBounds(t *testing.T) {
 	}
 }
 
-// TestRanksToKernel checks the counting kernel of RanksTo against the Go loops
+// TestKernelRanksTo checks the counting kernel of RanksTo against the Go loops
 // on lists with ties, NaNs, infinities and signed zeros, of lengths around
 // its blocks of eight.
-func TestRanksToKernel(t *testing.T) {
+func TestKernelRanksTo(t *testing.T) {
 	if !useCountCmp {
 		t.Skip("no AVX2: RanksTo counts in Go")
 	}

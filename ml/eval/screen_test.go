@@ -171,10 +171,10 @@ func TestEvaluateScreeningNaN(t *testing.T) {
 	}
 }
 
-// TestMinRow compares the kernel of Eq. 9's minimum with the Go loop, bit for
+// TestKernelMinRow compares the kernel of Eq. 9's minimum with the Go loop, bit for
 // bit, on rows with NaNs, infinities, signed zeros and ties, of every length
 // from 1 to 40 and every skipped position.
-func TestMinRow(t *testing.T) {
+func TestKernelMinRow(t *testing.T) {
 	if !useCountCmp {
 		t.Skip("no AVX2 kernel")
 	}

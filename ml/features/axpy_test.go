@@ -8,10 +8,10 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestAxpyRound compares the kernel with the Go loop bit for bit, for every
+// TestKernelAxpyRound compares the kernel with the Go loop bit for bit, for every
 // length to 40 and values over many magnitudes (a fused multiply-add would
 // differ in the last bit of many sums).
-func TestAxpyRound(t *testing.T) {
+func TestKernelAxpyRound(t *testing.T) {
 	if !useAxpy {
 		t.Skip("no AVX-512 kernel")
 	}
@@ -41,9 +41,9 @@ func TestAxpyRound(t *testing.T) {
 	}
 }
 
-// TestSparseMulKernel checks that Sparse's products are the Go loop's bits
+// TestKernelSparseMul checks that Sparse's products are the Go loop's bits
 // with and without the kernel.
-func TestSparseMulKernel(t *testing.T) {
+func TestKernelSparseMul(t *testing.T) {
 	if !useAxpy {
 		t.Skip("no AVX-512 kernel")
 	}

@@ -129,10 +129,10 @@ func TestForwardIntoMatchesForwardTo(t *testing.T) {
 	}
 }
 
-// TestUsePackedSameBits checks that forward passes reading weights packed once
+// TestKernelUsePackedSameBits checks that forward passes reading weights packed once
 // (MLP.Pack, Workspace.UsePacked) give the bits of packing on every call, for
 // both kernels and layers deeper than a depth block.
-func TestUsePackedSameBits(t *testing.T) {
+func TestKernelUsePackedSameBits(t *testing.T) {
 	if !useAsm {
 		t.Skip("no assembly kernels on this machine")
 	}
@@ -167,10 +167,10 @@ func TestUsePackedSameBits(t *testing.T) {
 	}
 }
 
-// TestBiasTanhBlocksSameBits checks that biasTanh gives a matrix whose width is
+// TestKernelBiasTanhBlocksSameBits checks that biasTanh gives a matrix whose width is
 // not a multiple of 4 the bits it gives each row alone (blocks of 8 rows run as
 // one flat vector), for both kernels.
-func TestBiasTanhBlocksSameBits(t *testing.T) {
+func TestKernelBiasTanhBlocksSameBits(t *testing.T) {
 	defer func(v bool) { useAVX512 = v }(useAVX512)
 	for _, avx512 := range append(asmKernels(), false) {
 		useAVX512 = avx512 && useAsm

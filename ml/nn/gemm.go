@@ -48,8 +48,8 @@ func clearRows(m, n int, c []float64, ldc int) {
 // Both micro-kernels sum an element of C the same way: a chain of fused
 // multiply-adds from zero over the kc steps of a depth block, then one addition
 // to C. With one kc for both, a product has the same bits on an AVX2 machine as
-// on an AVX-512 one, and so does a trained model (TestGemmKernelsSameBits,
-// TestTrainerKernelsSameBits); 128 keeps the 8×16 kernel's B panel at 16 KiB
+// on an AVX-512 one, and so does a trained model (TestKernelGemmSameBits,
+// TestKernelTrainerSameBits); 128 keeps the 8×16 kernel's B panel at 16 KiB
 // (the 4×8 one's at 8 KiB).
 const (
 	kc    = 128 // depth of a block, both kernels

@@ -24,10 +24,10 @@ func asmKernels() []bool {
 	return ks
 }
 
-// TestGemmKernelsSameBits checks that the AVX2 and the AVX-512 kernels give
+// TestKernelGemmSameBits checks that the AVX2 and the AVX-512 kernels give
 // the same bits, on shapes around their tiles and over several depth blocks:
 // a model trained on one kind of machine is then the one trained on the other.
-func TestGemmKernelsSameBits(t *testing.T) {
+func TestKernelGemmSameBits(t *testing.T) {
 	if len(asmKernels()) < 2 {
 		t.Skip("this CPU runs one assembly kernel only")
 	}

@@ -294,10 +294,10 @@ func TestSumLogProd(t *testing.T) {
 	}
 }
 
-// TestFoldRowAsmMatchesGo checks the vectorised default-class pass of the folded
+// TestKernelFoldRowMatchesGo checks the vectorised default-class pass of the folded
 // Eq. 5 gradient against the pure-Go one: identical δ bits, and a log-sum equal to
 // the plain Σ log(1 + sgn·clamp(v)) within rounding; NaN reaches the log-sum.
-func TestFoldRowAsmMatchesGo(t *testing.T) {
+func TestKernelFoldRowMatchesGo(t *testing.T) {
 	if !useAsm {
 		t.Skip("no assembly kernels on this CPU or build")
 	}

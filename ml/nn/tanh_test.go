@@ -106,9 +106,9 @@ func TestTanhAsmNegativeZero(t *testing.T) {
 	}
 }
 
-// TestTanhAVX512MatchesAVX2 checks that the 8-lane tanh gives the same bits as the
+// TestKernelTanhAVX512MatchesAVX2 checks that the 8-lane tanh gives the same bits as the
 // 4-lane one (same operations), so results do not depend on the CPU's vector width.
-func TestTanhAVX512MatchesAVX2(t *testing.T) {
+func TestKernelTanhAVX512MatchesAVX2(t *testing.T) {
 	if len(asmKernels()) < 2 {
 		t.Skip("no AVX-512 on this CPU or build")
 	}

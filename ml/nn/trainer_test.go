@@ -149,11 +149,11 @@ func TestSGDAverage(t *testing.T) {
 	}
 }
 
-// TestSGDMomentumAverageAsm: the step with momentum and averaging gives the
+// TestKernelSGDMomentumAverage: the step with momentum and averaging gives the
 // same bits with the AVX-512 loop as with the Go loop, on lengths around the
 // 8-element blocks and the split, with values of every magnitude, zeros of
 // both signs and gradients that are exactly zero (the sampled loss's rows).
-func TestSGDMomentumAverageAsm(t *testing.T) {
+func TestKernelSGDMomentumAverage(t *testing.T) {
 	if !useAVX512 {
 		t.Skip("no AVX-512 on this CPU or build")
 	}
@@ -263,10 +263,10 @@ func TestTrainerAsmMatchesGo(t *testing.T) {
 	}
 }
 
-// TestTrainerKernelsSameBits checks that both stages' gradients and losses
+// TestKernelTrainerSameBits checks that both stages' gradients and losses
 // have the same bits with the AVX2 kernels as with the AVX-512 ones, so a
 // model trained on either kind of machine is the same file.
-func TestTrainerKernelsSameBits(t *testing.T) {
+func TestKernelTrainerSameBits(t *testing.T) {
 	if len(asmKernels()) < 2 {
 		t.Skip("this CPU runs one assembly kernel only")
 	}

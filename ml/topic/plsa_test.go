@@ -123,10 +123,10 @@ func TestTermKLToMatchesTermKL(t *testing.T) {
 	}
 }
 
-// TestKLTableMatchesTermKLTo checks KLTable.TermKLTo (16 terms at a time in
+// TestKernelKLTableMatchesTermKLTo checks KLTable.TermKLTo (16 terms at a time in
 // the AVX2 kernel where there is one) against TermKLTo bit for bit, on
 // vocabularies with and without a partial block of 16 and several topic counts.
-func TestKLTableMatchesTermKLTo(t *testing.T) {
+func TestKernelKLTableMatchesTermKLTo(t *testing.T) {
 	for _, c := range []struct{ k, per int }{{1, 5}, {3, 4}, {5, 7}, {4, 16}, {7, 9}} {
 		p := planted{k: c.k, termsPer: c.per, docs: 120, docLen: 4}
 		docs := p.generate(rand.New(rand.NewPCG(uint64(c.k), 2)))
