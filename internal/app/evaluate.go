@@ -107,7 +107,7 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 	plan := &compare.Plan{Protocol: ev.Protocol, Missing: ev.Missing, Workers: ev.Workers, Concurrent: conc,
 		VocabSize: vocab.Len(), Trials: ev.Trials,
 		Baseline: baselines.Settings{Topics: first.Topics().NumTopics(), Hidden: first.CEDim()}}
-	scope := baselines.Scope{Protocol: ev.Protocol, Subset: ev.Subset, Cross: ev.Cross != nil,
+	scope := baselines.Scope{Protocol: ev.Protocol, Subset: ev.Subset, Cross: ev.Cross != nil, Terms: vocab.Len(),
 		OOV: ev.Setting == eval.OOVSetting, Missing: ev.Missing}
 	for _, why := range plan.AddBaselines(ev.Baselines, scope) {
 		note(why)
@@ -147,7 +147,7 @@ func (ev *Evaluation) trialDocs(m *ce.Model, t int, note func(string)) (*compare
 	if err != nil {
 		return nil, err
 	}
-	d := &compare.Trial{Train: vocab.EncodeAll(ev.Corpus.Select(split.Train))}
+	d := &compare.Trial{Train: vocab.EncodeAll(ev.Corpus.Select(split.Train)), Valid: vocab.EncodeAll(ev.Corpus.Select(split.Valid))}
 	if n := m.Info().TrainDocs; ev.CheckTrainDocs && n > 0 && n != len(split.Train) && t == 0 {
 		note(fmt.Sprintf("the split has %d training documents, the model was trained on %d: is it the model's split?", len(split.Train), n))
 	}

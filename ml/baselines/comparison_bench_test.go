@@ -22,7 +22,7 @@ func BenchmarkComparison(b *testing.B) {
 		for _, name := range []string{"lsa", "pca", "infotheo", "skipgram", "lda", "plsa"} {
 			b.Run(fmt.Sprintf("%s/V=%d/%s", corpus, v, name), func(b *testing.B) {
 				for b.Loop() {
-					m, _, err := Train(context.Background(), name, train, v, Settings{Topics: 20, Hidden: 10}, 1, nil)
+					m, _, err := Train(context.Background(), name, Data{Train: train, V: v}, Settings{Topics: 20, Hidden: 10}, 1, nil)
 					if err != nil {
 						b.Fatal(err)
 					}

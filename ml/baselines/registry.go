@@ -22,18 +22,36 @@ const (
 	NameCRBM     = "crbm"
 	NamePPMISVD  = "ppmi-svd"
 	NameGloVe    = "glove"
+
+	NameEASE      = "ease"
+	NameEASEScore = "ease-score"
+	NameRP3beta   = "rp3beta"
+	NameItemKNN   = "itemknn"
 )
 
 // Names are the baselines in report order: the eight of the paper's §6.2.5
 // first, then two modern count-based embeddings the paper does not evaluate,
 // PPMI-SVD (Levy, Goldberg & Dagan 2015) and GloVe (Pennington, Socher &
-// Manning 2014).
-var Names = []string{NameRandom, NameLSA, NamePCA, NameInfoTheo, NameSkipGram, NameLDA, NamePLSA, NameCRBM, NamePPMISVD, NameGloVe}
+// Manning 2014), then the top-N recommenders a practitioner tries first on
+// "rank the tags that go with these": EASE^R (Steck 2019) under Eq. 9 and
+// with its own score, RP3beta (Paudel et al. 2017) and item-kNN.
+var Names = []string{NameRandom, NameLSA, NamePCA, NameInfoTheo, NameSkipGram, NameLDA, NamePLSA, NameCRBM, NamePPMISVD, NameGloVe,
+	NameEASE, NameEASEScore, NameRP3beta, NameItemKNN}
 
 // NonContextual are the baselines evaluated with the extended protocol only
 // (the paper's rule for its global models, §6.2.5, applied to the modern ones
 // too): their distances ignore the document.
-var NonContextual = []string{NameLSA, NamePCA, NameInfoTheo, NameSkipGram, NamePPMISVD, NameGloVe}
+var NonContextual = []string{NameLSA, NamePCA, NameInfoTheo, NameSkipGram, NamePPMISVD, NameGloVe,
+	NameEASE, NameEASEScore, NameRP3beta, NameItemKNN}
+
+// OwnScore are the baselines that rank a document's vocabulary by a score of
+// their own (eval.ListModel) instead of Eq. 9's minimum distance: how
+// recommenders are used, not the paper's protocol.
+var OwnScore = []string{NameEASEScore, NameRP3beta, NameItemKNN}
+
+// Dense are the baselines built on dense V×V matrices, refused above
+// MaxDenseTerms terms.
+var Dense = []string{NameEASE, NameEASEScore}
 
 // Scope says what an evaluation asks of a baseline.
 type Scope struct {
@@ -42,6 +60,7 @@ type Scope struct {
 	Cross    bool      // the evaluated documents come from another corpus
 	OOV      bool      // the OOV setting
 	Missing  eval.Band // incomplete local context; zero when complete
+	Terms    int       // the compared models' vocabulary size |Γ|
 }
 
 // Skip returns why baseline name is left out of an evaluation with the given
@@ -59,6 +78,8 @@ func Skip(name string, sc Scope) string {
 		return name + " skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)"
 	case name == NameCRBM && (sc.Subset != "train" || sc.Cross):
 		return "crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)"
+	case slices.Contains(Dense, name) && sc.Terms > MaxDenseTerms:
+		return fmt.Sprintf("%s skipped: %d terms: %s", name, sc.Terms, denseRefusal(sc.Terms))
 	case name == NameCRBM && !sc.Missing.IsZero() && sc.Protocol == eval.Priming:
 		return "crbm skipped: its context, the document's one-hot condition, cannot be made incomplete; the paper uses it, with its context whole, in the extended protocol only (§6.5)"
 	}
@@ -73,11 +94,12 @@ type Settings struct {
 	Hidden int
 }
 
-// Train trains baseline name on the training documents train (term indices
-// 0..v-1) with seed and returns it with its tuning record (the baseline's own,
-// if it has one, plus the seed). progress, if not nil, receives the grid steps
-// of the tuned baselines (InfoTheo, Skip-gram, PPMI-SVD, GloVe) as sentences.
-func Train(ctx context.Context, name string, train [][]int, v int, set Settings, seed uint64, progress func(string)) (eval.Model, map[string]any, error) {
+// Train trains baseline name on d (term indices 0..d.V-1) with seed and
+// returns it with its tuning record (the baseline's own, if it has one, plus
+// the seed). progress, if not nil, receives the grid steps of the tuned
+// baselines as sentences.
+func Train(ctx context.Context, name string, d Data, set Settings, seed uint64, progress func(string)) (eval.Model, map[string]any, error) {
+	train, v := d.Train, d.V
 	say := func(format string, a ...any) {
 		if progress != nil {
 			progress(fmt.Sprintf(format, a...))
@@ -108,6 +130,25 @@ func Train(ctx context.Context, name string, train [][]int, v int, set Settings,
 	case NameGloVe:
 		bm, err = FitGloVe(ctx, train, v, &GloVeOptions{Seed: seed,
 			Progress: func(p GloVePoint) { say("glove: dim %d epochs %d training P@2 %.4f", p.Dim, p.Epochs, p.TrainP2) }})
+	case NameEASE, NameEASEScore:
+		var fit any
+		fit, err = d.Shared.do(fmt.Sprintf("ease/%d", seed), func() (any, error) {
+			m, s, err := FitEASE(ctx, d, EASEOptions{Seed: seed, Progress: func(p EASEPoint) {
+				say("ease: λ=%g validation MAP %.4f under Eq. 9, %.4f by its own score", p.Lambda, p.MAPEq9, p.MAPScore)
+			}})
+			return [2]eval.Model{m, s}, err
+		})
+		if err == nil {
+			bm = fit.([2]eval.Model)[slices.Index([]string{NameEASE, NameEASEScore}, name)]
+		}
+	case NameRP3beta:
+		bm, err = FitRP3beta(ctx, d, NeighboursOptions{Seed: seed, Progress: func(p NeighboursPoint) {
+			say("rp3beta: α=%g β=%g k=%d validation MAP %.4f", p.Alpha, p.Beta, p.K, p.ValidMAP)
+		}})
+	case NameItemKNN:
+		bm, err = FitItemKNN(ctx, d, NeighboursOptions{Seed: seed, Progress: func(p NeighboursPoint) {
+			say("itemknn: shrink=%g k=%d validation MAP %.4f", p.Shrink, p.K, p.ValidMAP)
+		}})
 	case NameLDA:
 		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
 	case NamePLSA:

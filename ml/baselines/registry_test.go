@@ -14,11 +14,11 @@ import (
 // priming) and train through Train with their tuning record and progress.
 func TestRegistryModern(t *testing.T) {
 	paper := []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
-	if !slices.Equal(Names[:len(paper)], paper) || !slices.Equal(Names[len(paper):], []string{"ppmi-svd", "glove"}) {
+	if !slices.Equal(Names[:len(paper)], paper) || !slices.Equal(Names[len(paper):], []string{"ppmi-svd", "glove", "ease", "ease-score", "rp3beta", "itemknn"}) {
 		t.Fatalf("Names = %v", Names)
 	}
 	docs := globalPlanted(6, 120, 4)
-	for _, name := range []string{"ppmi-svd", "glove"} {
+	for _, name := range []string{"ppmi-svd", "glove", "ease", "ease-score", "rp3beta", "itemknn"} {
 		if !slices.Contains(NonContextual, name) {
 			t.Errorf("%s not in NonContextual", name)
 		}
@@ -29,17 +29,21 @@ func TestRegistryModern(t *testing.T) {
 			t.Errorf("%s under extended priming: skipped (%q)", name, why)
 		}
 		var said []string
-		m, tun, err := Train(context.Background(), name, docs, 8, Settings{}, 3, func(s string) { said = append(said, s) })
+		m, tun, err := Train(context.Background(), name, Data{Train: docs, V: 8}, Settings{}, 3, func(s string) { said = append(said, s) })
 		if err != nil {
 			t.Fatalf("%s: %v", name, err)
 		}
 		if m.Name() != name || m.Contextual() || m.VocabSize() != 8 {
 			t.Errorf("%s: got name %q contextual %v vocabulary %d", name, m.Name(), m.Contextual(), m.VocabSize())
 		}
-		if tun["seed"] != uint64(3) || tun["grid"] == nil || tun["train_p2"] == nil {
+		crit := "train_p2"
+		if slices.Contains([]string{"ease", "ease-score", "rp3beta", "itemknn"}, name) {
+			crit = "valid_map"
+		}
+		if tun["seed"] != uint64(3) || tun["grid"] == nil || tun[crit] == nil {
 			t.Errorf("%s: tuning %v", name, tun)
 		}
-		if len(said) == 0 || !strings.HasPrefix(said[0], name+": ") {
+		if prefix := strings.TrimSuffix(name, "-score"); len(said) == 0 || !strings.HasPrefix(said[0], prefix+": ") {
 			t.Errorf("%s: progress %q", name, said)
 		}
 	}

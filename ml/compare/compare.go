@@ -30,8 +30,11 @@ import (
 type Trial struct {
 	Seed    uint64
 	Train   [][]int       // training documents, on which baselines are trained
+	Valid   [][]int       // validation documents, on which the recommender baselines are tuned
 	Docs    [][]int       // evaluated documents (every setting but OOV)
 	OOVDocs []eval.OOVDoc // evaluated documents of the OOV setting
+
+	shared *baselines.Shared // fits the trial's baselines share
 }
 
 // An Entry is one row of the report. Exactly one of Baseline, Model and OOV is set.
@@ -122,6 +125,7 @@ func Run(ctx context.Context, p *Plan, rep *eval.Report) error {
 			return err
 		}
 		seeds[t] = data.Seed
+		data.shared = &baselines.Shared{} // dropped with the trial
 		res, tun, err := r.trial(ctx, t, data)
 		if err != nil {
 			return err
@@ -276,11 +280,12 @@ func (r *run) entry(ctx context.Context, e Entry, t int, data *Trial, base Event
 		ev.Stage, ev.Message = "training baseline", fmt.Sprintf("on %d documents", len(data.Train))
 		say(ev)
 		var bm eval.Model
-		bm, tun, err = baselines.Train(ctx, e.Baseline, data.Train, p.VocabSize, p.Baseline, data.Seed, func(msg string) {
-			ev := base
-			ev.Stage, ev.Message = "training baseline", msg
-			say(ev)
-		})
+		bm, tun, err = baselines.Train(ctx, e.Baseline, baselines.Data{Train: data.Train, Valid: data.Valid, V: p.VocabSize, Shared: data.shared},
+			p.Baseline, data.Seed, func(msg string) {
+				ev := base
+				ev.Stage, ev.Message = "training baseline", msg
+				say(ev)
+			})
 		if err != nil {
 			return nil, nil, fmt.Errorf("%s: %w", e.Name, err)
 		}

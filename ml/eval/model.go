@@ -106,3 +106,20 @@ type ScreeningModel interface {
 	// this call (dst untouched, nothing drawn from rng): call Distances.
 	ScreenDistances(ctx, queries, exact []int, rng *rand.Rand, dst []float64) (eps float64, refine func(terms []int), ok bool)
 }
+
+// A ListModel ranks a document's vocabulary under the extended protocol by a
+// score of its own instead of Eq. 9's minimum over the query terms: a
+// top-N recommender's score of each term given the document's other terms
+// (EASE^R's Σ_{t ∈ δ} B[t, j], RP3beta's and item-kNN's sums of
+// similarities). It is not the paper's protocol, so a report marks the model
+// as ranked by its own score. ListTo fills dst (length V) with the value by
+// which term j is ranked, smaller first, for the document whose queries are
+// queries (its terms, or the reduced terms under an incomplete context) and
+// whose local context is ctx; a query term's own value must leave out the
+// term itself, as Eq. 9's t̂ ≠ τ_j does. Like Distances it must be safe for
+// concurrent use, each caller with its own dst and rng. Under the priming
+// protocol (Eq. 8) a ListModel is ranked by Distances like any model.
+type ListModel interface {
+	Model
+	ListTo(dst []float64, ctx, queries []int, rng *rand.Rand)
+}

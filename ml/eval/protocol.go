@@ -442,8 +442,11 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 	for _, p := range ps {
 		extendedOnly = extendedOnly && p == Extended
 	}
+	lm, listed := m.(ListModel)
 	var rows [][]float64 // the queries' rows of distances, when the model lends them
-	if rm, ok := m.(RowModel); ok && extendedOnly {
+	if listed && extendedOnly {
+		rows = [][]float64{} // no distance is needed: ListTo ranks the document
+	} else if rm, ok := m.(RowModel); ok && extendedOnly {
 		if r, ok := rm.DistanceRows(ctx, queries, w.rng); ok {
 			rows = r
 		}
@@ -471,6 +474,12 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 				acc.add(&w.s)
 			}
 		case Extended:
+			if listed {
+				lm.ListTo(w.min, ctx, queries, w.rng)
+				ScoreList(w.min, doc, ranks, &w.s)
+				acc.add(&w.s)
+				continue
+			}
 			// Eq. 9: min over t̂ ∈ δ̃, t̂ ≠ τ_j of e(t̂, τ_j | c). NaN distances never
 			// win the minimum; a term with no eligible distance stays at +Inf.
 			mn := w.min
