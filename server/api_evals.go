@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -169,20 +170,18 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	if err != nil {
 		return nil, nil, err
 	}
-	ev := &EvalRow{CorpusID: req.CorpusID, Request: rj}
-	if err := s.store.InsertEval(ctx, ev); err != nil {
-		return nil, nil, err
-	}
-	job, err := s.jobs.Submit("evaluation", ev.ID, req, func(ctx context.Context, rep *Reporter) error {
+	// The evaluation is stored with its job in one transaction: nothing is
+	// stored when the job is refused (a full queue).
+	ev := &EvalRow{ID: newID(), CorpusID: req.CorpusID, Request: rj}
+	job, err := s.jobs.SubmitWith("evaluation", ev.ID, req, func(ctx context.Context, rep *Reporter) error {
 		return s.runEval(ctx, rep, ev.ID, req)
+	}, func(tx *sql.Tx, job *JobRow) error {
+		ev.JobID = job.ID
+		return insertEval(ctx, tx, ev)
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	if err := s.store.SetEvalJob(ctx, ev.ID, job.ID); err != nil {
-		return nil, nil, err
-	}
-	ev.JobID = job.ID
 	return ev, job, nil
 }
 

@@ -106,14 +106,8 @@ func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow
 		return nil, nil, err
 	}
 	m := &ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}
-	if err := s.store.InsertModel(ctx, m); err != nil {
-		return nil, nil, err
-	}
-	job, err := s.startTraining(m)
+	job, err := s.trainNew(m) // nothing is stored when the job is refused
 	if err != nil {
-		if serr := s.store.SetModelState(ctx, m.ID, ModelFailed); serr != nil {
-			s.log.Error("recording a model's state", "model", m.ID, "err", serr)
-		}
 		return nil, nil, err
 	}
 	return m, job, nil
@@ -160,6 +154,9 @@ func (h *modelsAPI) delete(c echo.Context) error {
 		return httpErr(http.StatusConflict, "model %q is training; cancel job %q first", id, m.JobID)
 	}
 	if err := h.s.store.DeleteModel(ctx, id); err != nil {
+		if errors.Is(err, errModelBusy) { // restarted since it was read
+			return httpErr(http.StatusConflict, "model %q is training; cancel its job first", id)
+		}
 		return notFound(err, "model", id)
 	}
 	h.s.models.drop(id)

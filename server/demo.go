@@ -45,10 +45,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 		return err
 	}
 	m := &ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: pj}
-	if err := s.store.InsertModel(ctx, m); err != nil {
-		return err
-	}
-	job, err := s.startTraining(m)
+	job, err := s.trainNew(m)
 	if err != nil {
 		return err
 	}

@@ -31,6 +31,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	msg := "internal server error"
 	var he *echo.HTTPError
 	var mb *http.MaxBytesError
+	var qf *QueueFullError
 	switch {
 	case errors.As(err, &mb):
 		code, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("upload too large: the limit is %d bytes", mb.Limit)
@@ -40,6 +41,9 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		if he.Internal != nil && code >= 500 {
 			s.log.Error("request failed", "path", c.Request().URL.Path, "err", he.Internal)
 		}
+	case errors.As(err, &qf):
+		code, msg = http.StatusTooManyRequests, qf.Error()
+		c.Response().Header().Set("Retry-After", "30")
 	case errors.Is(err, errShutdown):
 		code, msg = http.StatusServiceUnavailable, "the server is shutting down"
 	case errors.Is(err, ErrNotFound):

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -36,6 +37,10 @@ type Jobs struct {
 	stop  context.CancelFunc
 	slots chan struct{}
 	wg    sync.WaitGroup
+
+	// MaxQueued bounds the jobs of one kind waiting for a slot (0: no bound);
+	// Submit refuses one more with a *QueueFullError.
+	MaxQueued int
 
 	mu      sync.Mutex
 	running map[string]*runningJob
@@ -73,6 +78,16 @@ func NewJobs(parent context.Context, store *Store, slots int, log *slog.Logger) 
 
 // Submit stores a new queued job and starts it in the background.
 func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*JobRow, error) {
+	return m.SubmitWith(kind, target, params, fn, nil)
+}
+
+// SubmitWith is Submit where record, when not nil, writes what the job's owner
+// keeps of it (a model's state and job id, an evaluation's job id) in the
+// transaction that stores the job. The job starts only once both are
+// committed, so nothing the job writes can be overwritten by its submitter,
+// and when record fails, or the queue of the job's kind is full
+// (*QueueFullError), nothing is stored.
+func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record func(tx *sql.Tx, job *JobRow) error) (*JobRow, error) {
 	pj, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: params: %w", err)
@@ -83,7 +98,16 @@ func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*JobRow, err
 	if m.closed {
 		return nil, errShutdown
 	}
-	if err := m.store.InsertJob(m.root, row); err != nil {
+	if m.MaxQueued > 0 {
+		if n := m.queuedLocked(kind); n >= m.MaxQueued {
+			return nil, &QueueFullError{Kind: kind, Queued: n, Limit: m.MaxQueued}
+		}
+	}
+	var with func(*sql.Tx) error
+	if record != nil {
+		with = func(tx *sql.Tx) error { return record(tx, row) }
+	}
+	if err := m.store.InsertJobWith(m.root, row, with); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	ctx, cancel := context.WithCancelCause(m.root)
@@ -93,6 +117,29 @@ func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*JobRow, err
 	go m.run(ctx, rj, fn)
 	cp := *row
 	return &cp, nil
+}
+
+// queuedLocked counts the jobs of kind waiting for a slot (m.mu held).
+func (m *Jobs) queuedLocked(kind string) int {
+	n := 0
+	for _, rj := range m.running {
+		if rj.row.Kind == kind && rj.row.State == JobQueued {
+			n++
+		}
+	}
+	return n
+}
+
+// A QueueFullError refuses a job whose kind already has Limit jobs waiting
+// for a slot.
+type QueueFullError struct {
+	Kind          string
+	Queued, Limit int
+}
+
+func (e *QueueFullError) Error() string {
+	return fmt.Sprintf("too many queued jobs: %d %s jobs are waiting, the limit is %d queued jobs of a kind (taglens serve --max-queued); try again when some have finished",
+		e.Queued, e.Kind, e.Limit)
 }
 
 func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {

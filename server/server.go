@@ -39,7 +39,22 @@ type Config struct {
 	// Token is the access token every request must carry. Empty: none on a
 	// loopback Addr, a random one (see Server.Token) on any other address.
 	Token string
+	// MaxQueued bounds the jobs of one kind (training, evaluation, map,
+	// space map) waiting for a slot: a request that would queue one more is
+	// answered 429 and stores nothing. Default DefaultMaxQueued; negative: no
+	// bound.
+	MaxQueued int
+	// KeepJobs is how many finished jobs of each kind the job history keeps
+	// (besides those a model or evaluation still names); older ones are
+	// deleted when a job ends. Default DefaultKeepJobs; negative: keep all.
+	KeepJobs int
 }
+
+// Defaults of Config.MaxQueued and Config.KeepJobs.
+const (
+	DefaultMaxQueued = 32
+	DefaultKeepJobs  = 200
+)
 
 func (c Config) withDefaults() Config {
 	if c.Addr == "" {
@@ -53,6 +68,18 @@ func (c Config) withDefaults() Config {
 	}
 	if c.TrainSlots <= 0 {
 		c.TrainSlots = runtime.NumCPU()
+	}
+	switch {
+	case c.MaxQueued == 0:
+		c.MaxQueued = DefaultMaxQueued
+	case c.MaxQueued < 0:
+		c.MaxQueued = 0 // Jobs: no bound
+	}
+	switch {
+	case c.KeepJobs == 0:
+		c.KeepJobs = DefaultKeepJobs
+	case c.KeepJobs < 0:
+		c.KeepJobs = 0 // Jobs: keep all
 	}
 	return c
 }
@@ -125,6 +152,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs = NewJobs(root, s.store, cfg.TrainSlots, log)
+	s.jobs.MaxQueued = cfg.MaxQueued
 	s.echo = s.routes()
 	return s, nil
 }

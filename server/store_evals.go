@@ -21,11 +21,15 @@ type EvalRow struct {
 
 // InsertEval stores a new evaluation without a report.
 func (s *Store) InsertEval(ctx context.Context, e *EvalRow) error {
+	return insertEval(ctx, s.db, e)
+}
+
+func insertEval(ctx context.Context, db execer, e *EvalRow) error {
 	if e.ID == "" {
 		e.ID = newID()
 	}
 	e.CreatedAt = time.UnixMilli(now())
-	_, err := s.db.ExecContext(ctx, `INSERT INTO evaluations (id, job_id, corpus_id, request_json, created_at) VALUES (?, ?, ?, ?, ?)`,
+	_, err := db.ExecContext(ctx, `INSERT INTO evaluations (id, job_id, corpus_id, request_json, created_at) VALUES (?, ?, ?, ?, ?)`,
 		e.ID, e.JobID, e.CorpusID, string(e.Request), e.CreatedAt.UnixMilli())
 	return err
 }
@@ -33,12 +37,6 @@ func (s *Store) InsertEval(ctx context.Context, e *EvalRow) error {
 // SetEvalReport stores the finished report.
 func (s *Store) SetEvalReport(ctx context.Context, id string, report []byte) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE evaluations SET report_json = ? WHERE id = ?`, string(report), id)
-	return err
-}
-
-// SetEvalJob records the job computing the evaluation.
-func (s *Store) SetEvalJob(ctx context.Context, id, jobID string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE evaluations SET job_id = ? WHERE id = ?`, jobID, id)
 	return err
 }
 

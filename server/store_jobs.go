@@ -64,11 +64,29 @@ func scanJob(sc scanner) (*JobRow, error) {
 
 // InsertJob stores a new queued job.
 func (s *Store) InsertJob(ctx context.Context, j *JobRow) error {
+	return s.InsertJobWith(ctx, j, nil)
+}
+
+// InsertJobWith stores a new queued job and, in the same transaction, what
+// with writes (nil: nothing); when with fails nothing is stored.
+func (s *Store) InsertJobWith(ctx context.Context, j *JobRow, with func(*sql.Tx) error) error {
 	newRow(&j.ID, &j.CreatedAt, &j.Params)
 	j.State = JobQueued
-	_, err := s.db.ExecContext(ctx, `INSERT INTO jobs (id, kind, target_id, params_json, state, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-		j.ID, j.Kind, j.TargetID, string(j.Params), j.State, j.CreatedAt.UnixMilli())
-	return err
+	tx, err := s.db.BeginTx(ctx, nil)
+	if err != nil {
+		return err
+	}
+	defer tx.Rollback() // after Commit, a no-op
+	if _, err := tx.ExecContext(ctx, `INSERT INTO jobs (id, kind, target_id, params_json, state, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
+		j.ID, j.Kind, j.TargetID, string(j.Params), j.State, j.CreatedAt.UnixMilli()); err != nil {
+		return err
+	}
+	if with != nil {
+		if err := with(tx); err != nil {
+			return err
+		}
+	}
+	return tx.Commit()
 }
 
 // Job returns the job with the given id.

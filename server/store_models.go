@@ -69,12 +69,57 @@ func scanModel(sc scanner) (*ModelRow, error) {
 	return &r, nil
 }
 
-// InsertModel stores a new model row in state "training".
+// execer is a *sql.DB or a *sql.Tx.
+type execer interface {
+	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)
+}
+
+// InsertModel stores a new model row in state "training" (with m.JobID, ""
+// until startModelJob gives it one).
 func (s *Store) InsertModel(ctx context.Context, m *ModelRow) error {
+	return insertModel(ctx, s.db, m)
+}
+
+func insertModel(ctx context.Context, db execer, m *ModelRow) error {
 	newRow(&m.ID, &m.CreatedAt, &m.Params)
 	m.State = ModelTraining
-	_, err := s.db.ExecContext(ctx, `INSERT INTO models (id, corpus_id, name, seed, params_json, state, job_id, created_at)
+	_, err := db.ExecContext(ctx, `INSERT INTO models (id, corpus_id, name, seed, params_json, state, job_id, created_at)
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?)`, m.ID, m.CorpusID, m.Name, int64(m.Seed), string(m.Params), m.State, m.JobID, m.CreatedAt.UnixMilli())
+	return err
+}
+
+// errModelBusy refuses a model transition that its state does not allow.
+var errModelBusy = errors.New("the model is training")
+
+// startModelJob (in the transaction that stores job jobID) moves a model to
+// "training" under that job: from interrupted or failed (a restart), or from a
+// new row not yet given a job. A model in any other state (training, ready)
+// is left alone and errModelBusy returned; ErrNotFound for an unknown id.
+func startModelJob(ctx context.Context, tx *sql.Tx, id, jobID string) error {
+	res, err := tx.ExecContext(ctx, `UPDATE models SET state = ?, job_id = ? WHERE id = ?
+		AND (state IN (?, ?) OR (state = ? AND job_id = ''))`,
+		ModelTraining, jobID, id, ModelInterrupted, ModelFailed, ModelTraining)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	var state string
+	if err := tx.QueryRowContext(ctx, `SELECT state FROM models WHERE id = ?`, id).Scan(&state); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return ErrNotFound
+		}
+		return err
+	}
+	return fmt.Errorf("model %q is %s: %w", id, state, errModelBusy)
+}
+
+// EndModelJob records how job jobID left a model it was training (failed or
+// interrupted). It changes nothing when the model is no longer training
+// under that job.
+func (s *Store) EndModelJob(ctx context.Context, id, jobID, state string) error {
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ? WHERE id = ? AND job_id = ? AND state = ?`, state, id, jobID, ModelTraining)
 	return err
 }
 
@@ -119,13 +164,22 @@ func (s *Store) ResetModelLog(ctx context.Context, id string) error {
 	return err
 }
 
-// FinishModel records the model file and marks the model ready.
-func (s *Store) FinishModel(ctx context.Context, id, path string, size int64, info json.RawMessage) error {
+// FinishModel records the model file written by job jobID and marks the
+// model ready; errModelBusy when the model is no longer training under that
+// job (nothing is changed then).
+func (s *Store) FinishModel(ctx context.Context, id, jobID, path string, size int64, info json.RawMessage) error {
 	if len(info) == 0 {
 		info = json.RawMessage("{}")
 	}
-	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, path = ?, size = ?, info_json = ? WHERE id = ?`, ModelReady, path, size, string(info), id)
-	return err
+	res, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, path = ?, size = ?, info_json = ? WHERE id = ? AND job_id = ? AND state = ?`,
+		ModelReady, path, size, string(info), id, jobID, ModelTraining)
+	if err != nil {
+		return err
+	}
+	if n, err := res.RowsAffected(); err != nil || n == 1 {
+		return err
+	}
+	return fmt.Errorf("model %q is no longer trained by job %q: %w", id, jobID, errModelBusy)
 }
 
 // SetModelBroken marks a model failed with the reason it cannot be used (its
@@ -141,14 +195,21 @@ func (s *Store) SetModelState(ctx context.Context, id, state string) error {
 	return err
 }
 
-// DeleteModel removes a model row, its cached maps and its file.
+// DeleteModel removes a model row, its cached maps and its file; a model
+// in training is left alone (errModelBusy).
 func (s *Store) DeleteModel(ctx context.Context, id string) error {
 	m, err := s.Model(ctx, id)
 	if err != nil {
 		return err
 	}
-	if _, err := s.db.ExecContext(ctx, `DELETE FROM models WHERE id = ?`, id); err != nil {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM models WHERE id = ? AND state <> ?`, id, ModelTraining)
+	if err != nil {
 		return err
+	}
+	if n, err := res.RowsAffected(); err != nil {
+		return err
+	} else if n == 0 {
+		return fmt.Errorf("model %q: %w", id, errModelBusy)
 	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM maps WHERE model_id = ?`, id); err != nil {
 		return err

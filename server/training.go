@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
@@ -71,27 +73,51 @@ func ownSplit(row *CorpusRow) *corpus.Split {
 	return nil
 }
 
-// startTraining submits the training job of a stored model row.
+// startTraining submits the training job of a stored model row: a restart
+// of an interrupted or failed model, or the first training of a row stored
+// without a job. The model's move to "training" under the new job is written
+// in the transaction that stores the job, before the job can start; a model
+// whose state allows no training (it is training or ready) answers 409 and
+// nothing is stored.
 func (s *Server) startTraining(m *ModelRow) (*JobRow, error) {
+	return s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
+		err := startModelJob(s.root, tx, m.ID, job.ID)
+		if errors.Is(err, errModelBusy) {
+			return httpErr(http.StatusConflict, "%v; only interrupted or failed models restart", err)
+		}
+		return err
+	})
+}
+
+// trainNew stores a new model row and its training job in one transaction
+// and starts the job: a model never exists without the job that trains it.
+func (s *Server) trainNew(m *ModelRow) (*JobRow, error) {
+	return s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
+		m.JobID = job.ID
+		return insertModel(s.root, tx, m)
+	})
+}
+
+// submitTraining submits the training job of model m, with record writing
+// the model's side in the job's transaction.
+func (s *Server) submitTraining(m *ModelRow, record func(*sql.Tx, *JobRow) error) (*JobRow, error) {
 	var p TrainParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return nil, fmt.Errorf("model %s params: %w", m.ID, err)
 	}
-	job, err := s.jobs.Submit("train", m.ID, map[string]any{"model_id": m.ID}, func(ctx context.Context, rep *Reporter) error {
-		return s.runTraining(ctx, rep, m.ID, m.CorpusID, m.Seed, p)
-	})
-	if err != nil {
-		return nil, err
+	if m.ID == "" {
+		m.ID = newID() // the job's target and its closure name the model before it is stored
 	}
-	if err := s.store.SetModelJob(s.root, m.ID, job.ID); err != nil {
-		return nil, err
-	}
-	return job, nil
+	id, corpusID, seed := m.ID, m.CorpusID, m.Seed
+	return s.jobs.SubmitWith("train", id, map[string]any{"model_id": id}, func(ctx context.Context, rep *Reporter) error {
+		return s.runTraining(ctx, rep, id, corpusID, seed, p)
+	}, record)
 }
 
 // runTraining trains model modelID on corpus corpusID with seed and the
 // parameters p, reporting its progress to rep, and saves it; on failure it
-// marks the model failed, or interrupted when ctx was cancelled.
+// marks the model failed, or interrupted when ctx was cancelled. Each of
+// these writes changes the model only while it is training under this job.
 func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
 	st := s.store
 	bg := context.WithoutCancel(ctx)
@@ -101,7 +127,7 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 			if ctx.Err() != nil {
 				state = ModelInterrupted
 			}
-			if serr := st.SetModelState(bg, modelID, state); serr != nil {
+			if serr := st.EndModelJob(bg, modelID, rep.ID(), state); serr != nil {
 				s.log.Error("recording a model's state", "model", modelID, "state", state, "err", serr)
 			}
 		}
@@ -201,7 +227,7 @@ func (s *Server) saveTrainedModel(bg context.Context, rep *Reporter, modelID str
 	if err != nil {
 		return fmt.Errorf("encoding the training record: %w", err)
 	}
-	if err := st.FinishModel(bg, modelID, rel, size, ij); err != nil {
+	if err := st.FinishModel(bg, modelID, rep.ID(), rel, size, ij); err != nil {
 		os.Remove(filepath.Join(st.Dir(), rel))
 		return err
 	}
