@@ -49,7 +49,7 @@
 //	GET    /api/jobs/{id}/events        text/event-stream: "progress" events (job JSON + "point" of the training curve), then "end"
 //	DELETE /api/jobs/{id}               cancel → 200 with the final state; 409 if already finished
 //	POST   /api/evaluations             {"model_ids","corpus_id"?,"subset"?,"protocol"?,"baselines"?,"setting"?,"missing"?,"trials"?} → 202 {"evaluation_id","job_id"}
-//	                                    baselines: the eight of §6.2.5 and ppmi-svd, glove (baselines.Names) or ["all"], skipped per baselines.Skip with a note
+//	                                    baselines: the eight of §6.2.5 and ppmi-svd, glove, ease, ease-score, rp3beta, itemknn (baselines.Names) or ["all"], skipped per baselines.Skip with a note
 //	GET    /api/evaluations             list
 //	GET    /api/evaluations/{id}        the eval report JSON (ml/eval.Report); 202 with the job while it runs
 //

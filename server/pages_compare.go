@@ -86,16 +86,20 @@ func (p *pages) compare(c echo.Context) error {
 
 // baselineLabels describe the baselines on the compare form.
 var baselineLabels = map[string]string{
-	baselines.NameRandom:   "random",
-	baselines.NameLSA:      "lsa (global)",
-	baselines.NamePCA:      "pca (global)",
-	baselines.NameInfoTheo: "infotheo (global)",
-	baselines.NameSkipGram: "skipgram (global)",
-	baselines.NameLDA:      "lda",
-	baselines.NamePLSA:     "plsa",
-	baselines.NameCRBM:     "crbm (train subset only)",
-	baselines.NamePPMISVD:  "ppmi-svd (global, not in the paper)",
-	baselines.NameGloVe:    "glove (global, not in the paper)",
+	baselines.NameRandom:    "random",
+	baselines.NameLSA:       "lsa (global)",
+	baselines.NamePCA:       "pca (global)",
+	baselines.NameInfoTheo:  "infotheo (global)",
+	baselines.NameSkipGram:  "skipgram (global)",
+	baselines.NameLDA:       "lda",
+	baselines.NamePLSA:      "plsa",
+	baselines.NameCRBM:      "crbm (train subset only)",
+	baselines.NamePPMISVD:   "ppmi-svd (global, not in the paper)",
+	baselines.NameGloVe:     "glove (global, not in the paper)",
+	baselines.NameEASE:      "ease — EASE^R under Eq. 9 (global, not in the paper)",
+	baselines.NameEASEScore: "ease-score — EASE^R ranked by its own score, not Eq. 9 (global, not in the paper)",
+	baselines.NameRP3beta:   "rp3beta — ranked by its own score, not Eq. 9 (global, not in the paper)",
+	baselines.NameItemKNN:   "itemknn — ranked by its own score, not Eq. 9 (global, not in the paper)",
 }
 
 func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) (views.Eval, error) {

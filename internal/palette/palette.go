@@ -13,9 +13,10 @@ import (
 )
 
 // Series is a colour-blind-friendly series palette: Okabe-Ito, then Tableau
-// 10, as "#RRGGBB".
+// 10, then two of Tableau's classic 10, as "#RRGGBB".
 var Series = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#56B4E9", "#F0E442", "#000000",
-	"#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#76B7B2", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC"}
+	"#4E79A7", "#F28E2B", "#59A14F", "#E15759", "#76B7B2", "#EDC948", "#B07AA1", "#FF9DA7", "#9C755F", "#BAB0AC",
+	"#17BECF", "#BCBD22"}
 
 // models fixes the colour (an index into Series) of every model taglens
 // evaluates, so that a model keeps its colour whichever others share a chart:
@@ -24,7 +25,7 @@ var Series = []string{"#0072B2", "#E69F00", "#009E73", "#D55E00", "#CC79A7", "#5
 var models = map[string]int{
 	"siamese-ce": 3, "ce": 1, "siamese-ce-avg": 11, "ce-avg": 9, "siamese-ce-feature": 7, "ce-feature": 12,
 	"random": 17, "lsa": 0, "pca": 5, "infotheo": 2, "skipgram": 16, "lda": 4, "plsa": 14, "crbm": 15,
-	"ppmi-svd": 8, "glove": 10,
+	"ppmi-svd": 8, "glove": 10, "ease": 13, "ease-score": 18, "rp3beta": 19, "itemknn": 6,
 }
 
 // Model returns the colour of the model called name; a model without a
