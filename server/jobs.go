@@ -7,6 +7,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
+	"strings"
 	"sync"
 	"time"
 )
@@ -254,6 +256,31 @@ func (m *Jobs) Get(ctx context.Context, id string) (*JobRow, float64, error) {
 	m.mu.Unlock()
 	j, err := m.store.Job(ctx, id)
 	return j, 0, err
+}
+
+// A LiveJob is a copy of a queued or running job's row with its ETA.
+type LiveJob struct {
+	Row *JobRow
+	ETA float64
+}
+
+// Active returns the jobs still queued or running, newest first, from memory
+// (no store access).
+func (m *Jobs) Active() []LiveJob {
+	m.mu.Lock()
+	out := make([]LiveJob, 0, len(m.running))
+	for _, rj := range m.running {
+		cp := *rj.row
+		out = append(out, LiveJob{Row: &cp, ETA: rj.eta})
+	}
+	m.mu.Unlock()
+	slices.SortFunc(out, func(a, b LiveJob) int {
+		if c := b.Row.CreatedAt.Compare(a.Row.CreatedAt); c != 0 {
+			return c
+		}
+		return strings.Compare(a.Row.ID, b.Row.ID)
+	})
+	return out
 }
 
 // Subscribe returns a channel of the job's updates, starting with its current

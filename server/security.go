@@ -29,7 +29,8 @@ import (
 //  2. checkAccessToken: with an access token (always on a non-loopback bind)
 //     every request carries it as a cookie, a bearer header or ?token=.
 //  3. checkCrossSite: a state-changing request from another site (by
-//     Sec-Fetch-Site or Origin) is refused.
+//     Sec-Fetch-Site, Origin or Referer: guard.crossSite) is refused;
+//     sameSiteWork refuses by the same rule the GET routes that start work.
 //  4. requireJSON (JSON API routes): a body must be declared
 //     application/json, which a cross-site page cannot send without a CORS
 //     preflight, and the server grants none.
@@ -388,32 +389,76 @@ func (s *Server) unauthorized(c echo.Context, msg string) error {
 	return refuse(c, http.StatusUnauthorized, msg+`: open the URL with ?token= that taglens serve printed when it started (or add ?token=TOKEN to this one), or send "Authorization: Bearer TOKEN"`)
 }
 
-// checkCrossSite refuses a state-changing request that a browser marks as
-// coming from another site (Sec-Fetch-Site: cross-site, or same-site without
-// an Origin of this server) or whose Origin is not this server. Requests with
-// neither header (curl, scripts) pass.
+// crossSite is the one rule of what comes from another site: it says why a
+// browser's request was sent by a page of another site (or another origin of
+// this one), "" when nothing says so. A request is from another site when
+// the browser marks it so (Sec-Fetch-Site: cross-site, or same-site without
+// an Origin of this server), or when its Origin or Referer names another
+// origin than the server it was sent to. Requests with none of these headers
+// (curl, scripts: the local user) pass.
+func (g *guard) crossSite(r *http.Request) string {
+	origin := r.Header.Get("Origin")
+	switch site := r.Header.Get("Sec-Fetch-Site"); {
+	case site == "cross-site":
+		return "the browser marks it as sent from another site (Sec-Fetch-Site: cross-site)"
+	case site == "same-site" && (origin == "" || !g.sameOrigin(origin, r.Host)):
+		return "the browser marks it as sent from another origin of the same site (Sec-Fetch-Site: same-site)"
+	case origin != "" && !g.sameOrigin(origin, r.Host):
+		return fmt.Sprintf("its Origin %q is not this server (%q)", shown(origin), shown(r.Host))
+	}
+	// A Referer is sent by browsers without Sec-Fetch-Site too; its origin is
+	// compared as an Origin is (path and query do not matter).
+	if ref := r.Header.Get("Referer"); ref != "" && !g.sameOrigin(ref, r.Host) {
+		return fmt.Sprintf("its Referer %q is not this server (%q)", shown(ref), shown(r.Host))
+	}
+	return ""
+}
+
+// checkCrossSite refuses a state-changing request from another site
+// (guard.crossSite).
 func (s *Server) checkCrossSite(next echo.HandlerFunc) echo.HandlerFunc {
 	return func(c echo.Context) error {
 		r := c.Request()
 		if !unsafeMethod(r.Method) {
 			return next(c)
 		}
-		origin := r.Header.Get("Origin")
-		why := ""
-		switch site := r.Header.Get("Sec-Fetch-Site"); {
-		case site == "cross-site":
-			why = "the browser marks it as sent from another site (Sec-Fetch-Site: cross-site)"
-		case site == "same-site" && (origin == "" || !s.guard.sameOrigin(origin, r.Host)):
-			why = "the browser marks it as sent from another origin of the same site (Sec-Fetch-Site: same-site)"
-		case origin != "" && !s.guard.sameOrigin(origin, r.Host):
-			why = fmt.Sprintf("its Origin %q is not this server (%q)", shown(origin), shown(r.Host))
+		if why := s.guard.crossSite(r); why != "" {
+			return s.refuseCrossSite(c, why)
 		}
-		if why == "" {
-			return next(c)
-		}
-		s.log.Warn("refused a cross-site request", "method", r.Method, "path", r.URL.Path, "origin", shown(origin), "host", shown(r.Host))
-		return refuse(c, http.StatusForbidden, "cross-site request refused: "+why)
+		return next(c)
 	}
+}
+
+// sameSiteWork (route middleware of the GET routes that start work: the
+// term, context and whole-space maps, the space's neighbours, and the
+// explorer page whose script asks for a map) refuses a request from another
+// site by the same rule as checkCrossSite, before anything is computed or
+// stored: an <img> or a link on another site must not start a t-SNE job.
+func (s *Server) sameSiteWork(next echo.HandlerFunc) echo.HandlerFunc {
+	return func(c echo.Context) error {
+		if why := s.guard.crossSite(c.Request()); why != "" {
+			return s.refuseCrossSite(c, why)
+		}
+		return next(c)
+	}
+}
+
+// refuseCrossSite answers 403 to a request from another site. A page (a link
+// followed from another site) gets a link to the same URL: following it is a
+// request from this server's own page.
+func (s *Server) refuseCrossSite(c echo.Context, why string) error {
+	r := c.Request()
+	s.log.Warn("refused a cross-site request", "method", r.Method, "path", r.URL.Path,
+		"origin", shown(r.Header.Get("Origin")), "referer", shown(r.Header.Get("Referer")), "host", shown(r.Host))
+	msg := "cross-site request refused: " + why
+	if isAPI(c) || r.Method != http.MethodGet {
+		return refuse(c, http.StatusForbidden, msg)
+	}
+	u := localURL(r.URL.EscapedPath(), r.URL.RawQuery)
+	page := "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Forbidden · taglens</title></head><body><h1>Forbidden</h1><p>" +
+		html.EscapeString(msg) + ". This page starts computing a map, which a page of another site may not do.</p><p><a href=\"" +
+		html.EscapeString(u) + "\">Open it here</a> if you meant to.</p></body></html>\n"
+	return c.HTMLBlob(http.StatusForbidden, []byte(page))
 }
 
 // pageCSRF gives every page request (not /api/, not /static/) a CSRF cookie if
