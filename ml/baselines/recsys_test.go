@@ -4,8 +4,8 @@ import (
 	"context"
 	"maps"
 	"math"
-	"os"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -43,7 +43,7 @@ func TestEASERidgeColumns(t *testing.T) {
 		}
 	}
 	const v, lambda = 10, 3.0
-	neg, err := easeFit(docs, v, lambda)
+	neg, err := easeFit(context.Background(), docs, v, lambda)
 	if err != nil {
 		t.Fatal(err)
 	}
