@@ -41,9 +41,13 @@ func TestMapAPI(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar", ""), 400, "required")
 	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar&doc=nosuch", ""), 404, "nosuch")
 
-	// The map survives a restart: a new server over the same store serves it at once.
+	// The map survives a restart: a new server over the same store serves it at
+	// once (the first one closed: one server per data folder).
+	ts.close()
 	ts2 := openTestServer(t, ts.dir, Config{})
-	_ = ts2
+	if rec := ts2.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", ""); rec.Code != http.StatusOK {
+		t.Errorf("map after a restart: got %d, want 200", rec.Code)
+	}
 }
 
 // TestMapTerms checks the map of several terms' instances: term=a,b gives

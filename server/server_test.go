@@ -59,13 +59,18 @@ func openTestServerLog(t *testing.T, dir string, cfg Config, log *slog.Logger) *
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Cleanup(func() {
-		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-		defer cancel()
-		s.Shutdown(ctx)
-		st.Close()
-	})
-	return &testServer{Server: s, t: t, dir: dir}
+	ts := &testServer{Server: s, t: t, dir: dir}
+	t.Cleanup(ts.close)
+	return ts
+}
+
+// close shuts the server down and closes its store, releasing the data
+// folder for another server (it may be called again).
+func (ts *testServer) close() {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ts.Shutdown(ctx)
+	ts.store.Close()
 }
 
 // testHost is the Host header of the test requests: the default listen address.

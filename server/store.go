@@ -23,8 +23,9 @@ var ErrNotFound = errors.New("not found")
 // Store is the SQLite database of the data directory: corpora (with their documents),
 // models, jobs, evaluations and cached maps. Model weights live in files beside it.
 type Store struct {
-	db  *sql.DB
-	dir string
+	db   *sql.DB
+	dir  string
+	lock *os.File // holds the data folder's lock (lockDir); nil where there is none
 
 	// RemovedTemp is the number of temporary files a previous process left
 	// in the data directory, removed by OpenStore.
@@ -104,7 +105,31 @@ var migrations = []string{
 const maxConns = 8
 
 // OpenStore opens (creating if needed) the database in dir and migrates it.
+// The folder is locked first (lockDir): while another process has it open,
+// OpenStore fails with a *DataLockedError and touches nothing in it — no job
+// is marked interrupted, no temporary file removed, the database not opened.
+// Close releases the lock.
 func OpenStore(ctx context.Context, dir string) (*Store, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("store: %w", err)
+	}
+	lock, err := lockDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	s, err := openStore(ctx, dir)
+	if err != nil {
+		if lock != nil {
+			lock.Close()
+		}
+		return nil, err
+	}
+	s.lock = lock
+	return s, nil
+}
+
+// openStore is OpenStore once the folder is locked.
+func openStore(ctx context.Context, dir string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -148,7 +173,8 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 
 // removeTemp deletes the temporary files WriteFileAtomic leaves behind when the
 // process dies between creating and renaming them, and returns how many there were.
-// No other process writes to the data directory while the store is open.
+// No other process writes to the data directory while the store is open
+// (OpenStore holds its lock).
 func removeTemp(dir string) (int, error) {
 	n := 0
 	for _, d := range []string{dir, filepath.Join(dir, "models")} {
@@ -161,8 +187,17 @@ func removeTemp(dir string) (int, error) {
 	return n, nil
 }
 
-// Close closes the database.
-func (s *Store) Close() error { return s.db.Close() }
+// Close closes the database and releases the data folder's lock.
+func (s *Store) Close() error {
+	err := s.db.Close()
+	if s.lock != nil {
+		if lerr := s.lock.Close(); err == nil {
+			err = lerr
+		}
+		s.lock = nil
+	}
+	return err
+}
 
 // Dir is the data directory.
 func (s *Store) Dir() string { return s.dir }
