@@ -13,8 +13,10 @@ import (
 
 // easeLambdas is the λ grid of EASE^R, log-spaced by about 2.2: Steck (2019)
 // tunes λ over a few hundred to a few thousand on user-item data of 10⁵ users;
-// tag corpora are smaller, and on several of them the best λ is near 1.
-var easeLambdas = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
+// tag corpora are smaller, and on several of them the best λ is near 1 or
+// below (steam-tags' and mtg-jamendo's validation documents chose 0.25, the
+// end of a grid that started there).
+var easeLambdas = []float64{0.05, 0.1, 0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000}
 
 // easeClimbAbove is the vocabulary size above which the λ grid is searched by
 // climbing (each step evaluates the neighbours of the best point so far, for
@@ -24,7 +26,7 @@ var easeLambdas = []float64{0.25, 0.5, 1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
 // Eq. 9, 2 by the own score), so it takes few steps where small λ win.
 const (
 	easeClimbAbove = 1500
-	easeClimbStart = 3 // λ = 2
+	easeClimbStart = 5 // λ = 2
 )
 
 // MaxDenseTerms is the largest vocabulary of the baselines built on a dense

@@ -10,11 +10,13 @@ import (
 
 // The grids of the neighbourhood baselines, after those Dacrema, Cremonesi &
 // Jannach ("Are We Really Making Much Progress?", RecSys 2019) search:
-// neighbourhood sizes, item-kNN's shrink term, RP3beta's α and β.
+// neighbourhood sizes, item-kNN's shrink term and the asymmetry of its
+// cosine, RP3beta's α and β.
 var (
 	neighbourKs    = []int{20, 100, 500}
 	itemKNNShrinks = []float64{0, 10, 100}
-	rp3Alphas      = []float64{0.5, 0.75, 1}
+	itemKNNAsym    = []float64{0.5, 0.75, 1}
+	rp3Alphas      = []float64{0.5, 0.75, 1, 1.25, 1.5}
 	rp3Betas       = []float64{0, 0.25, 0.5, 0.75}
 )
 
@@ -24,8 +26,10 @@ var (
 // way such models recommend, not by Eq. 9; the report says so. Each target
 // term j keeps the K source terms of largest W[·, j] (its neighbourhood).
 //
-//   - itemknn: the cosine of two terms' document sets with a shrink term,
-//     W[t, j] = #(t, j) / (√(df_t·df_j) + shrink), t ≠ j.
+//   - itemknn: the asymmetric cosine (Aiolli 2013) of two terms' document
+//     sets with a shrink term, W[t, j] = #(t, j) / (df_t^a·df_j^(1−a) +
+//     shrink), t ≠ j: a = ½ is the cosine, a = 1 the conditional
+//     probability P(j | t).
 //   - rp3beta (Paudel, Christoffel, Newell & Bernstein 2017): the 3-step
 //     random walk term → document → term with each transition raised to α,
 //     the target's popularity discounted by β,
@@ -37,7 +41,7 @@ type Neighbours struct {
 	simModel
 	K        int
 	Shrink   float64 // itemknn
-	Alpha    float64 // rp3beta
+	Alpha    float64 // rp3beta's α, itemknn's asymmetry a
 	Beta     float64 // rp3beta
 	ValidMAP float64
 	HeldOut  bool
@@ -48,7 +52,7 @@ type Neighbours struct {
 type NeighboursPoint struct {
 	K        int     `json:"k"`
 	Shrink   float64 `json:"shrink,omitempty"`
-	Alpha    float64 `json:"alpha,omitempty"`
+	Alpha    float64 `json:"alpha,omitempty"` // rp3beta's α, itemknn's asymmetry a
 	Beta     float64 `json:"beta,omitempty"`
 	ValidMAP float64 `json:"valid_map"`
 }
@@ -70,7 +74,7 @@ func (m *Neighbours) Tuning() map[string]any {
 	t := map[string]any{"k": m.K, "valid_map": m.ValidMAP, "grid": m.Grid,
 		"ranking": "its own score Σ_{t∈δ} W[t,j], not Eq. 9"}
 	if m.name == NameItemKNN {
-		t["shrink"] = m.Shrink
+		t["shrink"], t["asymmetry"] = m.Shrink, m.Alpha
 	} else {
 		t["alpha"], t["beta"] = m.Alpha, m.Beta
 	}
@@ -81,19 +85,22 @@ func (m *Neighbours) Tuning() map[string]any {
 	return t
 }
 
-// FitItemKNN fits the item-kNN baseline on d, tuning K and the shrink term.
+// FitItemKNN fits the item-kNN baseline on d, tuning K, the shrink term and
+// the asymmetry.
 func FitItemKNN(ctx context.Context, d Data, opt NeighboursOptions) (*Neighbours, error) {
 	var grid []NeighboursPoint
-	for _, s := range itemKNNShrinks {
-		for _, k := range neighbourKs {
-			grid = append(grid, NeighboursPoint{K: k, Shrink: s})
+	for _, a := range itemKNNAsym {
+		for _, s := range itemKNNShrinks {
+			for _, k := range neighbourKs {
+				grid = append(grid, NeighboursPoint{K: k, Shrink: s, Alpha: a})
+			}
 		}
 	}
 	return fitNeighbours(ctx, NameItemKNN, d, opt, grid, func(docs [][]int, p NeighboursPoint) *features.Sparse {
 		c := features.Cooccurrence(docs, d.V, nil)
 		df := diagonal(c)
 		return scaleOffDiagonal(c, func(t, j int, x float64) float64 {
-			return x / (math.Sqrt(df[t]*df[j]) + p.Shrink)
+			return x / (math.Pow(df[t], p.Alpha)*math.Pow(df[j], 1-p.Alpha) + p.Shrink)
 		})
 	})
 }

@@ -212,7 +212,9 @@ func TestNeighboursWeights(t *testing.T) {
 		df[j] = mat.Sum(x.ColView(j))
 	}
 	co := func(a, b int) float64 { return mat.Dot(x.ColView(a), x.ColView(b)) }
-	knn := func(a, b int, shrink float64) float64 { return co(a, b) / (math.Sqrt(df[a]*df[b]) + shrink) }
+	knn := func(a, b int, shrink, asym float64) float64 {
+		return co(a, b) / (math.Pow(df[a], asym)*math.Pow(df[b], 1-asym) + shrink)
+	}
 	rp3 := func(a, b int, alpha, beta float64) float64 {
 		var s float64
 		for d, doc := range docs {
@@ -235,7 +237,7 @@ func TestNeighboursWeights(t *testing.T) {
 		for b := 0; b < v; b++ {
 			wk, wr := 0.0, 0.0
 			if a != b {
-				wk, wr = knn(a, b, kn.Shrink), rp3(a, b, rp.Alpha, rp.Beta)
+				wk, wr = knn(a, b, kn.Shrink, kn.Alpha), rp3(a, b, rp.Alpha, rp.Beta)
 			}
 			if got := kn.w.At(a, b); math.Abs(got-wk) > 1e-12 {
 				t.Errorf("itemknn W[%d, %d] = %v, want %v", a, b, got, wk)
@@ -271,7 +273,7 @@ func TestTopKColumns(t *testing.T) {
 			t.Errorf("target %d keeps %d sources", j, len(col))
 		}
 	}
-	if kn.K == 0 || len(kn.Grid) != len(neighbourKs)*len(itemKNNShrinks) {
+	if kn.K == 0 || len(kn.Grid) != len(neighbourKs)*len(itemKNNShrinks)*len(itemKNNAsym) {
 		t.Errorf("k %d, grid %v", kn.K, kn.Grid)
 	}
 }

@@ -147,7 +147,7 @@ func Train(ctx context.Context, name string, d Data, set Settings, seed uint64, 
 		}})
 	case NameItemKNN:
 		bm, err = FitItemKNN(ctx, d, NeighboursOptions{Seed: seed, Progress: func(p NeighboursPoint) {
-			say("itemknn: shrink=%g k=%d validation MAP %.4f", p.Shrink, p.K, p.ValidMAP)
+			say("itemknn: a=%g shrink=%g k=%d validation MAP %.4f", p.Alpha, p.Shrink, p.K, p.ValidMAP)
 		}})
 	case NameLDA:
 		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
