@@ -18,6 +18,12 @@
 // Models that are not Contextual are evaluated with the extended protocol only
 // (§6.2.5); Evaluate returns ErrNotContextual otherwise.
 //
+// A ListModel (a top-N recommender such as EASE^R ranked by its own score) is
+// ranked under the extended protocol by the list it gives for the document
+// instead of Eq. 9's minimum: not the paper's protocol, and the reports say
+// so; the ground truth, the leave-one-out rule (a document's term is scored
+// without itself) and every metric are the same.
+//
 // # Metrics (metrics.go)
 //
 //	P@K(x)  = |Prime_K(x) ∩ δ| / K,  K = 1..10;        P@K(X) = mean over X   (Eq. 10)
