@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
 
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
@@ -111,6 +112,15 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 		OOV: ev.Setting == eval.OOVSetting, Missing: ev.Missing}
 	for _, why := range plan.AddBaselines(ev.Baselines, scope) {
 		note(why)
+	}
+	var own []string
+	for _, e := range plan.Entries {
+		if slices.Contains(baselines.OwnScore, e.Baseline) {
+			own = append(own, e.Baseline)
+		}
+	}
+	if len(own) > 0 {
+		note(strings.Join(own, ", ") + " rank a document's vocabulary by their own score (a sum of similarities over the document's other terms, as recommenders do), not by Eq. 9's minimum distance")
 	}
 	plan.Entries = append(plan.Entries, ev.Variants...)
 	if len(plan.Entries) == 0 {

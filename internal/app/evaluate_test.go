@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/taglens/taglens/ml/ce"
@@ -65,5 +66,29 @@ func TestEvaluate(t *testing.T) {
 	var nd *NoDocsError
 	if _, err := Evaluate(context.Background(), ev); !errors.As(err, &nd) || nd.Subset != "test" {
 		t.Errorf("empty subset: %v, want a NoDocsError", err)
+	}
+}
+
+// TestEvaluateOwnScoreNote checks that an extended evaluation with the
+// recommender baselines that rank by their own score says so in its notes,
+// and that they are tuned on the split's validation documents.
+func TestEvaluateOwnScoreNote(t *testing.T) {
+	m, c, split := demoModel(t)
+	ev := &Evaluation{Models: []*ce.Model{m}, Corpus: c, Subset: "test", Protocol: eval.Extended,
+		Setting: eval.WithinCorpus, Trials: 1, Seed: 1, Baselines: []string{"ease", "ease-score", "itemknn"},
+		Split: func(*ce.Model) (corpus.Split, error) { return split, nil }}
+	rep, err := Evaluate(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := "ease-score, itemknn rank a document's vocabulary by their own score"
+	if !slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.HasPrefix(s, want) }) {
+		t.Errorf("notes %q: want one beginning %q", rep.Notes, want)
+	}
+	for _, r := range rep.Models {
+		tr := r.Tuning["per_trial"].([]map[string]any)[0]
+		if crit, _ := tr["criterion"].(string); !strings.HasPrefix(crit, "validation MAP") {
+			t.Errorf("%s: criterion %q, want validation MAP", r.Name, crit)
+		}
 	}
 }
