@@ -31,17 +31,22 @@ func toJobJSON(j *JobRow, eta float64) jobJSON {
 }
 
 func (h *jobsAPI) list(c echo.Context) error {
+	// One query; the jobs at work are shown in their live state, from memory.
+	live := map[string]LiveJob{}
+	for _, j := range h.s.jobs.Active() {
+		live[j.Row.ID] = j
+	}
 	rows, err := h.s.store.Jobs(c.Request().Context(), c.QueryParam("kind"))
 	if err != nil {
 		return err
 	}
 	out := make([]jobJSON, 0, len(rows))
 	for _, r := range rows {
-		live, eta, err := h.s.jobs.Get(c.Request().Context(), r.ID)
-		if err != nil {
-			return err
+		if j, ok := live[r.ID]; ok && !r.Finished() { // ended since the snapshot: the stored row is newer
+			out = append(out, toJobJSON(j.Row, j.ETA))
+		} else {
+			out = append(out, toJobJSON(r, 0))
 		}
-		out = append(out, toJobJSON(live, eta))
 	}
 	return c.JSON(http.StatusOK, out)
 }

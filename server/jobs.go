@@ -43,6 +43,9 @@ type Jobs struct {
 	// MaxQueued bounds the jobs of one kind waiting for a slot (0: no bound);
 	// Submit refuses one more with a *QueueFullError.
 	MaxQueued int
+	// Keep is how many finished jobs of a kind the store keeps (Store.PruneJobs,
+	// run as a job ends); 0 keeps all.
+	Keep int
 
 	mu      sync.Mutex
 	running map[string]*runningJob
@@ -209,6 +212,13 @@ func (m *Jobs) finish(rj *runningJob, err error) {
 		}
 		j.FinishedAt = time.Now()
 	}, nil)
+	if m.Keep > 0 {
+		if n, err := m.store.PruneJobs(context.WithoutCancel(m.root), rj.row.Kind, m.Keep); err != nil {
+			m.log.Warn("pruning the job history", "kind", rj.row.Kind, "err", err)
+		} else if n > 0 {
+			m.log.Debug("pruned the job history", "kind", rj.row.Kind, "deleted", n)
+		}
+	}
 	m.mu.Lock()
 	for ch := range rj.subs {
 		close(ch) // the manager owns subscriber channels
@@ -281,6 +291,32 @@ func (m *Jobs) Active() []LiveJob {
 		return strings.Compare(a.Row.ID, b.Row.ID)
 	})
 	return out
+}
+
+// Lookup returns the jobs with the given ids: the live state of those queued
+// or running, the stored one of the others (in one query), unknown ones left
+// out; with each, its ETA.
+func (m *Jobs) Lookup(ctx context.Context, ids []string) (map[string]LiveJob, error) {
+	out := make(map[string]LiveJob, len(ids))
+	var rest []string
+	m.mu.Lock()
+	for _, id := range ids {
+		if rj, ok := m.running[id]; ok {
+			cp := *rj.row
+			out[id] = LiveJob{Row: &cp, ETA: rj.eta}
+		} else if id != "" {
+			rest = append(rest, id)
+		}
+	}
+	m.mu.Unlock()
+	stored, err := m.store.JobsByID(ctx, rest)
+	if err != nil {
+		return nil, err
+	}
+	for id, j := range stored {
+		out[id] = LiveJob{Row: j}
+	}
+	return out, nil
 }
 
 // Subscribe returns a channel of the job's updates, starting with its current

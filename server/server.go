@@ -152,7 +152,15 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 		return nil, fmt.Errorf("server: %w", err)
 	}
 	s.jobs = NewJobs(root, s.store, cfg.TrainSlots, log)
-	s.jobs.MaxQueued = cfg.MaxQueued
+	s.jobs.MaxQueued, s.jobs.Keep = cfg.MaxQueued, cfg.KeepJobs
+	if cfg.KeepJobs > 0 {
+		if n, err := s.store.PruneAllJobs(root, cfg.KeepJobs); err != nil {
+			stop()
+			return nil, fmt.Errorf("server: pruning the job history: %w", err)
+		} else if n > 0 {
+			log.Info("pruned the job history", "deleted", n, "kept per kind", cfg.KeepJobs)
+		}
+	}
 	s.echo = s.routes()
 	return s, nil
 }

@@ -99,6 +99,11 @@ var migrations = []string{
 	`ALTER TABLE models ADD COLUMN error TEXT NOT NULL DEFAULT ''`,
 	// 3: why the corpus parser chose the format of an uploaded corpus (corpus.Corpus.Detected).
 	`ALTER TABLE corpora ADD COLUMN detected TEXT NOT NULL DEFAULT ''`,
+	// 4: indexes of the job history's pruning (PruneJobs) and of the lookups
+	// of a page's job states in one query.
+	`CREATE INDEX jobs_kind_state ON jobs (kind, state, finished_at);
+	CREATE INDEX models_job ON models (job_id);
+	CREATE INDEX evaluations_job ON evaluations (job_id);`,
 }
 
 // maxConns bounds the store's open SQLite connections.
@@ -117,7 +122,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openStore(ctx, dir)
+	s, err := openStore(ctx, dir, "sqlite")
 	if err != nil {
 		if lock != nil {
 			lock.Close()
@@ -128,14 +133,15 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 	return s, nil
 }
 
-// openStore is OpenStore once the folder is locked.
-func openStore(ctx context.Context, dir string) (*Store, error) {
+// openStore is OpenStore once the folder is locked, through the named
+// database/sql driver (a wrapper of "sqlite" in tests).
+func openStore(ctx context.Context, dir, driver string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
 	dsn := "file:" + filepath.Join(dir, "taglens.db") +
 		"?_pragma=auto_vacuum(INCREMENTAL)&_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_pragma=synchronous(NORMAL)"
-	db, err := sql.Open("sqlite", dsn)
+	db, err := sql.Open(driver, dsn)
 	if err != nil {
 		return nil, fmt.Errorf("store: open: %w", err)
 	}

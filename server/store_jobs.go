@@ -136,3 +136,71 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int64, error) {
 	}
 	return res.RowsAffected()
 }
+
+// PruneJobs deletes the finished jobs of kind beyond the keep most recently
+// finished, except those a model or an evaluation still names (their state
+// and message are the model's or evaluation's), and returns how many it
+// deleted.
+func (s *Store) PruneJobs(ctx context.Context, kind string, keep int) (int64, error) {
+	res, err := s.db.ExecContext(ctx, `DELETE FROM jobs WHERE kind = ?1 AND state IN (?3, ?4, ?5, ?6)
+		AND id NOT IN (SELECT job_id FROM models)
+		AND id NOT IN (SELECT job_id FROM evaluations)
+		AND id NOT IN (SELECT id FROM jobs WHERE kind = ?1 AND state IN (?3, ?4, ?5, ?6)
+			ORDER BY finished_at DESC, created_at DESC, id DESC LIMIT ?2)`,
+		kind, keep, JobDone, JobFailed, JobCancelled, JobInterrupted)
+	if err != nil {
+		return 0, err
+	}
+	return res.RowsAffected()
+}
+
+// PruneAllJobs is PruneJobs for every kind in the store.
+func (s *Store) PruneAllJobs(ctx context.Context, keep int) (int64, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT DISTINCT kind FROM jobs`)
+	if err != nil {
+		return 0, err
+	}
+	var kinds []string
+	for rows.Next() {
+		var k string
+		if err := rows.Scan(&k); err != nil {
+			rows.Close()
+			return 0, err
+		}
+		kinds = append(kinds, k)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	var n int64
+	for _, k := range kinds {
+		d, err := s.PruneJobs(ctx, k, keep)
+		n += d
+		if err != nil {
+			return n, err
+		}
+	}
+	return n, nil
+}
+
+// JobsByID returns the stored jobs with the given ids (unknown ones left
+// out), in one query.
+func (s *Store) JobsByID(ctx context.Context, ids []string) (map[string]*JobRow, error) {
+	out := make(map[string]*JobRow, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	b, err := json.Marshal(ids)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := queryAll(ctx, s.db, scanJob, `SELECT `+jobCols+` FROM jobs WHERE id IN (SELECT value FROM json_each(?))`, string(b))
+	if err != nil {
+		return nil, err
+	}
+	for _, r := range rows {
+		out[r.ID] = r
+	}
+	return out, nil
+}

@@ -1,0 +1,207 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"database/sql/driver"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+)
+
+// countingDriver wraps the "sqlite" driver and counts the statements its
+// connections run (queries, executions and preparations).
+type countingDriver struct {
+	base driver.Driver
+	n    atomic.Int64
+}
+
+var (
+	countingOnce sync.Once
+	counting     = &countingDriver{}
+)
+
+// countingDriverName registers countingDriver once and returns its name.
+func countingDriverName(t *testing.T) string {
+	countingOnce.Do(func() {
+		db, err := sql.Open("sqlite", "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		counting.base = db.Driver()
+		db.Close()
+		sql.Register("sqlite-counting", counting)
+	})
+	return "sqlite-counting"
+}
+
+func (d *countingDriver) Open(name string) (driver.Conn, error) {
+	c, err := d.base.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	return &countingConn{Conn: c, n: &d.n}, nil
+}
+
+type countingConn struct {
+	driver.Conn
+	n *atomic.Int64
+}
+
+func (c *countingConn) Prepare(q string) (driver.Stmt, error) {
+	c.n.Add(1)
+	return c.Conn.Prepare(q)
+}
+
+func (c *countingConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
+	c.n.Add(1)
+	if p, ok := c.Conn.(driver.ConnPrepareContext); ok {
+		return p.PrepareContext(ctx, q)
+	}
+	return c.Conn.Prepare(q)
+}
+
+func (c *countingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
+	e, ok := c.Conn.(driver.ExecerContext)
+	if !ok {
+		return nil, driver.ErrSkip
+	}
+	c.n.Add(1)
+	return e.ExecContext(ctx, q, args)
+}
+
+func (c *countingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
+	qc, ok := c.Conn.(driver.QueryerContext)
+	if !ok {
+		return nil, driver.ErrSkip
+	}
+	c.n.Add(1)
+	return qc.QueryContext(ctx, q, args)
+}
+
+func (c *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
+	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
+		return b.BeginTx(ctx, opts)
+	}
+	return c.Conn.Begin() //nolint:staticcheck // the fallback of a driver without BeginTx
+}
+
+// TestPageQueriesConstant: the home page, the jobs API and the models page
+// run as many statements after 300 finished jobs and 300 failed models as
+// after 3 (they used to look every job up with its own query).
+func TestPageQueriesConstant(t *testing.T) {
+	name := countingDriverName(t)
+	ctx := context.Background()
+	statements := func(n int) map[string]int64 {
+		st, err := openStore(ctx, t.TempDir(), name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer st.Close()
+		for i := range n {
+			for _, kind := range []string{"train", "map"} {
+				j := &JobRow{Kind: kind, TargetID: fmt.Sprint("x", i)}
+				if err := st.InsertJob(ctx, j); err != nil {
+					t.Fatal(err)
+				}
+				j.State, j.Message, j.FinishedAt = JobFailed, "failed", time.Now()
+				if err := st.UpdateJob(ctx, j); err != nil {
+					t.Fatal(err)
+				}
+				if kind == "train" {
+					m := &ModelRow{CorpusID: "c", Name: fmt.Sprint("m", i), JobID: j.ID}
+					if err := st.InsertModel(ctx, m); err != nil {
+						t.Fatal(err)
+					}
+					if err := st.EndModelJob(ctx, m.ID, j.ID, ModelFailed); err != nil {
+						t.Fatal(err)
+					}
+				}
+			}
+		}
+		s, err := New(Config{KeepJobs: -1}, Deps{Store: st}, slog.New(slog.DiscardHandler))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Shutdown(ctx)
+		ts := &testServer{Server: s, t: t}
+		out := map[string]int64{}
+		for _, path := range []string{"/", "/api/jobs", "/models"} {
+			before := counting.n.Load()
+			if rec := ts.do(http.MethodGet, path, nil, ""); rec.Code != http.StatusOK {
+				t.Fatalf("GET %s: %d", path, rec.Code)
+			}
+			out[path] = counting.n.Load() - before
+		}
+		if got := len(decode[[]jobJSON](t, ts.do(http.MethodGet, "/api/jobs", nil, ""))); got != 2*n {
+			t.Fatalf("/api/jobs lists %d jobs, want %d", got, 2*n)
+		}
+		return out
+	}
+	few, many := statements(3), statements(300)
+	t.Logf("statements per request: %v with 6 jobs, %v with 600", few, many)
+	for path, n := range few {
+		if many[path] != n {
+			t.Errorf("GET %s: %d statements with 600 jobs, %d with 6: want the same", path, many[path], n)
+		}
+	}
+}
+
+// TestJobHistoryPruned: with KeepJobs 5, the history keeps the 5 most
+// recently finished jobs of a kind as jobs end, and every job a model still
+// names (its failure message is the model's); a server started on a longer
+// history prunes it at once.
+func TestJobHistoryPruned(t *testing.T) {
+	ts := newTestServer(t, Config{KeepJobs: 5})
+	c := decode[corpusJSON](t, ts.upload("tiny.tsv", tinyTSV()))
+	var trains []string
+	for range 7 {
+		ids := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", `{"corpus_id":"`+c.ID+`"}`))
+		ts.waitJob(ids["job_id"])
+		trains = append(trains, ids["job_id"])
+	}
+	var quick []string
+	for range 12 {
+		j, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		ts.waitJob(j.ID)
+		quick = append(quick, j.ID)
+	}
+	kinds := func() map[string][]string {
+		out := map[string][]string{}
+		for _, j := range decode[[]jobJSON](t, ts.doJSON(http.MethodGet, "/api/jobs", "")) {
+			out[j.Kind] = append(out[j.Kind], j.ID)
+		}
+		return out
+	}
+	got := kinds()
+	if n := len(got["test"]); n != 5 {
+		t.Errorf("finished test jobs kept: %d, want 5", n)
+	}
+	for _, id := range quick[len(quick)-5:] {
+		if _, err := ts.store.Job(context.Background(), id); err != nil {
+			t.Errorf("one of the 5 newest jobs, %s: %v", id, err)
+		}
+	}
+	if n := len(got["train"]); n != len(trains) {
+		t.Errorf("training jobs kept: %d, want all %d (each names its model's failure)", n, len(trains))
+	}
+	for _, id := range trains {
+		if j, err := ts.store.Job(context.Background(), id); err != nil || j.Message == "" {
+			t.Errorf("training job %s: %v %v, want it kept with its message", id, j, err)
+		}
+	}
+
+	// A restart with a shorter history prunes it.
+	ts.close()
+	ts2 := openTestServer(t, ts.dir, Config{KeepJobs: 2})
+	if n := len(decode[[]jobJSON](t, ts2.doJSON(http.MethodGet, "/api/jobs?kind=test", ""))); n != 2 {
+		t.Errorf("after a restart with KeepJobs 2: %d test jobs, want 2", n)
+	}
+}
