@@ -29,6 +29,8 @@ type serveConfig struct {
 	verbose    bool
 	allowHosts hostList
 	token      string // --token, else $TAGLENS_TOKEN; "" = none given
+	maxQueued  int    // --max-queued: queued jobs of a kind; -1 = no bound
+	keepJobs   int    // --keep-jobs: finished jobs of a kind kept; -1 = all
 }
 
 // hostList is a repeatable flag of comma-separated host names.
@@ -50,11 +52,12 @@ func (h *hostList) Set(v string) error {
 	return nil
 }
 
-const serveSynopsis = "[--addr 127.0.0.1:8080] [--data DIR] [--max-upload 64MiB] [--no-demo] [--allow-host NAME,...] [--token TOKEN]" + `
+const serveSynopsis = "[--addr 127.0.0.1:8080] [--data DIR] [--max-upload 64MiB] [--no-demo] [--allow-host NAME,...] [--token TOKEN] [--max-queued 32] [--keep-jobs 200]" + `
 
 The server answers only requests whose Host is localhost, 127.0.0.1, ::1, the
 --addr host or an --allow-host name, and refuses state-changing requests from
-other sites. On a non-loopback --addr every request needs an access token:
+other sites, including the GET requests that start a map. Only one server
+may use a data folder at a time. On a non-loopback --addr every request needs an access token:
 a random one is made at start and printed once, as a URL with ?token=, on
 stderr; --token or $TAGLENS_TOKEN sets it (and requires it on loopback too).
 See docs/security.md.`
@@ -69,8 +72,19 @@ func parseServeFlags(args []string, stderr io.Writer) (*serveConfig, error) {
 	fs.BoolVar(&cfg.verbose, "v", false, "log every request")
 	fs.Var(&cfg.allowHosts, "allow-host", "accept requests for this host `name` too (e.g. the machine's DNS name or a reverse proxy's); repeatable or comma-separated")
 	fs.StringVar(&cfg.token, "token", "", "access `token` every request must carry (at least 16 characters; default $TAGLENS_TOKEN, else a random one on a non-loopback --addr and none on loopback); visible to other local users in the process list, so prefer the variable")
+	fs.IntVar(&cfg.maxQueued, "max-queued", server.DefaultMaxQueued, "most jobs of one kind (training, evaluation, map) waiting for a free CPU slot; one more is answered 429 (-1: no limit)")
+	fs.IntVar(&cfg.keepJobs, "keep-jobs", server.DefaultKeepJobs, "finished jobs of each kind kept in the job history, besides those a model or comparison names (-1: keep all)")
 	if err := parseFlags(fs, args); err != nil {
 		return nil, err
+	}
+	for _, f := range []struct {
+		name string
+		v    int
+	}{{"max-queued", cfg.maxQueued}, {"keep-jobs", cfg.keepJobs}} {
+		if f.v == 0 || f.v < -1 {
+			fmt.Fprintf(stderr, "invalid -%s: %d: give a positive number, or -1 for no limit\n", f.name, f.v)
+			return nil, &usageError{msg: "invalid -" + f.name}
+		}
 	}
 	n, err := parseSize(*maxUpload)
 	if err != nil {
@@ -183,7 +197,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		}
 	}()
 	srv, err := server.New(server.Config{Addr: cfg.addr, MaxUpload: cfg.maxUpload, Demo: !cfg.noDemo,
-		AllowHosts: cfg.allowHosts, Token: cfg.token}, server.Deps{Store: store}, log)
+		AllowHosts: cfg.allowHosts, Token: cfg.token, MaxQueued: cfg.maxQueued, KeepJobs: cfg.keepJobs}, server.Deps{Store: store}, log)
 	if err != nil {
 		return err
 	}

@@ -13,6 +13,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/server"
 )
 
 func TestParseSize(t *testing.T) {
@@ -50,8 +52,15 @@ func TestServeFlags(t *testing.T) {
 	if len(cfg.allowHosts) != 0 || cfg.token != "" {
 		t.Errorf("defaults: got hosts %v and a token, want none", cfg.allowHosts)
 	}
+	if cfg.maxQueued != server.DefaultMaxQueued || cfg.keepJobs != server.DefaultKeepJobs {
+		t.Errorf("defaults: --max-queued %d, --keep-jobs %d", cfg.maxQueued, cfg.keepJobs)
+	}
+	if cfg, err := parseServeFlags([]string{"--max-queued", "-1", "--keep-jobs", "5"}, &stderr); err != nil || cfg.maxQueued != -1 || cfg.keepJobs != 5 {
+		t.Errorf("--max-queued -1 --keep-jobs 5: got %+v, %v", cfg, err)
+	}
 	for _, args := range [][]string{{"--max-upload", "x"}, {"--nosuch"}, {"extra"}, {"--allow-host", " , "},
-		{"--token", "short"}, {"--token", "has spaces in it, 0123456789"}, {"--addr", "8080"}} {
+		{"--token", "short"}, {"--token", "has spaces in it, 0123456789"}, {"--addr", "8080"},
+		{"--max-queued", "0"}, {"--max-queued", "-2"}, {"--keep-jobs", "0"}, {"--keep-jobs", "x"}} {
 		if _, err := parseServeFlags(args, &stderr); exitCode(err, &stderr) != 2 {
 			t.Errorf("%v: got %v, want a usage error", args, err)
 		}
