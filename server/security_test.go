@@ -169,6 +169,9 @@ func TestCrossSiteRefused(t *testing.T) {
 		{"Sec-Fetch-Site cross-site with own Origin", Config{}, []string{"Sec-Fetch-Site", "cross-site", "Origin", "http://127.0.0.1:8080"}, 403},
 		{"Sec-Fetch-Site same-site without Origin", Config{}, []string{"Sec-Fetch-Site", "same-site"}, 403},
 		{"allowed host is not a wildcard", Config{AllowHosts: []string{"taglens.example"}}, []string{"Origin", "https://evil.example"}, 403},
+		{"own Referer", Config{}, []string{"Referer", "http://127.0.0.1:8080/train?corpus=x"}, 404},
+		{"foreign Referer, no Origin or Sec-Fetch-Site", Config{}, []string{"Referer", "http://evil.example/attack.html"}, 403},
+		{"Referer of another port", Config{}, []string{"Referer", "http://127.0.0.1:9999/"}, 403},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
