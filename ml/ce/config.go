@@ -69,10 +69,8 @@ type Config struct {
 	// epoch, the period between validation evaluations: a random subset of one
 	// pass on a large corpus, several passes on a small one (see epochExamples).
 	// Default DefaultEpochExamples. A fixed period makes patience mean the same
-	// amount of learning on every corpus: with one pass per epoch, Corel5K's
-	// 23,000-example epochs ended stage 1 after 160,000 examples while it was
-	// still climbing (validation extended MAP 0.086), where mtg-jamendo needs
-	// about 600,000 to leave the chance level.
+	// amount of learning on every corpus, whatever its size
+	// (docs/quality-notes.md, D9).
 	EpochExamples int `json:"epoch_examples,omitempty" param:"epoch_examples"`
 
 	// MaxEpochs1 and MaxEpochs2 bound stage 1 and stage 2. Defaults 30, and 30
@@ -81,8 +79,9 @@ type Config struct {
 	MaxEpochs2 int `json:"max_epochs2,omitempty" param:"max_epochs2"`
 
 	// Patience is the number of consecutive validation evaluations without a new
-	// best (DefaultPatience above LargeAbove terms, SmallPatience up to it)
-	// best P@2 after which a stage stops (early stopping, design.md, decision 8). Default 3.
+	// best (on the EarlyStop criterion) after which a stage stops (early
+	// stopping, design.md, decision 8). Default SmallPatience (10) up to
+	// LargeAbove terms, DefaultPatience (6) above.
 	Patience int `json:"patience,omitempty" param:"patience"`
 
 	// EvalEvery is the number of epochs between validation evaluations. Default 1.
@@ -120,19 +119,14 @@ type Config struct {
 	// is ‖x̃ − x‖² + α Σ_q √(z_q² + ε): our x has ~180 PCA components each scaled
 	// to [−1, 1], and with Q = 100 hidden units α = 2 makes the sparsity term
 	// (≈ 2·100·|z|) dwarf the reconstruction error unless every unit is ≈ 0.
-	// L-BFGS then returns near-dead encoders, and stage 1 starts at a saddle:
-	// on mtg-jamendo (docs/quality-notes.md, same seed and schedule) validation
-	// extended-priming MAP stayed at the random level (0.03) for three epochs
-	// and reached 0.07 after four, whereas with α = 0.01 it reached 0.20 after
-	// four and 0.32 after six (random initialisation, stage 0 skipped: 0.29
-	// after four). With one or two epochs inside the time budget on a loaded
-	// machine, that start decides the model.
+	// L-BFGS then returns near-dead encoders, and stage 1 starts at a saddle,
+	// at the chance level for several epochs (docs/quality-notes.md, D7).
 	Sparsity    float64 `json:"-"`
 	WeightDecay float64 `json:"-"`
 
 	// Alpha is the trade-off of Eq. 7 and Lambda the sensitivity of
-	// D = exp(−λ/2 · KL_sym). Zero means "choose on validation P@2" from
-	// AlphaGrid × LambdaGrid by short pilot runs of stage 2.
+	// D = exp(−λ/2 · KL_sym). Zero means "choose on the validation criterion
+	// (EarlyStop)" from AlphaGrid × LambdaGrid by short pilot runs of stage 2.
 	Alpha  float64 `json:"alpha,omitempty" param:"alpha"`
 	Lambda float64 `json:"lambda,omitempty" param:"lambda"`
 
@@ -156,10 +150,9 @@ type Config struct {
 	// paper's random pairing); zero means the default 0.5. Likewise, WithinDocI3
 	// is the fraction of I3 pairs whose negative example is synthesised from the
 	// positive example's own document (same context, D = 1), default 0.5.
-	// design.md, decision 7 permits this only if validation priming says it helps; it
-	// did (same seed and budget, Siamese-CE validation P@2 with against
-	// without): demo corpus 0.6965 against 0.6774, mtg-jamendo 0.5773 against
-	// 0.5595 (TestWithinDocPairs). Info records the fractions used.
+	// design.md, decision 7 permits this only if validation priming says it
+	// helps; it did (docs/quality-notes.md, D12), and TestWithinDocPairs keeps
+	// checking it. Info records the fractions used.
 	WithinDoc   float64 `json:"within_doc,omitempty" param:"within_doc"`
 	WithinDocI3 float64 `json:"-"`
 
@@ -171,25 +164,22 @@ type Config struct {
 	// unbiased estimate of Eq. 5 whose cost per example does not grow with |Γ|).
 	// A negative value forces the exact Eq. 5. Zero chooses: exact for
 	// vocabularies of up to SampleAbove terms, sampled with M =
-	// DefaultOutputSample above.
+	// DefaultOutputSample above (docs/quality-notes.md, D13;
+	// TestSampledLossOnMTGJamendo checks that it scores like the exact loss).
 	OutputSample int `json:"output_sample,omitempty" param:"output_sample"`
 
 	// EarlyStop is the validation criterion of early stopping, of the weights
-	// kept by each stage and of the α, λ pilots: EarlyStopP2 (the default, P@2
-	// of the priming protocol on the validation documents, design.md, decision 8) or
-	// EarlyStopMAP (MAP of the extended priming protocol). Both figures are
-	// computed and logged at every evaluation, so either can be read off the
-	// training log whichever selects.
+	// kept by each stage and of the α, λ pilots: EarlyStopMAP (the default, MAP
+	// of the extended priming protocol on the validation documents, design.md,
+	// decision 8) or EarlyStopP2 (P@2 of the priming protocol). Both
+	// figures are computed and logged at every evaluation, so either can be
+	// read off the training log whichever selects.
 	//
-	// What to know about the default: in the priming protocol the query itself
-	// is always ranked first (distance 0), so P@2 = (1 + h)/2 with h the hit
-	// rate of one rank position; on ~1,000 validation queries its standard
-	// error (~0.007) is close to the changes between epochs. On lastfm-hetrec
-	// (seed 1) it was best after stage-1 epoch 1 (0.557, then 0.533, 0.538,
-	// 0.536) while validation extended MAP rose from 0.052 to 0.074, and kept
-	// the epoch-1 weights. EarlyStopMAP, which scores the whole ranked list of
-	// every validation document, is the better choice when extended priming is
-	// what the model is for; see docs/quality-notes.md.
+	// Why MAP: in the priming protocol the query itself is always ranked first
+	// (distance 0), so P@2 = (1 + h)/2 with h the hit rate of one rank
+	// position, whose noise on the validation documents is the size of the
+	// changes between epochs; extended MAP scores the whole ranked list of every
+	// validation document (docs/quality-notes.md, D16-D19).
 	EarlyStop string `json:"early_stop,omitempty" param:"early_stop"`
 
 	// Stage2Start is where stage 2 starts: Stage2Choose or Stage2Best; empty
@@ -203,15 +193,13 @@ type Config struct {
 	// zero) and the two stage-1 weights differ; Info.Stage2From records the
 	// stage-1 epoch stage 2 started from.
 	//
-	// Why (validation subsets of the development suite, session 9): on the
-	// large vocabularies validation extended MAP of stage 1 is highest or
-	// nearly so after the first epoch — whose averaged weights still hold much
-	// of the pre-trained encoder of t(τ), which alone ranks about as well as
-	// PCA — drops at the second and recovers slowly; stage 2 started from the
-	// first epoch reached validation MAP 0.297 and 0.302 on lastfm-hetrec
-	// (seeds 2, 3, where it was also the best stage-1 epoch) but 0.246 from
-	// epoch 17 (seed 1). On movielens-small the pilot misled (session 12):
-	// hence Stage2ChooseAbove. See docs/quality-notes.md.
+	// Why: on the large vocabularies validation extended MAP of stage 1 is
+	// highest or nearly so after the first epoch — whose averaged weights still
+	// hold much of the pre-trained encoder of t(τ), which alone ranks about as
+	// well as PCA — drops at the second and recovers slowly, and stage 2 from
+	// the first epoch learned better distances; on smaller vocabularies the
+	// pilot's lead did not last, hence Stage2ChooseAbove (docs/quality-notes.md,
+	// D22, D23).
 	Stage2Start string `json:"stage2_start,omitempty" param:"stage2_start"`
 
 	// Kappa selects the class weights of Eq. 5 (nn.Target.Weights):
@@ -234,13 +222,9 @@ type Config struct {
 	// averaging (the last SGD iterate, as the paper). Zero means DefaultAverage.
 	//
 	// Why: with few epochs and a step that decays little, validation MAP
-	// jumped by ±0.02 between epochs and early stopping kept whichever epoch
-	// happened to be high on a noisy criterion. With γ = 0.998 (a time constant
-	// of 500 mini-batches, about half an epoch), seed 1 on lastfm-hetrec: test
-	// extended MAP / AUC of Siamese-CE 0.225 / 0.249 → 0.256 / 0.270 (best
-	// validation MAP 0.246 → 0.259). On the small corpora the mean over seeds
-	// 1-3 moved within the seed-to-seed spread: mtg-jamendo 0.317 → 0.316,
-	// CAL500 0.645 → 0.632, Corel5K 0.340 → 0.366 (docs/quality-notes.md).
+	// jumped between epochs and early stopping kept whichever epoch happened
+	// to be high on a noisy criterion. γ = 0.998 is a time constant of 500
+	// mini-batches, about half an epoch (docs/quality-notes.md, D10).
 	Average float64 `json:"average,omitempty" param:"average"`
 
 	// InputScaling is how both input parts, after PCA, are scaled into
@@ -252,16 +236,12 @@ type Config struct {
 
 	// TermNorm is "unit" (every row t(τ) of Eq. 2 scaled to unit length before
 	// the PCA; features.TermFeatures.Normalize) or "none" (Eq. 2 as printed).
-	// Empty chooses: none up to LargeAbove terms, unit above (issue 7). On
-	// lastfm-hetrec (7,793 training terms, seed-1 split, 1,500 test documents)
-	// extended priming directly in the scaled 200-component input space scores
-	// MAP 0.062 with Eq. 2 as printed and 0.226 with unit rows, the PCA
-	// baseline 0.232: without the normalization the input has lost the
-	// co-occurrence neighbourhoods before the network sees it. On the paper's
-	// small vocabularies the trained models did not gain consistently (seed 1,
-	// test extended MAP of Siamese-CE none → unit: mtg-jamendo 0.290 → 0.335,
-	// CAL500 0.653 → 0.603, Corel5K 0.387 → 0.356), so Eq. 2 stays as printed
-	// there.
+	// Empty chooses: none up to LargeAbove terms, unit above. On a large
+	// vocabulary the rows of Eq. 2 differ in norm by orders of magnitude, and
+	// without the normalization the scaled input has lost the co-occurrence
+	// neighbourhoods before the network sees it; the paper's small
+	// vocabularies did not gain consistently, so Eq. 2 stays as printed there
+	// (docs/quality-notes.md, D1, D5).
 	TermNorm string `json:"term_norm,omitempty" param:"term_norm"`
 
 	// TermSmooth is α of Mandel et al.'s (2011) smoothing of the training
@@ -270,18 +250,12 @@ type Config struct {
 	// each of its terms). A negative value means none (Eq. 2 as printed); zero
 	// chooses: none up to LargeAbove terms, DefaultTermSmooth above (issue 7).
 	//
-	// Why: on lastfm-hetrec half of the test documents hold 2-5 tags, and on
-	// those Siamese-CE lost to InfoTheo (AP of 2-tag documents 0.074 against
-	// 0.114) — the rows t(τ) of the many mid- and low-frequency tags keep little
-	// of their co-occurrence identity after the PCA. With α = 0.5 (seeded 2:1
-	// splits, 300 validation documents, defaults otherwise), validation P@2 of
-	// Siamese-CE rose from 0.633 to 0.652 (seed 1) and test extended MAP / AUC
-	// from 0.256 / 0.270 to 0.289 / 0.286 (seed 1) and from 0.218 / 0.247 to
-	// 0.302 / 0.302 (seed 2), against InfoTheo's 0.275 / 0.252 and 0.265 /
-	// 0.250 (docs/quality-notes.md, session 5). On the paper's small
-	// vocabularies one seed gave mixed results (mtg-jamendo 0.294 → 0.363,
-	// CAL500 0.683 → 0.657, Corel5K 0.378 → 0.365), within their seed-to-seed
-	// spread, so Eq. 2 stays as printed there.
+	// Why: on a large vocabulary many documents hold 2-5 tags, and the rows
+	// t(τ) of their mid- and low-frequency tags keep little of their
+	// co-occurrence identity after the PCA; InfoTheo, which smooths its input
+	// this way, ranked those documents better. On the paper's small
+	// vocabularies the smoothing gave mixed results within the seed-to-seed
+	// spread, so Eq. 2 stays as printed there (docs/quality-notes.md, D4, D5).
 	TermSmooth float64 `json:"term_smooth,omitempty" param:"term_smooth"`
 
 	// epochHook, if not nil, is called after every validation evaluation of
@@ -311,14 +285,9 @@ const (
 var Kappas = []string{KappaBalancedStage2, KappaPrinted, KappaBalanced}
 
 // DefaultKappa is the default Config.Kappa, chosen on the validation subsets
-// of the development suite (docs/quality-notes.md, session 7): balancing the
-// whole of training made stage 1's CE collapse on some corpora (Corel5K
-// validation MAP 0.176 → 0.025, mtg-jamendo 0.335 → 0.043) while Siamese-CE
-// gained; balancing stage 2 only keeps CE as printed and kept most of the
-// gain (Siamese-CE validation MAP, seed 1: msd-lastfm-top50 0.373 against
-// 0.307 with P@2 early stopping; mtg-jamendo 0.438 against 0.394, CAL500
-// 0.703 against 0.696, MagnaTagATune 0.438 against 0.431 with extended-MAP
-// early stopping).
+// of the development suite: balancing the whole of training made stage 1's CE
+// collapse on some corpora while Siamese-CE gained; balancing stage 2 only
+// keeps CE as printed and kept most of the gain (docs/quality-notes.md, D20).
 const DefaultKappa = KappaBalancedStage2
 
 // Starts of stage 2 (Config.Stage2Start).
@@ -333,14 +302,10 @@ var Stage2Starts = []string{Stage2Choose, Stage2Best}
 
 // Stage2ChooseAbove is the vocabulary size above which Config.Stage2Start
 // defaults to Stage2Choose; up to it the default is Stage2Best. Chosen on the
-// validation documents of the development suite's trainings (seeds 1-3,
-// docs/quality-notes.md, session 12): the pilot from stage 1's first epoch won
-// in five of 33 trainings. On the two large vocabularies where it won
-// (lastfm-hetrec seed 1, 7,793 terms; whats-cooking seed 2, 6,429) the whole
-// of stage 2 from there ended higher (validation extended MAP 0.306 against
-// 0.246, 0.190 against 0.156); on movielens-small (1,152 training terms, seeds 1 and 3)
-// a quarter-epoch pilot that started faster ended lower (0.573 against 0.634,
-// 0.465 against 0.562), and on github-topics (seed 2) its win was 0.001.
+// validation documents of the development suite's trainings: on the two large
+// vocabularies where the pilot from stage 1's first epoch won, the whole of
+// stage 2 from there ended higher; on movielens-small (1,152 terms) a pilot
+// that started faster ended lower (docs/quality-notes.md, D23).
 const Stage2ChooseAbove = SampleAbove
 
 // DefaultInputScaling is the default Config.InputScaling.
@@ -351,7 +316,7 @@ const DefaultEpochExamples = 120000
 
 // DefaultEarlyStop and DefaultPatience are the default Config.EarlyStop and
 // Config.Patience, chosen on the validation subsets of the development suite
-// (docs/quality-notes.md, session 7).
+// (docs/quality-notes.md, D19).
 const (
 	DefaultEarlyStop = EarlyStopMAP
 	DefaultPatience  = 6
@@ -359,12 +324,10 @@ const (
 
 // SmallPatience and SmallMaxEpochs2 are the defaults of Config.Patience and
 // Config.MaxEpochs2 up to LargeAbove terms, chosen on the validation subsets
-// of the development suite (docs/quality-notes.md, session 9). On the small
+// of the development suite (docs/quality-notes.md, D21). On the small
 // vocabularies an epoch costs a few seconds, and validation MAP climbs in
-// steps separated by plateaus of several epochs; with patience 6 stage 2
-// stopped on such a plateau (Corel5K, seeds 1-3: best Siamese-CE epochs 7, 6,
-// 4 of 13, 12, 10) where with 10 it went on to epochs 17, 19, 18 and
-// validation MAP 0.350, 0.407, 0.310 became 0.398, 0.434, 0.337.
+// steps separated by plateaus of several epochs, on which patience 6 stopped
+// stage 2.
 const (
 	SmallPatience     = 10
 	SmallMaxEpochs2   = 30
@@ -374,19 +337,15 @@ const (
 // Early-stopping criteria (Config.EarlyStop).
 const (
 	EarlyStopMAP = "extended-map" // MAP of the extended priming protocol (Eq. 9, 11)
-	EarlyStopP2  = "priming-p2"   // P@2 of the priming protocol (Eq. 8, 10), design.md, decision 8
+	EarlyStopP2  = "priming-p2"   // P@2 of the priming protocol (Eq. 8, 10)
 )
 
 // Defaults of the automatic choice of the prediction loss (Config.OutputSample).
 //
 // The sampled loss pays for its bookkeeping (drawing the sample, gathering the
-// sampled rows of W_H) only when the vocabulary is large. BenchmarkStage1/2
-// (CPU-seconds on the shared 2-core machine, input 220 = 200 term components +
-// 20 topics, M = 512): at 4,000 terms sampled 20.4k examples and 9.2k pairs per
-// CPU-s against exact 15.2k and 7.8k; at 9,743 terms 14.4k and 7.4k against
-// 5.5k and 3.0k; at 2,000 terms (with a 2,000-wide input) the exact loss was
-// faster (15.1k against 12.7k examples per CPU-s). Hence exact up to
-// SampleAbove = 3000 terms, sampled with M = 512 above.
+// sampled rows of W_H) only when the vocabulary is large: BenchmarkStage1/2
+// put the crossover between 2,000 and 4,000 terms (docs/quality-notes.md,
+// D13). Hence exact up to SampleAbove = 3000 terms, sampled with M = 512 above.
 const (
 	SampleAbove         = 3000
 	DefaultOutputSample = 512
@@ -410,12 +369,8 @@ func (c Config) outputSample(v int) int {
 // defaults apply: unit rows t(τ) (Config.TermNorm), the smoothing before
 // Eq. 2 (Config.TermSmooth) and LargeHidden. They were introduced above
 // SampleAbove (lastfm-hetrec, 9,743 terms); the development suite's
-// validation subsets moved the threshold down to 1,000 terms: on
-// github-topics (1,963 training terms, seed 1) validation extended MAP of
-// Siamese-CE was 0.063 with the small-vocabulary defaults and 0.204 with
-// these (unit rows alone 0.109, a 50-wide CE layer alone 0.112); on
-// movielens-small (1,108 terms) 0.649 and 0.617, CE 0.154 and 0.258
-// (docs/quality-notes.md, session 7).
+// validation subsets moved the threshold down to 1,000 terms, where
+// github-topics (1,963 training terms) needed them (docs/quality-notes.md, D5).
 const LargeAbove = 1000
 
 // LargeHidden is the default Config.Hidden above LargeAbove terms.

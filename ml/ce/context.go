@@ -27,12 +27,10 @@ var selectGrid = []int{10, 20, 30}
 // (100 burn-in): on tag documents of ~4 terms the log-likelihood is flat well
 // before that.
 //
-// Why this is enough (measured on mtg-jamendo, 25,621 training documents, 161
-// terms, under a shared machine's load): the held-out perplexity is flat in K
-// (47-52 for every K of 10-30, differences between seeds as large as between
-// K), so a finer grid or more sweeps buy nothing; the former selection (grid
-// {10, 15, 20, 25, 30}, 60 sweeps, all documents) cost 3.4 CPU-s, this one
-// 0.4-0.5 CPU-s, against 1.3 CPU-s for the final fit.
+// Why this is enough: on tag documents the held-out perplexity is nearly flat
+// in K (differences between seeds as large as between K), so a finer grid or
+// more sweeps buy nothing, and the subset makes the choice cheaper than the
+// final fit (docs/quality-notes.md, D6).
 func fitContext(ctx context.Context, docs [][]int, v, k int, seed uint64) (*topic.LDA, error) {
 	cfg := topic.LDAConfig{K: k, Iterations: 150, BurnIn: 100}
 	var sel []topic.KScore

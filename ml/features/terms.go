@@ -88,7 +88,7 @@ type TermFeatures struct {
 	// in place of Eq. 2's T = UᵀU with U the tf-idf BoW. A term seen in a few
 	// documents then also co-occurs, with weight α, with its documents' other
 	// terms' strongest associates, which keeps its row informative after the
-	// PCA (on lastfm-hetrec, docs/quality-notes.md session 5).
+	// PCA (on lastfm-hetrec, docs/quality-notes.md, D4).
 	Smooth float64
 	Assoc  []int
 	// Proj decorrelates and scales t(τ) (In = V).

@@ -85,9 +85,10 @@
 // storing or accumulating into C. On amd64 with AVX2 and FMA (golang.org/x/sys/cpu)
 // they run a Goto/BLIS-style blocked product (gemmAsm) around a register-blocked
 // micro-kernel in assembly (kernel_amd64.s): 8×16 float64 tiles with AVX-512F when
-// the CPU has it, else 4×8 tiles with AVX2/FMA; depth blocks of 128 (256) keep a B
-// panel in L1. A is read in place with any row and depth stride (only a partial last
-// row panel is copied); B is read in place when row-major and otherwise packed into
+// the CPU has it, else 4×8 tiles with AVX2/FMA; depth blocks of 128 for both keep a
+// B panel in L1 and give a product the same bits on either kind of machine. A is
+// read in place with any row and depth stride (only a partial last row panel is
+// copied); B is read in place when row-major and otherwise packed into
 // zero-padded panels; the AVX-512 kernel writes edge tiles with masked stores. The
 // Trainer packs every W_h once per call for the forward passes of all its parts.
 // Elsewhere, or with the build tag purego, pure-Go loops run. Tests compare the two.
