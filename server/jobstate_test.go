@@ -12,14 +12,14 @@ func tinyTSV() []byte {
 	return []byte("a\trock\tguitar\nb\tjazz\tpiano\nc\trock\tdrums\nd\tjazz\tbass\n")
 }
 
-// TestNoModelStuckTraining fires many trainings that fail at once, from
+// TestNoModelStuckTraining fires 500 trainings that fail at once, from
 // several clients concurrently: once every job has ended no model may still
 // be "training" (the model's job used to be recorded after the job was
 // submitted, overwriting the "failed" of a job that had already ended), and
 // every model then behaves as failed: its job cannot be cancelled, it
 // restarts (and fails again), it is deleted, and then so is the corpus.
 func TestNoModelStuckTraining(t *testing.T) {
-	const n, clients = 100, 8
+	const n, clients = 500, 8
 	ts := newTestServer(t, Config{TrainSlots: 2, MaxQueued: 2 * n})
 	c := decode[corpusJSON](t, ts.upload("tiny.tsv", tinyTSV()))
 	body := `{"corpus_id":"` + c.ID + `"}`
