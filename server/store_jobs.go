@@ -138,7 +138,8 @@ func (s *Store) MarkInterrupted(ctx context.Context) (int64, error) {
 }
 
 // PruneJobs deletes the finished jobs of kind beyond the keep most recently
-// finished, except those a model or an evaluation still names (their state
+// finished (in the same millisecond, the last stored counts as the later),
+// except those a model or an evaluation still names (their state
 // and message are the model's or evaluation's), and returns how many it
 // deleted.
 func (s *Store) PruneJobs(ctx context.Context, kind string, keep int) (int64, error) {
@@ -146,7 +147,7 @@ func (s *Store) PruneJobs(ctx context.Context, kind string, keep int) (int64, er
 		AND id NOT IN (SELECT job_id FROM models)
 		AND id NOT IN (SELECT job_id FROM evaluations)
 		AND id NOT IN (SELECT id FROM jobs WHERE kind = ?1 AND state IN (?3, ?4, ?5, ?6)
-			ORDER BY finished_at DESC, created_at DESC, id DESC LIMIT ?2)`,
+			ORDER BY finished_at DESC, rowid DESC LIMIT ?2)`,
 		kind, keep, JobDone, JobFailed, JobCancelled, JobInterrupted)
 	if err != nil {
 		return 0, err
