@@ -176,7 +176,20 @@ func FitEASE(ctx context.Context, d Data, opt EASEOptions) (*EASE, EASEScore, er
 		neg []float64
 	}
 	best[0].i, best[1].i = -1, -1
-	work, scratch := make([]float64, d.V*d.V), make([]float64, d.V*d.V)
+	// Buffers of V×V: the Gram matrix, the workspace of the inverse, the
+	// current point's −B and the two best so far; a best that is beaten is
+	// reused as the next point's −B, so a fit holds at most five.
+	var spare [][]float64
+	buffer := func() []float64 {
+		if n := len(spare); n > 0 {
+			b := spare[n-1]
+			spare = spare[:n-1]
+			return b
+		}
+		return make([]float64, d.V*d.V)
+	}
+	same := func(a, b []float64) bool { return len(a) > 0 && len(b) > 0 && &a[0] == &b[0] }
+	work, scratch := buffer(), make([]float64, d.V*d.V)
 	point := func(i int) error {
 		if evaluated[i] != nil {
 			return nil
@@ -201,17 +214,21 @@ func FitEASE(ctx context.Context, d Data, opt EASEOptions) (*EASE, EASEScore, er
 		if opt.Progress != nil {
 			opt.Progress(*p)
 		}
+		old := [2][]float64{best[0].neg, best[1].neg}
 		kept := false
 		for k, x := range []float64{eq9, own} {
 			b := &best[k]
 			if b.i < 0 || better(x, valueOf(evaluated[b.i], k), i, b.i) {
-				b.i = i
-				if !kept {
-					kept = true
-					work = make([]float64, d.V*d.V) // m.Neg is kept
-				}
-				b.neg = m.Neg
+				b.i, b.neg, kept = i, m.Neg, true
 			}
+		}
+		for k, o := range old {
+			if o != nil && !same(o, best[0].neg) && !same(o, best[1].neg) && (k == 0 || !same(o, old[0])) {
+				spare = append(spare, o)
+			}
+		}
+		if kept {
+			work = buffer()
 		}
 		return nil
 	}
@@ -247,6 +264,7 @@ func FitEASE(ctx context.Context, d Data, opt EASEOptions) (*EASE, EASEScore, er
 			grid = append(grid, *p)
 		}
 	}
+	g, work, scratch, spare = nil, nil, nil, nil // free before a refit
 	var out [2]*EASE
 	for k, name := range []string{NameEASE, NameEASEScore} {
 		b := best[k]
