@@ -15,18 +15,24 @@ import (
 
 // Embed returns the concept embedding CE(τ|δ) of every tag of the tag set
 // tags, each in the context δ of the set's in-vocabulary tags, with the
-// variant "ce" or "siamese-ce". Tags outside the vocabulary are listed in oov
-// and placed by the concept-based method (§4.4: the centroid of the
+// variant "ce" or "siamese-ce". Tags are typed input, matched by Lookup
+// (exactly, else ignoring case when one term matches): vectors are keyed by
+// the vocabulary term. Tags outside the vocabulary are listed in oov and
+// placed by the concept-based method (§4.4: the centroid of the
 // in-vocabulary tags' CE). Blank and repeated tags are ignored. It returns an
-// error when no tag is in the vocabulary or the variant is unknown.
+// *OOVError when no tag is in the vocabulary, or an error for an unknown
+// variant.
 func (m *Model) Embed(variant string, tags []string) (vectors map[string][]float64, oov []string, err error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, nil, err
 	}
-	ids, oov := m.encodeTags(tags)
+	ids, oov, rs := m.resolveTags(tags)
 	if len(ids) == 0 {
-		return nil, oov, errors.New("ce: embed: no tag of the set is in the model's vocabulary")
+		if len(rs) == 0 {
+			return nil, nil, errors.New("ce: embed: the tag set is empty")
+		}
+		return nil, oov, &OOVError{Variant: variant, Tags: rs}
 	}
 	d := e.ceDim()
 	c := make([]float64, m.ctxProj.Out)
@@ -49,8 +55,10 @@ func (m *Model) Embed(variant string, tags []string) (vectors map[string][]float
 	return vectors, oov, nil
 }
 
-// encodeTags splits a tag set into sorted distinct in-vocabulary ids and OOV
-// tags in input order; tags are trimmed, blanks and repeats dropped.
+// encodeTags splits a document's tag set into sorted distinct in-vocabulary
+// ids and OOV tags in input order, matching tags exactly (as training did);
+// tags are trimmed, blanks and repeats dropped. Typed tag sets go through
+// resolveTags instead.
 func (m *Model) encodeTags(tags []string) (ids []int, oov []string) {
 	seen := map[string]bool{}
 	for _, t := range tags {
@@ -81,6 +89,12 @@ type PrimeResult struct {
 	OOV      []string            `json:"oov"`
 	Extended []Primed            `json:"extended"`
 	PerTerm  map[string][]Primed `json:"per_term"`
+	// Matched maps each typed tag found only ignoring case to its
+	// vocabulary term (PerTerm is keyed by the term). Prime only.
+	Matched map[string]string `json:"matched,omitempty"`
+	// Suggestions holds, for OOV tags, the closest vocabulary terms
+	// (Model.Suggest); OOV tags with none are left out. Prime only.
+	Suggestions map[string][]string `json:"suggestions,omitempty"`
 }
 
 // Prime primes related terms for a tag set δ with the variant "ce" or
@@ -93,17 +107,59 @@ type PrimeResult struct {
 //     set (its k nearest vocabulary terms, itself included); an OOV tag is placed
 //     by the concept-based method (centroid, §4.4).
 //
-// k ≤ 0 means 10; k is capped at |Γ|. Ties are broken by term order. It returns
-// an error when no tag is in the vocabulary or the variant is unknown.
+// The tags are typed input, matched by Lookup: exactly, else ignoring case
+// when one term matches (Matched lists those); OOV tags get Suggestions.
+// k ≤ 0 means 10; k is capped at |Γ|. Ties are broken by term order. It
+// returns an *OOVError when no tag is in the vocabulary, or an error for an
+// empty set or an unknown variant.
 func (m *Model) Prime(variant string, tags []string, k int) (*PrimeResult, error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, err
+	}
+	ids, oov, rs := m.resolveTags(tags)
+	if len(ids) == 0 {
+		if len(rs) == 0 {
+			return nil, errors.New("ce: prime: the tag set is empty")
+		}
+		return nil, &OOVError{Variant: variant, Tags: rs}
+	}
+	res := m.prime(e, ids, oov, k)
+	for _, r := range rs {
+		switch {
+		case r.Folded:
+			if res.Matched == nil {
+				res.Matched = map[string]string{}
+			}
+			res.Matched[r.Tag] = r.Term
+		case r.Term == "" && len(r.Suggest) > 0:
+			if res.Suggestions == nil {
+				res.Suggestions = map[string][]string{}
+			}
+			res.Suggestions[r.Tag] = r.Suggest
+		}
+	}
+	return res, nil
+}
+
+// PrimeDocument is Prime for the tags of a stored document, matched exactly
+// as training and EmbedDocument match them (no case folding, no
+// suggestions): the neighbours of an instance on a map.
+func (m *Model) PrimeDocument(variant string, tags []string, k int) (*PrimeResult, error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, err
 	}
 	ids, oov := m.encodeTags(tags)
 	if len(ids) == 0 {
-		return nil, errors.New("ce: prime: no tag of the set is in the model's vocabulary")
+		return nil, errors.New("ce: prime: no tag of the document is in the model's vocabulary")
 	}
+	return m.prime(e, ids, oov, k), nil
+}
+
+// prime computes Prime's lists for in-vocabulary ids (sorted, distinct) and
+// OOV tags.
+func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult {
 	defaults.Positive(&k, 10)
 	v, d := e.v, e.ceDim()
 	k = min(k, v)
@@ -147,7 +203,7 @@ func (m *Model) Prime(variant string, tags []string, k int) (*PrimeResult, error
 		}
 	}
 	res.Extended = topK(m, mn, inDoc, k)
-	return res, nil
+	return res
 }
 
 // topK returns the k terms of smallest dist (ties by index); +Inf entries are

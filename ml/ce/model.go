@@ -114,6 +114,7 @@ type Model struct {
 	info    Info
 
 	nets map[string]*embedder
+	fold foldIndex // case-folded spellings of Γ, built on first use (lookup.go)
 }
 
 // Info returns the training record of m. The caller must not modify it.
