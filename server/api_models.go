@@ -223,7 +223,7 @@ func (s *Server) readyModel(c echo.Context) (*ModelRow, *ce.Model, error) {
 
 type primeReq struct {
 	Tags    []string `json:"tags"`
-	K       int      `json:"k"`
+	K       *int     `json:"k"` // nil: app.DefaultPrimeK; given, it must be in 1..app.MaxPrimeK
 	Variant string   `json:"variant"`
 }
 
@@ -256,15 +256,22 @@ func checkVariant(v string) (string, error) {
 	return v, nil
 }
 
-// primeWith primes req's tag set with m (app.Prime): 400 for a wrong
-// variant, k or tag set, 422 when no tag is in the vocabulary.
+// primeWith primes req's typed tag set with m (app.Prime; tags matched as
+// ce.Model.Lookup does): 400 for a wrong variant, k or tag set, 422 naming
+// the tags, the variant and suggestions when no tag is in the vocabulary.
 func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
-	p := app.Priming{Variant: req.Variant, Tags: req.Tags, K: req.K}
+	p := app.Priming{Variant: req.Variant, Tags: req.Tags}
+	if req.K != nil {
+		if *req.K < 1 || *req.K > app.MaxPrimeK {
+			return nil, httpErr(http.StatusBadRequest, "k must be an integer in 1..%d, got %d", app.MaxPrimeK, *req.K)
+		}
+		p.K = *req.K
+	}
 	var ie *app.InputError
 	if err := p.Normalize(); errors.As(err, &ie) && ie.Field == "variant" {
 		return nil, httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
 	} else if err != nil {
-		return nil, httpErr(http.StatusBadRequest, "k must be in 1..%d", app.MaxPrimeK)
+		return nil, httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", app.MaxPrimeK)
 	}
 	if len(p.Tags) == 0 {
 		return nil, httpErr(http.StatusBadRequest, "tags: give at least one tag")
@@ -347,13 +354,18 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 			return httpErr(http.StatusBadRequest, "k must be an integer in 1..100")
 		}
 	}
+	variant, err := checkVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
+	}
 	doc, err := h.s.store.Document(c.Request().Context(), corpusID, docID)
 	if err != nil {
 		return notFound(err, "document", docID)
 	}
-	res, err := primeWith(m, primeReq{Tags: doc.Tags, K: k, Variant: c.QueryParam("variant")})
+	// The document's own tags, matched exactly as its map placed them.
+	res, err := m.PrimeDocument(variant, doc.Tags, k)
 	if err != nil {
-		return err
+		return httpErr(http.StatusUnprocessableEntity, "%v", err)
 	}
 	list, ok := res.PerTerm[term]
 	if !ok {

@@ -36,7 +36,7 @@
 //	DELETE /api/models/{id}             204; 409 while training
 //	GET    /api/models/{id}/file        the model file (download)
 //	POST   /api/models/{id}/restart     retrain an interrupted or failed model → 202 {"model_id","job_id"}
-//	POST   /api/models/{id}/prime       {"tags":[…],"k"?:10,"variant"?:"siamese-ce"|"ce"} → {"oov","extended":[{"term","distance","in_doc"}],"per_term"}
+//	POST   /api/models/{id}/prime       {"tags":[…],"k"?:10,"variant"?:"siamese-ce"|"ce"} → {"oov","extended":[{"term","distance","in_doc"}],"per_term","matched"?,"suggestions"?} (tags matched exactly, else ignoring case)
 //	POST   /api/models/{id}/embed       {"tags":[…],"variant"?} → {"vectors":{"tag":[…]},"oov":[…]}
 //	GET    /api/models/{id}/map?term=T[&docs=ID,ID][&corpus=ID,ID][&variant=]
 //	                                    → {"points":[{"x","y","term","doc_id","kind","corpus","cluster","tags"}],"kl"};

@@ -268,7 +268,8 @@ const maxMapTerms = 10
 // separated by commas (the instances of each in one map; a vocabulary term
 // that holds a comma is taken whole). Repeated terms count once. Errors: 400
 // without a term or with more than maxMapTerms, 404 naming a term outside the
-// vocabulary.
+// vocabulary with the closest terms. A term is matched as typed tags are
+// (ce.Model.Lookup: exactly, else ignoring case when one term matches).
 func mapTerms(m *ce.Model, raw string) ([]string, error) {
 	raw = strings.TrimSpace(raw)
 	v := m.Vocabulary()
@@ -277,10 +278,14 @@ func mapTerms(m *ce.Model, raw string) ([]string, error) {
 	}
 	var terms []string
 	for _, t := range textlist.Split(raw) {
-		if _, ok := v.ID(t); !ok {
-			return nil, httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary", t)
+		id, _, ok := m.Lookup(t)
+		if !ok {
+			if s := m.Suggest(t, ce.MaxSuggest); len(s) > 0 {
+				return nil, httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary; did you mean %s?", t, strings.Join(s, ", "))
+			}
+			return nil, httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary, and no term is close to it", t)
 		}
-		if !slices.Contains(terms, t) {
+		if t = v.Term(id); !slices.Contains(terms, t) {
 			terms = append(terms, t)
 		}
 	}

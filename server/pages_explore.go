@@ -141,30 +141,57 @@ func (p *pages) priming(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vm := views.PrimingPage{Models: ms, ModelID: sel, Tags: c.QueryParam("tags"), Variant: c.QueryParam("variant"), K: 10}
-	if v := c.QueryParam("k"); v != "" {
-		if k, err := strconv.Atoi(v); err == nil {
-			vm.K = k
-		}
+	q := c.QueryParams()
+	vm := views.PrimingPage{Models: ms, ModelID: sel, Tags: q.Get("tags"), Variant: q.Get("variant"), K: strconv.Itoa(app.DefaultPrimeK)}
+	// fail renders the page with the form as it was sent and an error box.
+	fail := func(code int, format string, args ...any) error {
+		vm.Error = fmt.Sprintf(format, args...)
+		return render(c, code, views.PrimingPageView(vm))
 	}
-	if sel == "" || strings.TrimSpace(vm.Tags) == "" {
+	var k *int
+	if v := strings.TrimSpace(q.Get("k")); q.Has("k") {
+		vm.K = v
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 || n > app.MaxPrimeK {
+			return fail(http.StatusBadRequest, "K must be an integer in 1..%d, got %q.", app.MaxPrimeK, v)
+		}
+		k = &n
+	}
+	if sel == "" || !q.Has("tags") {
 		return render(c, http.StatusOK, views.PrimingPageView(vm))
+	}
+	tags := app.CleanTags(strings.Split(vm.Tags, ","))
+	if len(tags) == 0 {
+		return fail(http.StatusBadRequest, "Type at least one tag (several: comma-separated).")
 	}
 	_, m, err := p.s.model(c.Request().Context(), sel)
 	if err != nil {
 		return notFound(err, "model", sel)
 	}
-	tags := app.CleanTags(strings.Split(vm.Tags, ","))
-	res, err := primeWith(m, primeReq{Tags: tags, K: vm.K, Variant: vm.Variant})
+	variant, _ := checkVariant(vm.Variant) // primeWith reports a wrong one
+	res, err := primeWith(m, primeReq{Tags: tags, K: k, Variant: vm.Variant})
 	if err != nil {
 		var he *echo.HTTPError
-		if errors.As(err, &he) {
-			vm.Error = fmt.Sprint(he.Message)
-			return render(c, http.StatusOK, views.PrimingPageView(vm))
+		if !errors.As(err, &he) {
+			return err
 		}
-		return err
+		vm.Error = fmt.Sprint(he.Message)
+		if he.Code == http.StatusUnprocessableEntity { // no tag known: what each may have meant
+			for _, r := range m.Resolve(tags) {
+				vm.Unknown = append(vm.Unknown, oovTagVM(vm, tags, r.Tag, r.Suggest))
+			}
+		}
+		return render(c, he.Code, views.PrimingPageView(vm))
 	}
-	r := &views.PrimeResult{Tags: tags, OOV: res.OOV}
+	r := &views.PrimeResult{Tags: tags, Variant: ce.VariantLabel(variant)}
+	for _, t := range res.OOV {
+		r.OOV = append(r.OOV, oovTagVM(vm, tags, t, res.Suggestions[t]))
+	}
+	for _, t := range tags {
+		if term, ok := res.Matched[t]; ok {
+			r.Folded = append(r.Folded, views.KV{Key: t, Value: term})
+		}
+	}
 	for _, e := range res.Extended {
 		r.Extended = append(r.Extended, views.Ranked{Term: e.Term, Distance: e.Distance, Hit: e.InDoc})
 	}
@@ -172,12 +199,18 @@ func (p *pages) priming(c echo.Context) error {
 	for _, t := range res.OOV {
 		oov[t] = true
 	}
+	shown := map[string]bool{}
 	for _, t := range tags {
-		list, ok := res.PerTerm[t]
-		if !ok {
+		term, typed := t, ""
+		if mt, ok := res.Matched[t]; ok {
+			term, typed = mt, t
+		}
+		list, ok := res.PerTerm[term]
+		if !ok || shown[term] {
 			continue
 		}
-		tl := views.TermList{Term: t, OOV: oov[t]}
+		shown[term] = true
+		tl := views.TermList{Term: term, Typed: typed, OOV: oov[term]}
 		for _, e := range list {
 			tl.Items = append(tl.Items, views.Ranked{Term: e.Term, Distance: e.Distance, Hit: e.InDoc})
 		}
@@ -185,6 +218,30 @@ func (p *pages) priming(c echo.Context) error {
 	}
 	vm.Result = r
 	return render(c, http.StatusOK, views.PrimingPageView(vm))
+}
+
+// oovTagVM is an OOV tag of the priming page with its suggestions, each a
+// link to the page with the tag replaced by the suggested term.
+func oovTagVM(vm views.PrimingPage, tags []string, tag string, suggest []string) views.OOVTag {
+	o := views.OOVTag{Tag: tag}
+	for _, s := range suggest {
+		with := make([]string, len(tags))
+		for i, t := range tags {
+			with[i] = t
+			if t == tag {
+				with[i] = s
+			}
+		}
+		q := url.Values{}
+		q.Set("model", vm.ModelID)
+		if vm.Variant != "" {
+			q.Set("variant", vm.Variant)
+		}
+		q.Set("k", vm.K)
+		q.Set("tags", strings.Join(with, ", "))
+		o.Suggest = append(o.Suggest, views.Suggestion{Term: s, URL: "/priming?" + q.Encode()})
+	}
+	return o
 }
 
 // contextDocs returns up to 8 documents of the model's corpus with an OOV tag

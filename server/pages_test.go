@@ -202,7 +202,7 @@ func TestPagesWithModel(t *testing.T) {
 	if doc.Find(`.hit`).Length() == 0 {
 		t.Error("no hit marked in the priming lists")
 	}
-	doc, _ = ts.page("/priming?model=" + modelID + "&tags=nope1,nope2")
+	doc = ts.pageAt("/priming?model="+modelID+"&tags=nope1,nope2", http.StatusUnprocessableEntity)
 	if testid(doc, "error").Length() != 1 {
 		t.Error("priming with only unknown tags shows no error")
 	}

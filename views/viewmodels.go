@@ -145,14 +145,27 @@ type Ranked struct {
 // TermList is the priming list of one query term.
 type TermList struct {
 	Term  string
+	Typed string // the tag as typed when it matched Term only ignoring case
 	OOV   bool
 	Items []Ranked
 }
 
+// OOVTag is a typed tag outside the vocabulary with the closest terms.
+type OOVTag struct {
+	Tag     string
+	Suggest []Suggestion
+}
+
+// Suggestion is a vocabulary term offered for an OOV tag; URL primes the
+// tag set with the tag replaced by it.
+type Suggestion struct{ Term, URL string }
+
 // PrimeResult is the answer of a priming query.
 type PrimeResult struct {
 	Tags     []string
-	OOV      []string
+	Variant  string // "CE" or "Siamese-CE"
+	OOV      []OOVTag
+	Folded   []KV // typed tag → the vocabulary term it matched ignoring case
 	Extended []Ranked
 	PerTerm  []TermList
 }
@@ -163,10 +176,11 @@ type PrimingPage struct {
 	ModelID  string
 	CorpusID string
 	Tags     string
-	K        int
+	K        string // as typed
 	Variant  string
 	Result   *PrimeResult
 	Error    string
+	Unknown  []OOVTag // with Error: the tags, none in the vocabulary, and what they may mean
 }
 
 // Option is a choice in a select or checkbox list.

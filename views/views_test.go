@@ -58,8 +58,8 @@ func TestJobProgress(t *testing.T) {
 
 func TestPrimingPageEscapesAndMarks(t *testing.T) {
 	evil := `<b onmouseover=x>`
-	vm := PrimingPage{Models: []Model{{ID: "m", Name: "M", State: "ready"}}, ModelID: "m", K: 3,
-		Result: &PrimeResult{Tags: []string{"rock", evil}, OOV: []string{evil},
+	vm := PrimingPage{Models: []Model{{ID: "m", Name: "M", State: "ready"}}, ModelID: "m", K: "3",
+		Result: &PrimeResult{Tags: []string{"rock", evil}, OOV: []OOVTag{{Tag: evil}},
 			Extended: []Ranked{{Term: "guitar", Distance: 0.5}, {Term: "rock", Distance: 0.7, Hit: true}},
 			PerTerm:  []TermList{{Term: "rock", Items: []Ranked{{Term: "rock", Hit: true}}}, {Term: evil, OOV: true}}}}
 	doc := renderDoc(t, PrimingPageView(vm))
