@@ -5,7 +5,11 @@ import (
 	"strings"
 )
 
-// builder validates documents and assembles the corpus.
+// builder validates documents and assembles the corpus. It holds what the
+// corpus needs and little else: each distinct tag once (intern), the tags of
+// all documents in shared chunks of string headers (slab, no allocation per
+// document), the document ids, and the current document's tags, which the tag
+// cap bounds.
 type builder struct {
 	opt    ParseOptions
 	c      *Corpus
@@ -13,14 +17,42 @@ type builder struct {
 	intern map[string]string
 	cur    []string // tags of the document being built
 	seen   map[string]struct{}
+	over   bool // the current document passed MaxTagsPerDoc: it will be skipped
+	slab   []string
+	docs   [][]Document // the kept documents, in chunks of docChunk
+	ndocs  int
+	read   int   // documents read: kept, dropped and skipped
+	uses   int   // tags of the kept documents
+	mem    int64 // estimated bytes held (see the cost constants)
 	line   int
 	err    *ParseError
 }
 
+// The memory a parse holds, as ParseOptions.MaxMemory counts it (checked
+// against the heap by TestMemoryEstimate): each document read costs its id's
+// bytes and costID (the id's string and its entry in the duplicate check,
+// freed when Parse returns), each distinct tag its bytes and costTag (its
+// string and its entry in the intern table), and the kept documents the
+// chunks they are stored in, counted whole when allocated: costDoc bytes per
+// Document, costUse per tag use (a string header).
+const (
+	costID  = 48
+	costDoc = 40
+	costUse = 16
+	costTag = 64
+)
+
+// slabChunk is the number of tag references (16 bytes each) allocated at once
+// for the documents' tag lists.
+const slabChunk = 8192
+
+// docChunk is the number of documents allocated at once while parsing.
+const docChunk = 16384
+
 func newBuilder(opt ParseOptions, f Format) *builder {
 	return &builder{
 		opt:    opt,
-		c:      &Corpus{Name: opt.Name, Format: f},
+		c:      &Corpus{Name: opt.Name, Format: f, TagCap: opt.MaxTagsPerDoc},
 		ids:    make(map[string]int),
 		intern: make(map[string]string),
 		seen:   make(map[string]struct{}),
@@ -32,27 +64,33 @@ func (b *builder) begin(line int) {
 	b.line = line
 	b.cur = b.cur[:0]
 	b.err = nil
+	b.over = false
 	clear(b.seen)
 }
 
 // tag adds a raw tag to the current document; the first error sticks until end.
 func (b *builder) tag(t []byte) {
+	if b.err != nil || b.over {
+		return
+	}
 	t = trimBytes(t)
-	if len(t) == 0 || b.err != nil {
+	if len(t) == 0 {
 		return
 	}
 	s, ok := b.intern[string(t)]
 	if !ok {
 		s = string(t)
-		b.intern[s] = s
 	}
-	b.add(s)
+	b.add(s, !ok)
 }
 
 // tagString is tag for strings.
 func (b *builder) tagString(t string) {
+	if b.err != nil || b.over {
+		return
+	}
 	t = trimString(t)
-	if t == "" || b.err != nil {
+	if t == "" {
 		return
 	}
 	s, ok := b.intern[t]
@@ -62,12 +100,13 @@ func (b *builder) tagString(t string) {
 			return
 		}
 		s = strings.Clone(t)
-		b.intern[s] = s
 	}
-	b.add(s)
+	b.add(s, !ok)
 }
 
-func (b *builder) add(s string) {
+// add adds tag s to the current document; fresh says s is not interned yet.
+// A new tag is interned only once it is known to be valid.
+func (b *builder) add(s string, fresh bool) {
 	if len(b.cur) < 16 {
 		for _, t := range b.cur {
 			if t == s {
@@ -90,17 +129,32 @@ func (b *builder) add(s string) {
 		return
 	}
 	if len(b.cur) >= b.opt.MaxTagsPerDoc {
-		b.err = lineErr(b.line, "document has more than %d tags", b.opt.MaxTagsPerDoc)
+		// Over the cap: the document will be skipped, so its tags are let go
+		// now and the rest of its line is read without keeping anything.
+		b.over = true
+		b.cur = b.cur[:0]
+		clear(b.seen)
 		return
+	}
+	if fresh {
+		b.intern[s] = s
+		b.mem += costTag + int64(len(s))
 	}
 	b.cur = append(b.cur, s)
 }
 
 // end finishes the current document with the given id.
-func (b *builder) end(id string) error {
+func (b *builder) end(id string) error { return b.endID(id, false) }
+
+// endOwned is end for an id string that nothing else holds (made for this
+// document alone, not a piece of a line), which the corpus may keep as it is.
+func (b *builder) endOwned(id string) error { return b.endID(id, true) }
+
+func (b *builder) endID(id string, owned bool) error {
 	if b.err != nil {
 		return b.err
 	}
+	raw := id
 	id = trimString(id)
 	if id == "" {
 		return lineErr(b.line, "empty document id")
@@ -111,9 +165,33 @@ func (b *builder) end(id string) error {
 	if first, dup := b.ids[id]; dup {
 		return lineErr(b.line, "duplicate document id %q (first on line %d)", id, first)
 	}
-	id = strings.Clone(id)
+	if b.read++; b.read > b.opt.MaxDocs {
+		return tooLarge(b.line, "more than %d documents (the limit of one corpus)", b.opt.MaxDocs)
+	}
+	b.mem += costID + int64(len(id))
+	n := len(b.cur)
+	keep := !b.over && n > 0
+	newSlab := keep && cap(b.slab)-len(b.slab) < n
+	newDocs := keep && b.ndocs%docChunk == 0
+	if newDocs {
+		b.mem += costDoc * docChunk
+	}
+	if newSlab {
+		b.mem += costUse * int64(max(slabChunk, n))
+	}
+	if b.mem > b.opt.MaxMemory {
+		return tooLarge(b.line, "the corpus would need more than %s of memory (the limit of one parse): %d documents, %d tag uses and %d distinct tags so far",
+			byteSize(b.opt.MaxMemory), b.read, b.uses+len(b.cur), len(b.intern))
+	}
+	if !owned || len(id) != len(raw) {
+		id = strings.Clone(id)
+	}
 	b.ids[id] = b.line
-	if len(b.cur) == 0 {
+	switch {
+	case b.over:
+		b.c.Skipped = append(b.c.Skipped, SkippedDoc{Line: b.line, ID: id})
+		return nil
+	case len(b.cur) == 0:
 		b.c.Dropped++
 		if len(b.c.Warnings) < MaxWarnings {
 			b.c.Warnings = append(b.c.Warnings, ParseError{Line: b.line, Offset: -1,
@@ -121,21 +199,60 @@ func (b *builder) end(id string) error {
 		}
 		return nil
 	}
-	if len(b.c.Docs) >= b.opt.MaxDocs {
-		return lineErr(b.line, "more than %d documents", b.opt.MaxDocs)
+	b.uses += n
+	if newSlab {
+		b.slab = make([]string, 0, max(slabChunk, n))
 	}
-	b.c.Docs = append(b.c.Docs, Document{ID: id, Tags: append([]string(nil), b.cur...)})
+	at := len(b.slab)
+	b.slab = append(b.slab, b.cur...)
+	if newDocs {
+		b.docs = append(b.docs, make([]Document, 0, docChunk))
+	}
+	last := &b.docs[len(b.docs)-1]
+	*last = append(*last, Document{ID: id, Tags: b.slab[at : at+n : at+n]})
+	b.ndocs++
 	return nil
 }
 
+// tooLarge is the *ParseError, wrapping ErrTooLarge, of a corpus over a limit
+// that bounds its memory.
+func tooLarge(line int, format string, args ...any) *ParseError {
+	e := lineErr(line, format, args...)
+	e.Err = ErrTooLarge
+	return e
+}
+
 func (b *builder) finish() (*Corpus, error) {
+	// The documents are gathered into one slice only now, once the tables
+	// of the parse are let go: growing one slice by appending would leave
+	// its old copies for the collector while the parse still holds the rest.
+	b.ids, b.intern, b.seen = nil, nil, nil
+	if b.ndocs > 0 {
+		b.c.Docs = make([]Document, 0, b.ndocs)
+		for i, chunk := range b.docs {
+			b.c.Docs = append(b.c.Docs, chunk...)
+			b.docs[i] = nil
+		}
+		b.docs = nil
+	}
 	switch n := len(b.c.Docs); {
+	case n == 0 && len(b.c.Skipped) > 0:
+		return nil, lineErr(0, "empty corpus: no document kept (%d without tags dropped; %s)", b.c.Dropped, b.c.SkippedSummary(3))
 	case n == 0 && b.c.Dropped > 0:
 		return nil, lineErr(0, "empty corpus: none of its %d documents has a tag", b.c.Dropped)
 	case n == 0:
 		return nil, lineErr(0, "empty corpus: no documents")
 	case n == 1:
-		return nil, lineErr(0, "corpus has only 1 document; at least 2 are needed")
+		return nil, lineErr(0, "corpus has only 1 document; at least 2 are needed%s", b.skippedNote())
 	}
 	return b.c, nil
+}
+
+// skippedNote explains, for an error about too few documents, the documents
+// skipped for having too many tags.
+func (b *builder) skippedNote() string {
+	if len(b.c.Skipped) == 0 {
+		return ""
+	}
+	return "; " + b.c.SkippedSummary(3)
 }

@@ -3,6 +3,7 @@ package corpus
 import (
 	"fmt"
 	"sort"
+	"strings"
 )
 
 // A Document is one tagged item (a song, an image): an identifier and a set of tags.
@@ -26,6 +27,76 @@ type Corpus struct {
 	// no tags; Warnings names the first MaxWarnings of them with their lines.
 	Dropped  int
 	Warnings []ParseError
+
+	// Skipped lists, in source order, the documents left out for having more
+	// than TagCap distinct tags (ParseOptions.MaxTagsPerDoc): a corpus is not
+	// refused for them, and they are not truncated, since the first TagCap tags
+	// of a document are not a document of the source. ReadSplit accepts their
+	// ids and leaves them out.
+	Skipped []SkippedDoc
+	// TagCap is the tag cap the corpus was parsed with (0 when it was not parsed).
+	TagCap int
+}
+
+// A SkippedDoc is a document of the source that Parse left out of the corpus
+// for having more than Corpus.TagCap tags: its physical line and its id.
+type SkippedDoc struct {
+	Line int    `json:"line"`
+	ID   string `json:"id"`
+}
+
+// MaxSkippedLines is how many line numbers of skipped documents the
+// statistics (Stats.SkippedLines) and the messages name.
+const MaxSkippedLines = 10
+
+// SkippedLines returns the lines of the first n skipped documents.
+func (c *Corpus) SkippedLines(n int) []int {
+	var lines []int
+	for _, s := range c.Skipped[:min(max(n, 0), len(c.Skipped))] {
+		lines = append(lines, s.Line)
+	}
+	return lines
+}
+
+// SkippedSummary says in one phrase how many documents were skipped for the
+// tag cap and on which lines (at most n of them): "2 documents with more than
+// 10000 tags skipped (lines 99105, 121352)"; "" when none was.
+func (c *Corpus) SkippedSummary(n int) string {
+	if len(c.Skipped) == 0 {
+		return ""
+	}
+	return SkippedSummary(len(c.Skipped), c.TagCap, c.SkippedLines(n))
+}
+
+// SkippedSummary is Corpus.SkippedSummary from its figures: the number of
+// skipped documents, the tag cap and the first lines.
+func SkippedSummary(count, tagCap int, lines []int) string {
+	if count == 0 {
+		return ""
+	}
+	var b strings.Builder
+	noun := "documents"
+	if count == 1 {
+		noun = "document"
+	}
+	fmt.Fprintf(&b, "%d %s with more than %d tags skipped", count, noun, tagCap)
+	if len(lines) > 0 {
+		b.WriteString(" (line")
+		if len(lines) > 1 {
+			b.WriteByte('s')
+		}
+		for i, l := range lines {
+			if i > 0 {
+				b.WriteByte(',')
+			}
+			fmt.Fprintf(&b, " %d", l)
+		}
+		if count > len(lines) {
+			b.WriteString(", …")
+		}
+		b.WriteByte(')')
+	}
+	return b.String()
 }
 
 // Format names an accepted corpus file format.

@@ -56,9 +56,34 @@
 // and reported in Corpus.Dropped and Corpus.Warnings. Errors are *ParseError values
 // naming the line (and byte offset where it matters): input that is not UTF-8
 // ("line 4: not UTF-8 at byte 3021"), binary input (a NUL byte), a line longer than
-// ParseOptions.MaxLineBytes, a document with more than MaxTagsPerDoc tags, more than
-// MaxDocs documents, an empty or repeated document id, a syntax error of the format,
-// and a corpus with fewer than 2 documents.
+// ParseOptions.MaxLineBytes, an empty or repeated document id, a syntax error of
+// the format, and a corpus with fewer than 2 documents.
+//
+// # The tag cap
+//
+// A document with more than ParseOptions.MaxTagsPerDoc distinct tags (10,000 by
+// default) is skipped, not refused and not truncated: one genome-wide article
+// of pubmed-genes (19,919 genes) should not stop a corpus of 754,859, and its
+// first 10,000 tags would be a document the source does not have. Skipped
+// documents are listed in Corpus.Skipped (line and id); the statistics count
+// them and name the first MaxSkippedLines lines (Stats.Skipped,
+// Stats.SkippedLines), and ReadSplit ignores the split lines that name them.
+// The cap exists to bound the memory of one document while it is read (its
+// tags and their duplicate check): past the cap the rest of its line is read
+// without keeping anything.
+//
+// # Memory
+//
+// Parse reads its input once, as a stream: the input is never held whole (a
+// gzip stream is decompressed as it is read, its decompressed bytes counted
+// against ParseOptions.MaxBytes), each distinct tag is stored once, and a
+// document's tags are references to them packed into shared chunks. What a
+// parse holds is bounded by ParseOptions.MaxMemory (400 MiB by default),
+// estimated as it reads from the documents, tag uses and distinct tags kept
+// (see MaxMemory), so a small gzip of short tags that unpacks to a gigabyte
+// is refused after a few hundred megabytes of heap instead of growing the
+// process to several gigabytes; MaxDocs bounds the number of documents.
+// These limits are errors wrapping ErrTooLarge, on the line that passes them.
 //
 // # Splits and out-of-vocabulary tags
 //

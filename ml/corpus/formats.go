@@ -69,7 +69,7 @@ func parseJSONL(br *bufio.Reader, b *builder) error {
 		for _, t := range *rec.Tags {
 			b.tagString(t)
 		}
-		return b.end(id)
+		return b.endOwned(id) // jsonID makes a new string
 	})
 }
 
@@ -302,14 +302,14 @@ func parseTSV(br *bufio.Reader, b *builder) error {
 	return eachDocLine(br, b, func(line []byte, _ int) error {
 		id, rest, _ := bytes.Cut(line, []byte{'\t'})
 		tagsOf(b, rest, '\t')
-		return b.end(string(id))
+		return b.endOwned(string(id))
 	})
 }
 
 func parseCommaLines(br *bufio.Reader, b *builder) error {
 	return eachDocLine(br, b, func(line []byte, n int) error {
 		tagsOf(b, line, ',')
-		return b.end(strconv.Itoa(n))
+		return b.endOwned(strconv.Itoa(n))
 	})
 }
 

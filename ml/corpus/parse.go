@@ -48,10 +48,14 @@ func ParseFormat(s string) (Format, error) {
 // Limits applied when the corresponding ParseOptions field is zero.
 const (
 	DefaultMaxLineBytes  = 4 << 20    // bytes in one physical line
-	DefaultMaxTagsPerDoc = 10_000     // distinct tags in one document
+	DefaultMaxTagsPerDoc = 10_000     // distinct tags in one document (more: the document is skipped)
 	DefaultMaxTagBytes   = 256        // bytes of one tag (after trimming)
-	DefaultMaxDocs       = 10_000_000 // documents in one corpus
 	DefaultMaxBytes      = 1 << 30    // bytes of input, after decompression
+	DefaultMaxDocs       = 10_000_000 // documents read (kept, dropped or skipped)
+	// DefaultMaxMemory bounds the memory a parse holds, whatever the size of
+	// its input (see ParseOptions.MaxMemory): pubmed-genes (754,859 documents,
+	// 1.8 million tag uses) needs about 120 MiB of it.
+	DefaultMaxMemory = 400 << 20
 	// MaxWarnings caps Corpus.Warnings; Corpus.Dropped still counts every dropped document.
 	MaxWarnings = 100
 	// detectBytes is how much of the input Parse looks at to detect its format.
@@ -67,10 +71,22 @@ type ParseOptions struct {
 	Name string
 	// MaxLineBytes bounds the length of one physical line (default DefaultMaxLineBytes).
 	MaxLineBytes int
-	// MaxTagsPerDoc bounds the number of distinct tags of one document (default DefaultMaxTagsPerDoc).
+	// MaxTagsPerDoc bounds the number of distinct tags of one document (default
+	// DefaultMaxTagsPerDoc), and so the memory one document takes while it is
+	// read. A document over it is skipped and listed in Corpus.Skipped, not
+	// refused: one genome-wide document should not refuse a corpus of 750,000.
 	MaxTagsPerDoc int
-	// MaxDocs bounds the number of documents (default DefaultMaxDocs).
+	// MaxDocs bounds the number of documents read, kept or not (default DefaultMaxDocs).
 	MaxDocs int
+	// MaxMemory bounds the bytes a parse holds in memory (default
+	// DefaultMaxMemory), as estimated from what it has read: per document
+	// 48 bytes and its id's (the id and the duplicate check), 40 more when it
+	// is kept (its Document), 16 per tag use (a reference to the tag) and, per
+	// distinct tag, 64 bytes and the tag's. MaxBytes alone does not bound
+	// memory: a gigabyte of short tags is half a billion tag uses. The
+	// process's peak is higher by the collector's slack (measured: 430 to
+	// 570 MB of peak RSS for gzip bombs refused at the default 400 MiB).
+	MaxMemory int64
 	// MaxBytes bounds the size of the input in bytes, after decompression
 	// (default DefaultMaxBytes): a few kilobytes of gzip can expand to gigabytes.
 	MaxBytes int64
@@ -91,6 +107,7 @@ func (o *ParseOptions) defaults() {
 	defaults.Positive(&o.MaxLineBytes, DefaultMaxLineBytes)
 	defaults.Positive(&o.MaxTagsPerDoc, DefaultMaxTagsPerDoc)
 	defaults.Positive(&o.MaxDocs, DefaultMaxDocs)
+	defaults.Positive(&o.MaxMemory, DefaultMaxMemory)
 	defaults.Positive(&o.MaxTagBytes, DefaultMaxTagBytes)
 	defaults.Positive(&o.MaxBytes, DefaultMaxBytes)
 }
@@ -109,7 +126,8 @@ type ParseError struct {
 // Unwrap returns e.Err.
 func (e *ParseError) Unwrap() error { return e.Err }
 
-// ErrTooLarge is wrapped by the *ParseError of an input over ParseOptions.MaxBytes.
+// ErrTooLarge is wrapped by the *ParseError of an input over one of the limits
+// that bound a parse's memory: ParseOptions.MaxBytes, MaxDocs or MaxMemory.
 var ErrTooLarge = errors.New("corpus too large")
 
 func (e *ParseError) Error() string {
@@ -196,22 +214,28 @@ func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 }
 
 // Parse reads a corpus from r in opt.Format, or in the detected format when it is
-// empty; Corpus.Detected then says which rule chose it. It streams: memory grows
-// with the corpus, not with the input's size.
+// empty; Corpus.Detected then says which rule chose it. It streams, in one pass:
+// the input is never held whole, and memory grows with the corpus kept (each
+// distinct tag once, documents as lists of references to them), which
+// opt.MaxMemory bounds.
 //
 // Input that starts with the gzip magic bytes (1f 8b) is decompressed first,
 // whatever the format; a damaged gzip stream is a *ParseError starting "gzip:".
 // Other compressions (zip, bzip2, xz, zstd) are recognised and refused by name.
-// More than opt.MaxBytes bytes of (decompressed) input is a *ParseError wrapping
-// ErrTooLarge.
+// More than opt.MaxBytes bytes of (decompressed) input, counted as they are
+// decompressed, more than opt.MaxDocs documents and a corpus that needs more
+// than opt.MaxMemory are a *ParseError wrapping ErrTooLarge, returned on the
+// line that passes the limit.
 //
 // Validation: input that is not UTF-8 or holds a NUL byte, over-long lines, a
-// document with too many tags, a duplicate document id, an empty id, or a syntax
-// error of the format are errors (a *ParseError naming the line); so are an empty
-// corpus and a corpus of fewer than 2 documents. Tags are trimmed of white space,
-// empty tags ignored and repeated tags kept once (first occurrence's position).
+// duplicate document id, an empty id, or a syntax error of the format are
+// errors (a *ParseError naming the line); so are an empty corpus and a corpus
+// of fewer than 2 documents. Tags are trimmed of white space, empty tags
+// ignored and repeated tags kept once (first occurrence's position).
 // Documents left without tags are dropped; Corpus.Dropped counts them and
-// Corpus.Warnings names the first MaxWarnings of them.
+// Corpus.Warnings names the first MaxWarnings of them. Documents with more than
+// opt.MaxTagsPerDoc distinct tags are skipped whole and listed in
+// Corpus.Skipped.
 func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 	opt.defaults()
 	f, err := ParseFormat(string(opt.Format))

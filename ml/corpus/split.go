@@ -15,11 +15,15 @@ import (
 // ReadSplit reads a split.tsv file ("id<TAB>train|valid|test|oov" per line, blank
 // lines ignored) for corpus c. An unknown subset name, an id not in c, an id given
 // twice, or a malformed line is a *ParseError naming the line; a document of c
-// missing from the file is an error naming the document.
+// missing from the file is an error naming the document. Lines naming a
+// document Parse skipped for the tag cap (Corpus.Skipped) are read and ignored.
 func ReadSplit(r io.Reader, c *Corpus) (Split, error) {
-	index := make(map[string]int, len(c.Docs))
+	index := make(map[string]int, len(c.Docs)+len(c.Skipped))
 	for i, d := range c.Docs {
 		index[d.ID] = i
+	}
+	for _, d := range c.Skipped {
+		index[d.ID] = -1
 	}
 	assign := make([]Subset, len(c.Docs))
 	g := &guard{r: r, maxLine: DefaultMaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
@@ -49,6 +53,9 @@ func ReadSplit(r io.Reader, c *Corpus) (Split, error) {
 		case Train, Valid, Test, OOV:
 		default:
 			return Split{}, fmt.Errorf("corpus: split: %w", lineErr(l.line, "unknown subset %q (want train, valid, test or oov)", s))
+		}
+		if i < 0 {
+			continue // a skipped document
 		}
 		if assign[i] != "" {
 			return Split{}, fmt.Errorf("corpus: split: %w", lineErr(l.line, "document %q assigned twice", id))

@@ -39,11 +39,24 @@ type Stats struct {
 	SingletonTags int `json:"singleton_tags"`
 	// Dropped is Corpus.Dropped: documents of the source dropped for having no tags.
 	Dropped int `json:"dropped_docs"`
+	// Skipped counts the documents of the source skipped for having more than
+	// TagCap tags (Corpus.Skipped); SkippedLines are the first MaxSkippedLines
+	// of their lines.
+	Skipped      int   `json:"skipped_docs"`
+	SkippedLines []int `json:"skipped_lines,omitempty"`
+	TagCap       int   `json:"tag_cap,omitempty"`
+}
+
+// SkippedSummary is Corpus.SkippedSummary of the statistics: "" when no
+// document was skipped.
+func (s *Stats) SkippedSummary() string {
+	return SkippedSummary(s.Skipped, s.TagCap, s.SkippedLines)
 }
 
 // ComputeStats returns the statistics of c. It runs in O(uses + tags·log tags).
 func ComputeStats(c *Corpus) Stats {
-	s := Stats{Name: c.Name, Format: c.Format, Detected: c.Detected, Docs: len(c.Docs), Dropped: c.Dropped}
+	s := Stats{Name: c.Name, Format: c.Format, Detected: c.Detected, Docs: len(c.Docs), Dropped: c.Dropped,
+		Skipped: len(c.Skipped), SkippedLines: c.SkippedLines(MaxSkippedLines), TagCap: c.TagCap}
 	count := make(map[string]int)
 	card := make([]int, len(c.Docs))
 	for i, d := range c.Docs {
