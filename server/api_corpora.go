@@ -87,19 +87,15 @@ func (h *corporaAPI) delete(c echo.Context) error {
 }
 
 // deleteCorpus deletes a corpus no model uses; a corpus in use is a 409
-// naming the model.
+// naming every model that uses it (corpusInUseErr).
 func (s *Server) deleteCorpus(ctx context.Context, id string) error {
 	if _, err := s.store.Corpus(ctx, id); err != nil {
 		return notFound(err, "corpus", id)
 	}
-	models, err := s.store.Models(ctx)
-	if err != nil {
+	if used, err := s.corpusModels(ctx, id); err != nil {
 		return err
-	}
-	for _, m := range models {
-		if m.CorpusID == id {
-			return httpErr(http.StatusConflict, "corpus %q is used by model %q (%s); delete the model first", id, m.ID, m.Name)
-		}
+	} else if len(used) > 0 {
+		return corpusInUseErr(id, used)
 	}
 	if err := s.store.DeleteCorpus(ctx, id); err != nil {
 		return notFound(err, "corpus", id)

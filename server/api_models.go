@@ -150,19 +150,9 @@ func (h *modelsAPI) delete(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	if m.State == ModelTraining {
-		return httpErr(http.StatusConflict, "model %q is training; cancel job %q first", id, m.JobID)
+	if err := h.s.deleteModel(ctx, m); err != nil {
+		return err
 	}
-	if err := h.s.store.DeleteModel(ctx, id); err != nil {
-		if errors.Is(err, errModelBusy) { // restarted since it was read
-			return httpErr(http.StatusConflict, "model %q is training; cancel its job first", id)
-		}
-		return notFound(err, "model", id)
-	}
-	h.s.models.drop(id)
-	h.s.maps.dropModel(id)
-	h.s.centroids.dropModel(id)
-	h.s.ctxDocs.Delete(id)
 	return c.NoContent(http.StatusNoContent)
 }
 

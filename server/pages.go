@@ -177,13 +177,38 @@ func (p *pages) upload(c echo.Context) error {
 	return render(c, http.StatusOK, views.UploadOK(corpusVM(row), all))
 }
 
-// deleteCorpus: DELETE /corpora/:id from the corpus page's button (htmx, with
-// the page's CSRF token). Deleted, htmx goes to the list (HX-Redirect); refused
-// (a model uses the corpus), the error handler answers an error box that htmx
-// swaps into the page.
+// deleteCorpus: DELETE /corpora/:id[?with_models=1] from the corpus page's
+// buttons (htmx, with the page's CSRF token). Deleted, htmx goes to the list
+// (HX-Redirect). Refused because models use the corpus, the answer (status
+// in X-Status) names them all and offers to delete the corpus with its
+// models (with_models=1: deleteCorpusWithModels, which refuses while one
+// trains); other refusals are the error handler's error box.
 func (p *pages) deleteCorpus(c echo.Context) error {
-	if err := p.s.deleteCorpus(context0(c), c.Param("id")); err != nil {
-		return err
+	ctx, id := context0(c), c.Param("id")
+	if c.QueryParam("with_models") == "1" {
+		if err := p.s.deleteCorpusWithModels(ctx, id); err != nil {
+			return err
+		}
+	} else if err := p.s.deleteCorpus(ctx, id); err != nil {
+		var he *echo.HTTPError
+		if !errors.As(err, &he) || he.Code != http.StatusConflict || c.Request().Header.Get("HX-Request") != "true" {
+			return err
+		}
+		used, uerr := p.s.corpusModels(ctx, id)
+		cr, cerr := p.s.store.Corpus(ctx, id)
+		if uerr != nil || cerr != nil || len(used) == 0 {
+			return err
+		}
+		_, names, nerr := p.corpusVMs(c)
+		if nerr != nil {
+			return nerr
+		}
+		vm := views.CorpusInUseView{Message: fmt.Sprint(he.Message), Corpus: corpusVM(cr)}
+		for _, m := range used {
+			vm.Models = append(vm.Models, p.modelVM(c, m, names))
+		}
+		c.Response().Header().Set("X-Status", strconv.Itoa(he.Code))
+		return render(c, http.StatusOK, views.CorpusInUse(vm))
 	}
 	c.Response().Header().Set("HX-Redirect", "/corpora")
 	return c.NoContent(http.StatusNoContent)

@@ -113,12 +113,23 @@ func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) (vie
 		vm.Setting += " " + req.Missing + " %"
 	}
 	var mnames []string
+	deleted, at := 0, 0 // deleted models are named once, where the first was
 	for _, id := range req.ModelIDs {
 		if m, err := p.s.store.Model(c.Request().Context(), id); err == nil {
 			mnames = append(mnames, m.Name)
-		} else {
-			mnames = append(mnames, id+" (deleted)")
+			continue
 		}
+		if deleted == 0 {
+			at = len(mnames)
+			mnames = append(mnames, "")
+		}
+		deleted++
+	}
+	switch {
+	case deleted == 1:
+		mnames[at] = "deleted model"
+	case deleted > 1:
+		mnames[at] = fmt.Sprintf("%d deleted models", deleted)
 	}
 	mnames = append(mnames, req.Baselines...)
 	vm.Models = strings.Join(mnames, ", ")

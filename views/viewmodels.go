@@ -150,6 +150,14 @@ type TermList struct {
 	Items []Ranked
 }
 
+// CorpusInUseView refuses to delete a corpus that models use: the message,
+// the corpus and every model, with the offer to delete them all.
+type CorpusInUseView struct {
+	Message string
+	Corpus  Corpus
+	Models  []Model
+}
+
 // OOVTag is a typed tag outside the vocabulary with the closest terms.
 type OOVTag struct {
 	Tag     string
