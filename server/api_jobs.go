@@ -2,7 +2,6 @@ package server
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"time"
@@ -96,10 +95,8 @@ func (h *jobsAPI) events(c echo.Context) error {
 	}
 	defer unsub()
 	w := c.Response()
-	rc := http.NewResponseController(w.Writer)
-	// No deadline for this long-lived response; a writer without deadlines
-	// (a test recorder) has none to lift.
-	if err := rc.SetWriteDeadline(time.Time{}); err != nil && !errors.Is(err, http.ErrNotSupported) {
+	// No write deadline for this long-lived response.
+	if err := streaming(c); err != nil {
 		return err
 	}
 	w.Header().Set("Content-Type", "text/event-stream")

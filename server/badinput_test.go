@@ -153,6 +153,8 @@ func TestBadInputAPI(t *testing.T) {
 		{"models: kappa unknown", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "params": {"kappa": "heavy"}}`, 400, []string{`params: kappa: "heavy": must be one of`}},
 		{"models: name too long", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "name": "` + strings.Repeat("n", 201) + `"}`, 400, []string{"name is longer than 200 bytes"}},
 		{"models: text/plain body", "POST", "/api/models", "", 415, []string{"Content-Type: application/json"}},
+		{"models: trailing JSON", "POST", "/api/models", `{"corpus_id": "` + corpusID + `"} {"corpus_id": "` + corpusID + `"}`, 400, []string{"bad JSON body: more data after the JSON value (at byte"}},
+		{"models: trailing garbage", "POST", "/api/models", `{"corpus_id": "` + corpusID + `"}]`, 400, []string{"bad JSON body"}},
 		{"prime: unknown model", "POST", "/api/models/nosuch/prime", `{"tags": ["rock"]}`, 404, []string{`model "nosuch" not found`}},
 		{"prime: malformed JSON", "POST", "/api/models/nosuch/prime", `{"tags": [`, 400, []string{"bad JSON body"}},
 		{"evaluations: no models", "POST", "/api/evaluations", `{"model_ids": []}`, 400, []string{"model_ids: choose at least one trained model"}},

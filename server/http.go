@@ -32,9 +32,15 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	var he *echo.HTTPError
 	var mb *http.MaxBytesError
 	var qf *QueueFullError
-	switch {
+	// A refused request's connection is closed with its answer, without
+	// waiting for the rest of its body (answerAndClose).
+	refused := errors.Is(err, errRefused)
+	switch sb := slowBody(c); {
+	case sb != nil:
+		// Whatever the handler made of the failed read: the body was too slow.
+		code, msg, refused = http.StatusRequestTimeout, sb.Error(), true
 	case errors.As(err, &mb):
-		code, msg = http.StatusRequestEntityTooLarge, fmt.Sprintf("upload too large: the limit is %d bytes", mb.Limit)
+		code, msg, refused = http.StatusRequestEntityTooLarge, fmt.Sprintf("upload too large: the limit is %d bytes", mb.Limit), true
 	case errors.As(err, &he):
 		code = he.Code
 		msg = fmt.Sprint(he.Message)
@@ -63,6 +69,10 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 			s.log.Debug("writing an error answer", "path", c.Request().URL.Path, "err", werr)
 		}
 	}()
+	if refused {
+		werr = refusedError(c, code, msg)
+		return
+	}
 	if c.Request().Method == http.MethodHead {
 		werr = c.NoContent(code)
 		return
@@ -79,6 +89,33 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		return
 	}
 	werr = render(c, code, views.ErrorPage(http.StatusText(code), msg))
+}
+
+// refusedError answers a refused request as the error handler answers
+// others (JSON under /api/, an error box for htmx, else an error page), and
+// closes its connection (answerAndClose).
+func refusedError(c echo.Context, code int, msg string) error {
+	if c.Request().Method == http.MethodHead {
+		return answerAndClose(c, code, "text/plain; charset=utf-8", nil)
+	}
+	if isAPI(c) {
+		b, err := json.Marshal(apiError{msg})
+		if err != nil {
+			return err
+		}
+		return answerAndClose(c, code, echo.MIMEApplicationJSON, append(b, '\n'))
+	}
+	t := views.ErrorPage(http.StatusText(code), msg)
+	if c.Request().Header.Get("HX-Request") == "true" {
+		c.Response().Header().Set("X-Status", fmt.Sprint(code))
+		code, t = http.StatusOK, views.ErrorBox(msg)
+	}
+	buf := templ.GetBuffer()
+	defer templ.ReleaseBuffer(buf)
+	if err := t.Render(c.Request().Context(), buf); err != nil {
+		return err
+	}
+	return answerAndClose(c, code, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
 }
 
 // httpErr is a shorthand for an *echo.HTTPError with a message.
@@ -143,7 +180,7 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			if r.ContentLength > limit {
-				return httpErr(http.StatusRequestEntityTooLarge, "upload too large: %d bytes, the limit is %d bytes", r.ContentLength, limit)
+				return refusal(http.StatusRequestEntityTooLarge, "upload too large: %d bytes, the limit is %d bytes", r.ContentLength, limit)
 			}
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 			return next(c)
@@ -151,12 +188,23 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 	}
 }
 
-// bindJSON decodes a JSON body strictly (unknown fields rejected) into v.
+// bindJSON decodes a JSON body strictly into v: unknown fields and anything
+// but white space after the one JSON value are refused.
 func bindJSON(c echo.Context, v any) error {
 	dec := jsonDecoder(c.Request().Body)
-	if err := dec.Decode(v); err != nil {
+	err := dec.Decode(v)
+	if err == nil {
+		if _, terr := dec.Token(); terr != io.EOF {
+			if terr == nil {
+				return httpErr(http.StatusBadRequest, "bad JSON body: more data after the JSON value (at byte %d): send one JSON object", dec.InputOffset())
+			}
+			err = terr
+		}
+	}
+	if err != nil {
 		var mb *http.MaxBytesError
-		if errors.As(err, &mb) {
+		var sb *SlowBodyError
+		if errors.As(err, &mb) || errors.As(err, &sb) {
 			return err
 		}
 		return httpErr(http.StatusBadRequest, "bad JSON body: %v", err)

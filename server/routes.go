@@ -16,6 +16,7 @@ func (s *Server) routes() *echo.Echo {
 	e.HideBanner = true
 	e.HidePort = true
 	e.HTTPErrorHandler = s.errorHandler
+	e.Use(s.deadlines) // first: the body's clock and the answer's write deadline
 	e.Use(s.recoverPanics)
 	e.Use(s.requestLog)
 	e.Use(securityHeaders)

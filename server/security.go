@@ -7,6 +7,7 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"html"
@@ -297,13 +298,19 @@ func unsafeMethod(m string) bool {
 // refuse answers a refused request directly (not through the error handler,
 // whose error page would load assets the refusal may also refuse): a JSON error
 // under /api/, else a small self-contained page.
+// Its connection is closed with the answer, without waiting for the rest of
+// a body (answerAndClose).
 func refuse(c echo.Context, code int, msg string) error {
 	if isAPI(c) {
-		return c.JSON(code, apiError{msg})
+		b, err := json.Marshal(apiError{msg})
+		if err != nil {
+			return err
+		}
+		return answerAndClose(c, code, echo.MIMEApplicationJSON, append(b, '\n'))
 	}
 	page := "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + http.StatusText(code) +
 		" · taglens</title></head><body><h1>" + http.StatusText(code) + "</h1><p>" + html.EscapeString(msg) + "</p></body></html>\n"
-	return c.HTMLBlob(code, []byte(page))
+	return answerAndClose(c, code, echo.MIMETextHTMLCharsetUTF8, []byte(page))
 }
 
 // shown shortens a client-supplied value for a message.
@@ -458,7 +465,7 @@ func (s *Server) refuseCrossSite(c echo.Context, why string) error {
 	page := "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Forbidden · taglens</title></head><body><h1>Forbidden</h1><p>" +
 		html.EscapeString(msg) + ". This page starts computing a map, which a page of another site may not do.</p><p><a href=\"" +
 		html.EscapeString(u) + "\">Open it here</a> if you meant to.</p></body></html>\n"
-	return c.HTMLBlob(http.StatusForbidden, []byte(page))
+	return answerAndClose(c, http.StatusForbidden, echo.MIMETextHTMLCharsetUTF8, []byte(page))
 }
 
 // pageCSRF gives every page request (not /api/, not /static/) a CSRF cookie if
@@ -491,7 +498,7 @@ func (s *Server) pageCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 
 // errCSRF is the refusal of a form without a valid CSRF token.
 func errCSRF() error {
-	return httpErr(http.StatusForbidden, "missing or invalid CSRF token: reload the page and submit the form again")
+	return refusal(http.StatusForbidden, "missing or invalid CSRF token: reload the page and submit the form again")
 }
 
 // requireCSRF (route middleware of the page forms, after the body limit)
@@ -507,6 +514,11 @@ func (s *Server) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		r := c.Request()
 		id, _ := c.Get(ctxCSRFID).(string)
+		if id == "" {
+			// No CSRF cookie: no token can be valid, refused before its
+			// body is read.
+			return errCSRF()
+		}
 		tok := r.Header.Get(views.CSRFHeader)
 		if tok == "" {
 			mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
@@ -561,7 +573,7 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 			if ct == "" {
 				ct = "none"
 			}
-			return httpErr(http.StatusUnsupportedMediaType, "the body must be JSON sent with Content-Type: application/json (got %s)", shown(ct))
+			return refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent with Content-Type: application/json (got %s)", shown(ct))
 		}
 		return next(c)
 	}

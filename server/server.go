@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+	"golang.org/x/net/netutil"
 
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -48,12 +49,41 @@ type Config struct {
 	// (besides those a model or evaluation still names); older ones are
 	// deleted when a job ends. Default DefaultKeepJobs; negative: keep all.
 	KeepJobs int
+
+	// The time limits of a request, by phase (docs/security.md, "Slow
+	// clients"): ReadHeaderTimeout bounds the request line and headers; a body
+	// must then arrive at MinBodyRate bytes per second on average, counted
+	// over the time the server waits for it, after a grace of BodyGrace (a
+	// body that falls behind is cut with 408), so a slow upload that keeps
+	// moving is never cut however long it takes; WriteTimeout bounds writing
+	// the answer, from the handler's first write (event streams have none);
+	// IdleTimeout bounds a kept-alive connection's wait for its next request.
+	// Zero: the Default… value below.
+	ReadHeaderTimeout time.Duration
+	BodyGrace         time.Duration
+	MinBodyRate       int64
+	WriteTimeout      time.Duration
+	IdleTimeout       time.Duration
+	// MaxConns caps the connections open at once: one more waits in the
+	// kernel's accept queue until one closes. Default DefaultMaxConns;
+	// negative: no cap.
+	MaxConns int
 }
 
 // Defaults of Config.MaxQueued and Config.KeepJobs.
 const (
 	DefaultMaxQueued = 32
 	DefaultKeepJobs  = 200
+)
+
+// Defaults of the time limits and the connection cap of Config.
+const (
+	DefaultReadHeaderTimeout = 10 * time.Second
+	DefaultBodyGrace         = 10 * time.Second
+	DefaultMinBodyRate       = 1 << 10 // bytes per second
+	DefaultWriteTimeout      = 2 * time.Minute
+	DefaultIdleTimeout       = 2 * time.Minute
+	DefaultMaxConns          = 256
 )
 
 func (c Config) withDefaults() Config {
@@ -80,6 +110,24 @@ func (c Config) withDefaults() Config {
 		c.KeepJobs = DefaultKeepJobs
 	case c.KeepJobs < 0:
 		c.KeepJobs = 0 // Jobs: keep all
+	}
+	for _, d := range []struct {
+		v   *time.Duration
+		def time.Duration
+	}{{&c.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&c.BodyGrace, DefaultBodyGrace},
+		{&c.WriteTimeout, DefaultWriteTimeout}, {&c.IdleTimeout, DefaultIdleTimeout}} {
+		if *d.v <= 0 {
+			*d.v = d.def
+		}
+	}
+	if c.MinBodyRate <= 0 {
+		c.MinBodyRate = DefaultMinBodyRate
+	}
+	switch {
+	case c.MaxConns == 0:
+		c.MaxConns = DefaultMaxConns
+	case c.MaxConns < 0:
+		c.MaxConns = 0 // Serve: no cap
 	}
 	return c
 }
@@ -176,16 +224,20 @@ func (s *Server) Token() string { return s.guard.token }
 // Jobs returns the job manager.
 func (s *Server) Jobs() *Jobs { return s.jobs }
 
-// Serve accepts connections on l until Shutdown.
+// Serve accepts connections on l until Shutdown, at most Config.MaxConns at
+// once. The server has no whole-request read or write timeout: the body's
+// and the answer's deadlines are set per request (deadlines, in http.go),
+// so that a slow upload that keeps moving is read to its end and answered.
 func (s *Server) Serve(l net.Listener) error {
+	if s.cfg.MaxConns > 0 {
+		l = netutil.LimitListener(l, s.cfg.MaxConns)
+	}
 	s.mu.Lock()
 	srv := &http.Server{
 		Handler:           s.echo,
 		ErrorLog:          slog.NewLogLogger(s.log.Handler(), slog.LevelWarn),
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       5 * time.Minute, // uploads
-		WriteTimeout:      2 * time.Minute, // lifted per request by the SSE route
-		IdleTimeout:       2 * time.Minute,
+		ReadHeaderTimeout: s.cfg.ReadHeaderTimeout,
+		IdleTimeout:       s.cfg.IdleTimeout,
 	}
 	s.httpSrv = srv
 	s.mu.Unlock()
