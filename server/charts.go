@@ -3,6 +3,7 @@ package server
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
 	"strings"
@@ -190,12 +191,17 @@ func withOptions(ch views.Chart, extra map[string]map[string]any) views.Chart {
 	return ch
 }
 
-// barWithSE is a bar chart of one figure per model with ±SE whiskers.
-func barWithSE(id, label string, names []string, v, se []float64, col string) views.Chart {
+// barWithSE is a bar chart of one figure per model with ±SE whiskers, its y
+// axis from 0 to yMax (0: ECharts chooses).
+func barWithSE(id, label string, names []string, v, se []float64, col string, yMax float64) views.Chart {
 	bar := charts.NewBar()
 	bar.SetGlobalOptions(baseGlobals(id, "320px")...)
+	y := opts.YAxis{Name: label, Min: 0}
+	if yMax > 0 {
+		y.Max = yMax
+	}
 	bar.SetGlobalOptions(
-		charts.WithYAxisOpts(opts.YAxis{Name: label, Min: 0}),
+		charts.WithYAxisOpts(y),
 		charts.WithXAxisOpts(opts.XAxis{AxisLabel: &opts.AxisLabel{Rotate: 20, Interval: "0"}}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(false)}),
 	)
@@ -235,13 +241,14 @@ func fillEvalCharts(vm *views.EvalPage, rep *eval.Report) {
 	fillEvalScores(vm, rep)
 	fillEvalPValues(vm, rep)
 	vm.PAtK = patkChart(rep)
-	vm.MAP, vm.AUC = mapAUCCharts(rep, "map", "auc")
+	vm.MAP, vm.AUC = mapAUCCharts(rep, "map", "auc", 0, 0)
 	vm.PR = prChart(rep)
 }
 
 // mapAUCCharts returns the MAP and the AUC bars of a report's models with
-// ±SE whiskers, one chart each, with the given chart ids.
-func mapAUCCharts(rep *eval.Report, mapID, aucID string) (views.Chart, views.Chart) {
+// ±SE whiskers, one chart each, with the given chart ids and y axes up to
+// mapMax and aucMax (0: ECharts chooses).
+func mapAUCCharts(rep *eval.Report, mapID, aucID string, mapMax, aucMax float64) (views.Chart, views.Chart) {
 	names := make([]string, len(rep.Models))
 	var mapv, mapse, aucv, aucse []float64
 	for i, m := range rep.Models {
@@ -249,8 +256,22 @@ func mapAUCCharts(rep *eval.Report, mapID, aucID string) (views.Chart, views.Cha
 		mapv, mapse = append(mapv, m.MAP), append(mapse, m.MAPSE)
 		aucv, aucse = append(aucv, m.AUC), append(aucse, m.AUCSE)
 	}
-	return barWithSE(mapID, "MAP", names, mapv, mapse, palette.Series[0]),
-		barWithSE(aucID, "AUC", names, aucv, aucse, palette.Series[2])
+	return barWithSE(mapID, "MAP", names, mapv, mapse, palette.Series[0], mapMax),
+		barWithSE(aucID, "AUC", names, aucv, aucse, palette.Series[2], aucMax)
+}
+
+// sharedMax is the top of a y axis that every report of reps fits under:
+// the largest mean + SE that value returns over their models, rounded up
+// to a tenth (at least 0.1).
+func sharedMax(reps []*eval.Report, value func(eval.ModelReport) (v, se float64)) float64 {
+	top := 0.0
+	for _, r := range reps {
+		for _, m := range r.Models {
+			v, se := value(m)
+			top = max(top, v+max(se, 0))
+		}
+	}
+	return max(0.1, math.Ceil(top*10-1e-9)/10)
 }
 
 // fillEvalScores fills the table of scores, one row per model, the best MAP
@@ -323,22 +344,59 @@ func patkChart(rep *eval.Report) views.Chart {
 
 // linesWithErrorBars adds one line per model of rep over the x categories, with
 // its standard errors as error bars in the model's colour; values returns a
-// model's points and their standard errors.
+// model's points and their standard errors. Lines whose colours are close
+// (seriesStyles) differ in dash and symbol.
 func linesWithErrorBars(line *charts.Line, x []string, rep *eval.Report, values func(eval.ModelReport) ([]float64, []float64)) {
 	line.SetXAxis(x)
 	bars := charts.NewBoxPlot()
 	bars.SetXAxis(x)
+	cols := make([]string, len(rep.Models))
+	for i, m := range rep.Models {
+		cols[i] = palette.Model(m.Name, i)
+	}
+	styles := seriesStyles(cols)
 	for i, m := range rep.Models {
 		v, se := values(m)
 		ys := make([]opts.LineData, len(v))
 		for i, y := range v {
 			ys[i] = opts.LineData{Value: y}
 		}
-		col := palette.Model(m.Name, i)
-		line.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
-		bars.AddSeries(m.Name, errorBars(v, se), charts.WithItemStyleOpts(opts.ItemStyle{Color: col, BorderColor: col}))
+		st := lineStyles[styles[i]]
+		line.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[i]}),
+			charts.WithLineStyleOpts(opts.LineStyle{Type: st.dash, Width: 2}),
+			charts.WithLineChartOpts(opts.LineChart{Symbol: st.symbol, SymbolSize: 7, ShowSymbol: opts.Bool(true)}))
+		bars.AddSeries(m.Name, errorBars(v, se), charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[i], BorderColor: cols[i]}))
 	}
 	line.Overlap(bars)
+}
+
+// lineStyles are the dash and symbol pairs that tell apart lines of close
+// colours; the first is the default.
+var lineStyles = []struct{ dash, symbol string }{
+	{"solid", "circle"}, {"dashed", "rect"}, {"dotted", "triangle"}, {"dashed", "diamond"}, {"dotted", "roundRect"},
+	{"solid", "triangle"}, {"solid", "rect"}, {"dashed", "circle"}, {"dotted", "diamond"},
+}
+
+// closeColours is the ΔE*ab under which two series' colours read as one hue.
+const closeColours = 30
+
+// seriesStyles gives each colour of cols (the series of one chart, in
+// order) an index into lineStyles: the first one that no earlier series of
+// a close colour has.
+func seriesStyles(cols []string) []int {
+	out := make([]int, len(cols))
+	for j := range cols {
+		taken := map[int]bool{}
+		for i := range j {
+			if palette.Distance(cols[i], cols[j]) < closeColours {
+				taken[out[i]] = true
+			}
+		}
+		for taken[out[j]] && out[j] < len(lineStyles)-1 {
+			out[j]++
+		}
+	}
+	return out
 }
 
 // prChart is the chart of the precision at the 11 standard recall levels,

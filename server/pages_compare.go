@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -153,6 +154,17 @@ func (p *pages) startCompare(c echo.Context) error {
 	} else {
 		req.Setting = setting
 	}
+	if req.SeedTrials {
+		// Trial i uses model i: the seeds in increasing order, whatever the
+		// order of the form's checkboxes (newest model first).
+		seeds := map[string]uint64{}
+		for _, id := range req.ModelIDs {
+			if m, err := p.s.store.Model(c.Request().Context(), id); err == nil {
+				seeds[id] = m.Seed
+			}
+		}
+		slices.SortStableFunc(req.ModelIDs, func(a, b string) int { return cmp.Compare(seeds[a], seeds[b]) })
+	}
 	if v := f.Get("trials"); v != "" && !req.SeedTrials {
 		n, err := strconv.Atoi(v)
 		if err != nil {
@@ -216,7 +228,16 @@ func (p *pages) sideBySide(c echo.Context) error {
 		}
 	}
 	if len(ids) < 2 || len(ids) > maxSide {
-		return httpErr(http.StatusBadRequest, "ids: choose two to %d evaluations, got %d", maxSide, len(ids))
+		// A page saying what to do, not a bare error page.
+		ticked := "none was ticked"
+		switch {
+		case len(ids) == 1:
+			ticked = "only one was ticked"
+		case len(ids) > 1:
+			ticked = fmt.Sprintf("%d were ticked", len(ids))
+		}
+		return render(c, http.StatusBadRequest, views.SidePageView(views.SidePage{
+			Error: fmt.Sprintf("Tick two to %d finished evaluations in the comparisons' table to see them side by side; %s.", maxSide, ticked)}))
 	}
 	ctx := c.Request().Context()
 	_, names, err := p.corpusVMs(c)
@@ -225,7 +246,7 @@ func (p *pages) sideBySide(c echo.Context) error {
 	}
 	var vm views.SidePage
 	var reps []*eval.Report
-	for i, id := range ids {
+	for _, id := range ids {
 		e, err := p.s.store.Eval(ctx, id)
 		if err != nil {
 			return notFound(err, "evaluation", id)
@@ -243,9 +264,14 @@ func (p *pages) sideBySide(c echo.Context) error {
 		}
 		page := views.EvalPage{Eval: ev}
 		fillEvalScores(&page, &rep)
-		page.MAP, page.AUC = mapAUCCharts(&rep, fmt.Sprint("map-", i), fmt.Sprint("auc-", i))
 		vm.Evals = append(vm.Evals, page)
 		reps = append(reps, &rep)
+	}
+	// One y scale for every column: bars of equal height are equal figures.
+	mapMax := sharedMax(reps, func(m eval.ModelReport) (float64, float64) { return m.MAP, m.MAPSE })
+	aucMax := sharedMax(reps, func(m eval.ModelReport) (float64, float64) { return m.AUC, m.AUCSE })
+	for i, rep := range reps {
+		vm.Evals[i].MAP, vm.Evals[i].AUC = mapAUCCharts(rep, fmt.Sprint("map-", i), fmt.Sprint("auc-", i), mapMax, aucMax)
 	}
 	a, b := vm.Evals[0].Eval, vm.Evals[1].Eval
 	if a.Corpus != b.Corpus || a.Subset != b.Subset || a.Protocol != b.Protocol || a.Setting != b.Setting {

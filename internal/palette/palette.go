@@ -10,6 +10,7 @@ package palette
 import (
 	"fmt"
 	"image/color"
+	"math"
 )
 
 // Series is a colour-blind-friendly series palette: Okabe-Ito, then Tableau
@@ -51,4 +52,35 @@ func RGBA(hex string) color.RGBA {
 		panic(fmt.Sprintf("palette: colour %q is not #RRGGBB", hex))
 	}
 	return color.RGBA{R: r, G: g, B: b, A: 255}
+}
+
+// Distance is the CIE76 colour difference ΔE*ab between two "#RRGGBB"
+// colours of this package (sRGB, D65): about 2 is just noticeable, and
+// series closer than about 30 read as the same hue on a chart.
+func Distance(a, b string) float64 {
+	la, lb := lab(RGBA(a)), lab(RGBA(b))
+	return math.Sqrt((la[0]-lb[0])*(la[0]-lb[0]) + (la[1]-lb[1])*(la[1]-lb[1]) + (la[2]-lb[2])*(la[2]-lb[2]))
+}
+
+// lab converts an sRGB colour to CIE L*a*b* (D65 white).
+func lab(c color.RGBA) [3]float64 {
+	lin := func(v uint8) float64 {
+		x := float64(v) / 255
+		if x <= 0.04045 {
+			return x / 12.92
+		}
+		return math.Pow((x+0.055)/1.055, 2.4)
+	}
+	r, g, b := lin(c.R), lin(c.G), lin(c.B)
+	x := (0.4124*r + 0.3576*g + 0.1805*b) / 0.95047
+	y := 0.2126*r + 0.7152*g + 0.0722*b
+	z := (0.0193*r + 0.1192*g + 0.9505*b) / 1.08883
+	f := func(t float64) float64 {
+		if t > 216.0/24389 {
+			return math.Cbrt(t)
+		}
+		return t*24389/27/116 + 16.0/116
+	}
+	fx, fy, fz := f(x), f(y), f(z)
+	return [3]float64{116*fy - 16, 500 * (fx - fy), 200 * (fy - fz)}
 }

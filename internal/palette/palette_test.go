@@ -35,3 +35,18 @@ func TestRGBA(t *testing.T) {
 		RGBA(hex) // panics on a malformed entry
 	}
 }
+
+// TestDistance: ΔE*ab of known pairs (reference values from the sRGB → Lab
+// conversion), symmetric and zero for a colour with itself.
+func TestDistance(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want float64
+	}{
+		{"#000000", "#FFFFFF", 100}, {"#0072B2", "#4E79A7", 12.9}, {"#CC79A7", "#B07AA1", 11.9}, {"#E69F00", "#D55E00", 33.4},
+	} {
+		if d := Distance(c.a, c.b); d < c.want-0.3 || d > c.want+0.3 || Distance(c.b, c.a) != d || Distance(c.a, c.a) != 0 {
+			t.Errorf("Distance(%s, %s) = %.2f, want %.1f", c.a, c.b, d, c.want)
+		}
+	}
+}

@@ -694,6 +694,22 @@
     update();
   }
 
+  // sideForm keeps "Show side by side" from leaving the page unless two to
+  // four evaluations are ticked: it says so beside the button instead.
+  function sideForm(form) {
+    var msg = form.querySelector("[data-testid=side-msg]");
+    form.addEventListener("submit", function (e) {
+      var n = form.querySelectorAll("input[name=ids]:checked").length;
+      if (n >= 2 && n <= 4) { msg.hidden = true; return; }
+      e.preventDefault();
+      msg.textContent = n === 0 ? "Tick two to four finished evaluations to see them side by side." :
+        n === 1 ? "One evaluation is ticked: tick one to three more to see them side by side." :
+        n + " evaluations are ticked: side by side shows at most four.";
+      msg.hidden = false;
+    });
+    form.addEventListener("change", function () { msg.hidden = true; });
+  }
+
   function boot(root) {
     initCharts(root);
     root.querySelectorAll("[data-job]").forEach(watchJob);
@@ -703,6 +719,7 @@
     if (window.taglens.spaceExplorer) root.querySelectorAll("[data-space-url]").forEach(window.taglens.spaceExplorer);
     root.querySelectorAll("select[data-model-switch]").forEach(modelSwitch);
     root.querySelectorAll("form[data-testid=compare-form]").forEach(compareForm);
+    root.querySelectorAll("form[data-testid=side-form]").forEach(sideForm);
   }
   document.addEventListener("DOMContentLoaded", function () { boot(document); });
   document.addEventListener("htmx:load", function (e) {
