@@ -401,11 +401,17 @@ func (h *modelsAPI) projector(c echo.Context) error {
 	}
 	var zbuf bytes.Buffer
 	zw := zip.NewWriter(&zbuf)
+	// The entries carry the model's creation time (zip.Writer.Create leaves
+	// it zero, which unzip shows as 1980-00-00).
+	modified := row.CreatedAt
+	if modified.IsZero() {
+		modified = time.Now()
+	}
 	for _, f := range []struct {
 		name string
 		b    []byte
 	}{{"tensors.tsv", tensors.Bytes()}, {"metadata.tsv", metadata.Bytes()}} {
-		w, err := zw.Create(f.name)
+		w, err := zw.CreateHeader(&zip.FileHeader{Name: f.name, Method: zip.Deflate, Modified: modified})
 		if err != nil {
 			return err
 		}
