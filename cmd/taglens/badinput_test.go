@@ -93,7 +93,7 @@ func TestBadInputCLI(t *testing.T) {
 		{"line over the limit", stats("l.txt", []byte("rock\n"+strings.Repeat("z", corpus.DefaultMaxLineBytes+1))), 1, []string{"line 2: line longer than 4194304 bytes"}},
 		{"duplicate ids", stats("d1.tsv", []byte("a\trock\nb\tjazz\n\na\tpop\n")), 1, []string{`line 4: duplicate document id "a" (first on line 1)`}},
 		{"empty id", stats("d2.tsv", []byte("a\trock\n  \tjazz\n")), 1, []string{"line 2: empty document id"}},
-		{"too many tags", stats("d3.tsv", []byte(many)), 1, []string{"line 2: document has more than 10000 tags"}},
+		{"too many tags", stats("d3.tsv", []byte(many)), 1, []string{"only 1 document", "1 document with more than 10000 tags skipped (line 2)"}},
 		{"malformed JSONL", stats("j1.jsonl", []byte(`{"id":1,"tags":["a"]}`+"\n"+`{"id":2,"tags":"b"}`+"\n")), 1, []string{"line 2: invalid JSON"}},
 		{"JSONL without tags", stats("j2.jsonl", []byte(`{"id":1,"tags":["a"]}`+"\n\n"+`{"id":2}`+"\n")), 1, []string{`line 3: no "tags" array`}},
 		{"ARFF without @data", stats("a1.arff", []byte("@relation r\n@attribute a {0,1}\n")), 1, []string{"ARFF has no @data section"}},

@@ -105,6 +105,9 @@ func printStats(w io.Writer, c *corpus.Corpus, s *corpus.Stats, top int) error {
 	if s.Dropped > 0 {
 		fmt.Fprintf(&b, " (%s without tags dropped)", thousands(s.Dropped))
 	}
+	if s.Skipped > 0 {
+		fmt.Fprintf(&b, "\n            %s", s.SkippedSummary())
+	}
 	fmt.Fprintf(&b, "\ntags        %s (%s used by one document only)\n", thousands(s.Tags), thousands(s.SingletonTags))
 	fmt.Fprintf(&b, "tag uses    %s\n", thousands(s.Uses))
 	fmt.Fprintf(&b, "tags/doc    mean %.2f, median %g, min %d, max %d\n",

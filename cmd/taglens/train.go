@@ -87,7 +87,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	}
 	t.Config, t.Progress = cfg, trainProgress(stderr, start)
 	c, split := t.Corpus, t.Split()
-	fmt.Fprintf(stderr, "corpus %s: %d documents; %d train, %d valid\n", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
+	fmt.Fprintln(stderr, corpusLine(c, split))
 	m, err := app.Train(ctx, t)
 	if err != nil {
 		return err
@@ -140,6 +140,19 @@ func loadTrainData(corpusPath, format, splitPath, oovPath string) (app.Training,
 	}
 	t.OwnSplit = &split
 	return t, nil
+}
+
+// corpusLine is the training log's line about its corpus: documents, the
+// split's sizes, and the documents the parser left out.
+func corpusLine(c *corpus.Corpus, split corpus.Split) string {
+	line := fmt.Sprintf("corpus %s: %d documents; %d train, %d valid", c.Name, len(c.Docs), len(split.Train), len(split.Valid))
+	if c.Dropped > 0 {
+		line += fmt.Sprintf("; %d without tags dropped", c.Dropped)
+	}
+	if len(c.Skipped) > 0 {
+		line += "; " + c.SkippedSummary(corpus.MaxSkippedLines)
+	}
+	return line
 }
 
 // trainProgress prints one line per new progress report of a training.
