@@ -96,7 +96,7 @@ func TestBadInputAPI(t *testing.T) {
 			[]string{"line 2: line longer than 4194304 bytes"}},
 		{"duplicate ids", "d.tsv", []byte("a\trock\nb\tjazz\na\tpop\n"), nil, 400, []string{`line 3: duplicate document id "a" (first on line 1)`}},
 		{"empty id", "d.tsv", []byte("a\trock\n\tjazz\n"), nil, 400, []string{"line 2: empty document id"}},
-		{"too many tags", "d.tsv", []byte(tooManyTags), nil, 400, []string{"line 2: document has more than 10000 tags"}},
+		{"too many tags", "d.tsv", []byte(tooManyTags), nil, 400, []string{"only 1 document", "1 document with more than 10000 tags skipped (line 2)"}},
 		{"malformed JSONL", "j.jsonl", []byte(`{"id":1,"tags":["a"]}` + "\n" + `{"id":2,"tags":["b"` + "\n"), nil, 400, []string{"line 2: invalid JSON"}},
 		{"JSONL without tags", "j.jsonl", []byte(`{"id":1,"tags":["a"]}` + "\n" + `{"id":2,"labels":["b"]}` + "\n"), nil, 400, []string{`line 2: no "tags" array`}},
 		{"ARFF without @data", "a.arff", []byte("@relation r\n@attribute a {0,1}\n@attribute b {0,1}\n"), nil, 400, []string{"ARFF has no @data section"}},
