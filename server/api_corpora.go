@@ -31,6 +31,12 @@ type corpusDetailJSON struct {
 	TagCounts   []TagCount `json:"tag_counts"`
 	Cardinality []int      `json:"cardinality"`
 	Split       splitJSON  `json:"split"`
+	// Documents of the file left out: without tags, and over the tag cap
+	// (with the first lines of these).
+	Dropped      int   `json:"dropped_docs"`
+	Skipped      int   `json:"skipped_docs"`
+	SkippedLines []int `json:"skipped_lines,omitempty"`
+	TagCap       int   `json:"tag_cap,omitempty"`
 }
 
 type splitJSON struct {
@@ -76,6 +82,7 @@ func (h *corporaAPI) get(c echo.Context) error {
 		corpusJSON: toCorpusJSON(r), MeanTags: r.Stats.MeanTags, TagCounts: r.Stats.TagCounts,
 		Cardinality: r.Stats.Cardinality,
 		Split:       splitJSON{len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV)},
+		Dropped:     r.Stats.Dropped, Skipped: r.Stats.Skipped, SkippedLines: r.Stats.SkippedLines, TagCap: r.Stats.TagCap,
 	})
 }
 

@@ -224,7 +224,7 @@ func (p *pages) corpus(c echo.Context) error {
 	if len(top) > 60 {
 		top = top[:60]
 	}
-	vm := views.CorpusPage{Corpus: corpusVM(r), MeanTags: r.Stats.MeanTags,
+	vm := views.CorpusPage{Corpus: corpusVM(r), MeanTags: r.Stats.MeanTags, LeftOut: leftOut(r.Stats),
 		TagUse: tagUseChart("taguse", r.Stats.TagCounts), Cardinality: cardinalityChart("cardinality", r.Stats.Cardinality)}
 	for _, t := range top {
 		vm.TopTags = append(vm.TopTags, views.TagCount{Tag: t.Tag, Count: t.Count})

@@ -33,6 +33,14 @@ type CorpusStats struct {
 	// Cardinality[k] is the number of documents with exactly k tags (Figure 4).
 	Cardinality []int   `json:"cardinality"`
 	MeanTags    float64 `json:"mean_tags"`
+	// Dropped counts the documents of the file without tags; Skipped those
+	// with more than TagCap tags (corpus.Corpus.Skipped), SkippedLines the
+	// first corpus.MaxSkippedLines of their lines. Stored before these
+	// fields existed, a corpus reads them as 0.
+	Dropped      int   `json:"dropped_docs,omitempty"`
+	Skipped      int   `json:"skipped_docs,omitempty"`
+	SkippedLines []int `json:"skipped_lines,omitempty"`
+	TagCap       int   `json:"tag_cap,omitempty"`
 }
 
 // TagCount is one tag and its document frequency.

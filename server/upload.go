@@ -173,6 +173,7 @@ func (s *Server) storeUpload(c echo.Context, cp *corpus.Corpus, splitText []byte
 		return nil, err
 	}
 	s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags,
-		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0)
+		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0,
+		"dropped", cp.Dropped, "skipped", len(cp.Skipped))
 	return row, nil
 }

@@ -32,8 +32,11 @@ type CorporaPage struct {
 
 // CorpusPage is one corpus with the Figure 3/4 charts.
 type CorpusPage struct {
-	Corpus      Corpus
-	MeanTags    float64
+	Corpus   Corpus
+	MeanTags float64
+	// LeftOut says which documents of the file were not kept (without tags,
+	// over the tag cap); "" when none.
+	LeftOut     string
 	Split       string
 	TopTags     []TagCount
 	TagUse      Chart
