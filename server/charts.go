@@ -157,13 +157,16 @@ var mapTooltip = map[string]any{
 }
 
 // mapToolbox saves the map as it is shown (zoom, colours, overlays) as a PNG
-// image at twice the screen's resolution, named after the page.
+// image at twice the screen's resolution, named after the page, without the
+// zoom slider and the toolbox itself. (A map drawn by the WebGL layer saves
+// through static/js/glmap.js, which leaves them out alike.)
 var mapToolbox = map[string]any{
 	"show":  true,
 	"right": "8",
 	"top":   "24",
 	"feature": map[string]any{
-		"saveAsImage": map[string]any{"title": "Save as PNG", "name": "taglens-map", "pixelRatio": 2},
+		"saveAsImage": map[string]any{"title": "Save as PNG", "name": "taglens-map", "pixelRatio": 2,
+			"excludeComponents": []string{"toolbox", "dataZoom"}},
 	},
 }
 

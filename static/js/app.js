@@ -399,9 +399,15 @@
   // the data ranges at its corners, and every point inside the grid — the
   // WebGL layer's (in their colours) and the canvas series' (symbol, size,
   // colour, including a visual map's), in drawing order — with the labels the
-  // series show. Each point is an element of class "pt". title names the view.
+  // series show, and the legend's shown entries below the map (a group of
+  // class "legend", its symbols of class "key"). Each point is an element of
+  // class "pt". title names the view.
   function mapSVG(id, title) {
     var chart = charts[id], W = chart.getWidth(), H = chart.getHeight();
+    var opt = chart.getOption(), hidden = (opt.legend && opt.legend[0] && opt.legend[0].selected) || {};
+    var r0 = chart.getModel().getComponent("grid", 0).coordinateSystem.getRect();
+    var legend = svgLegend(chart, opt, hidden, W, r0.y + r0.height + 34);
+    H = Math.max(H, legend.bottom + 8);
     var r = chart.getModel().getComponent("grid", 0).coordinateSystem.getRect();
     var a = chart.convertToPixel({ gridIndex: 0 }, [0, 0]), b = chart.convertToPixel({ gridIndex: 0 }, [1, 1]);
     var sx = b[0] - a[0], sy = b[1] - a[1];
@@ -436,7 +442,6 @@
       }
       out.push("</g>");
     }
-    var opt = chart.getOption(), hidden = (opt.legend && opt.legend[0] && opt.legend[0].selected) || {};
     var labels = [];
     (opt.series || []).forEach(function (s, si) {
       if (s.id === "gl-pointer" || hidden[s.name] === false || !s.data || !s.data.length) return;
@@ -461,8 +466,40 @@
     });
     out.push("</g>", '<g fill="#111827">');
     out = out.concat(labels);
-    out.push("</g>", "</svg>", "");
+    out.push("</g>");
+    out = out.concat(legend.lines);
+    out.push("</svg>", "");
     return out.join("\n");
+  }
+
+  // svgLegend draws the legend of a chart's SVG from y top down: one entry
+  // per series the legend lists and shows (hidden: the legend's selected
+  // map), its symbol in the series' colour and its name, in rows that wrap
+  // at width W. It returns the lines and the bottom of the last row.
+  function svgLegend(chart, opt, hidden, W, top) {
+    var names = opt.legend && opt.legend[0] && opt.legend[0].data && opt.legend[0].data.length ?
+      opt.legend[0].data.map(function (d) { return typeof d === "string" ? d : d.name; }) : null;
+    var f = function (v) { return String(Math.round(v * 10) / 10); };
+    var items = [];
+    (opt.series || []).forEach(function (s, si) {
+      if (!s.name || String(s.id || "").indexOf("gl-") === 0 || hidden[s.name] === false) return;
+      if (names && names.indexOf(s.name) < 0) return;
+      if (items.some(function (it) { return it.name === s.name; })) return;
+      var vis = chart.getModel().getSeriesByIndex(si).getData().getVisual("style") || {}, st = s.itemStyle || {};
+      var fill = vis.fill || st.color || "#5470c6", stroke = "";
+      if (fill === "transparent" || fill === "none") { fill = "none"; stroke = ' stroke="' + esc(st.borderColor || "#1f2937") + '" stroke-width="1"'; }
+      items.push({ name: s.name, symbol: s.symbol, fill: fill, stroke: stroke });
+    });
+    var lines = ['<g class="legend" font-size="11" fill="#374151">'], x = 12, y = top;
+    items.forEach(function (it) {
+      var w = 22 + String(it.name).length * 6.3;
+      if (x > 12 && x + w > W - 8) { x = 12; y += 18; }
+      var sym = svgSymbol(it.symbol, x + 5, y - 4, 9, esc(it.fill), it.stroke, f).replace('class="pt"', 'class="key"');
+      lines.push('<g class="legend-item">' + sym + '<text x="' + f(x + 14) + '" y="' + f(y) + '">' + esc(it.name) + "</text></g>");
+      x += w;
+    });
+    lines.push("</g>");
+    return { lines: items.length ? lines : [], bottom: items.length ? y + 6 : top - 20 };
   }
 
   // svgSymbol is one point drawn as an ECharts symbol: circle, rect,

@@ -447,7 +447,9 @@
   // drawn on white, the chart's own canvas over it.
   function composite(chart, layer) {
     var o = { pixelRatio: 2, backgroundColor: "transparent" };
+    var shown = hideForImage(chart);
     var top = chart.renderToCanvas ? chart.renderToCanvas(o) : chart.getRenderedCanvas(o);
+    shown();
     var out = document.createElement("canvas"), ctx = out.getContext("2d");
     out.width = top.width; out.height = top.height;
     ctx.fillStyle = "#fff";
@@ -468,6 +470,20 @@
     layer.draw();
     ctx.drawImage(top, 0, 0);
     return out;
+  }
+
+  // hideForImage hides the chart's zoom slider and toolbox from an image
+  // rendered next (as getDataURL's excludeComponents does) and returns the
+  // function that shows them again.
+  function hideForImage(chart) {
+    var views = [];
+    ["dataZoom", "toolbox"].forEach(function (type) {
+      chart.getModel().eachComponent({ mainType: type }, function (m) {
+        var v = chart.getViewOfComponentModel(m);
+        if (v && v.group && !v.group.ignore) { v.group.ignore = true; views.push(v); }
+      });
+    });
+    return function () { views.forEach(function (v) { v.group.ignore = false; }); };
   }
 
   // saveImage saves the map as a PNG (composite).
