@@ -116,11 +116,25 @@ func (r *EvalRequest) normalize() error {
 	return nil
 }
 
+// evalBody is the JSON body of POST /api/evaluations: an EvalRequest whose
+// trials tells an omitted field (the default) from a 0 (refused).
+type evalBody struct {
+	EvalRequest
+	Trials *int `json:"trials"`
+}
+
 // create: POST /api/evaluations → 202 {"evaluation_id","job_id"}.
 func (h *evalsAPI) create(c echo.Context) error {
-	var req EvalRequest
-	if err := bindJSON(c, &req); err != nil {
+	var body evalBody
+	if err := bindJSON(c, &body); err != nil {
 		return err
+	}
+	req := body.EvalRequest
+	if body.Trials != nil {
+		if *body.Trials < 1 {
+			return httpErr(http.StatusBadRequest, "trials must be in 1..10 (omit it for the default, 3), got %d", *body.Trials)
+		}
+		req.Trials = *body.Trials
 	}
 	ev, job, err := h.s.createEval(c.Request().Context(), req)
 	if err != nil {

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -135,6 +136,14 @@ func (h *modelsAPI) get(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
+	if m.State == ModelReady {
+		// A ready model's file must still be there: if it was deleted, the
+		// model is reported failed with the reason, not ready.
+		if _, err := os.Stat(filepath.Join(h.s.store.Dir(), m.Path)); err != nil {
+			h.s.models.drop(id)
+			m, _, _ = h.s.brokenModel(c.Request().Context(), m, err)
+		}
+	}
 	mj, err := toModelJSON(m, true)
 	if err != nil {
 		return err
@@ -162,6 +171,9 @@ func (h *modelsAPI) file(c echo.Context) error {
 	m, err := h.s.store.Model(c.Request().Context(), id)
 	if err != nil {
 		return notFound(err, "model", id)
+	}
+	if m.State == ModelFailed && m.Error != "" {
+		return httpErr(http.StatusConflict, "model %q is failed: %s", id, m.Error)
 	}
 	if m.State != ModelReady || m.Path == "" {
 		return httpErr(http.StatusConflict, "model %q has no file yet (state %s)", id, m.State)
@@ -281,11 +293,18 @@ type embedReq struct {
 	Variant string   `json:"variant"`
 }
 
+// maxEmbedTags bounds the tags of one embed request: 10,000 vectors of 50
+// numbers are about 10 MB of JSON (80,002 tags made a 17 MB answer).
+const maxEmbedTags = 10_000
+
 // embed: POST /api/models/:id/embed {"tags"} → {"vectors": {tag: [...]}, "oov": [...]}.
 func (h *modelsAPI) embed(c echo.Context) error {
 	var req embedReq
 	if err := bindJSON(c, &req); err != nil {
 		return err
+	}
+	if len(req.Tags) > maxEmbedTags {
+		return httpErr(http.StatusRequestEntityTooLarge, "tags: %d tags, at most %d in one request", len(req.Tags), maxEmbedTags)
 	}
 	_, m, err := h.s.readyModel(c)
 	if err != nil {

@@ -342,6 +342,50 @@ func TestDamagedModelFile(t *testing.T) {
 	}
 }
 
+// TestDeletedModelFile: a model whose file is deleted after it was loaded
+// (so the cache still holds it) is reported failed with the reason by its
+// API entry, its download and prime answer 409 naming it. Before, the
+// model stayed "ready", priming went on from the cache, and the download
+// answered 404 {"error":"Not Found"}.
+func TestDeletedModelFile(t *testing.T) {
+	src, _, modelID := trainedServer(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.store.db.Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
+		t.Fatal(err)
+	}
+	row, err := src.store.Model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(src.dir, row.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, row.Path), b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ts := openTestServer(t, dir, Config{})
+	if rec := ts.doJSON(http.MethodPost, "/api/models/"+modelID+"/prime", `{"tags":["guitar"]}`); rec.Code != http.StatusOK {
+		t.Fatalf("prime: %d %s", rec.Code, rec.Body.String())
+	}
+	if err := os.Remove(filepath.Join(dir, row.Path)); err != nil {
+		t.Fatal(err)
+	}
+	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+modelID, ""))
+	if mj.State != ModelFailed {
+		t.Errorf("state after its file was deleted: %s, want failed", mj.State)
+	}
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/file", ""), http.StatusConflict, "no such file")
+	wantError(t, ts.doJSON(http.MethodPost, "/api/models/"+modelID+"/prime", `{"tags":["guitar"]}`), http.StatusConflict, "failed")
+	got, err := ts.store.Model(context.Background(), modelID)
+	if err != nil || got.State != ModelFailed || !strings.Contains(got.Error, "the model file cannot be read") {
+		t.Errorf("stored: %+v, %v: want failed with the reason", got, err)
+	}
+}
+
 // TestDisconnectLoggedAtDebug: a request whose client went away is logged at
 // debug level, not as a server error.
 func TestDisconnectLoggedAtDebug(t *testing.T) {

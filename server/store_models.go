@@ -185,7 +185,7 @@ func (s *Store) FinishModel(ctx context.Context, id, jobID, path string, size in
 // SetModelBroken marks a model failed with the reason it cannot be used (its
 // file is missing or damaged), so that it is never served again.
 func (s *Store) SetModelBroken(ctx context.Context, id, reason string) error {
-	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, error = ? WHERE id = ?`, ModelFailed, reason, id)
+	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ?, error = ? WHERE id = ? AND state = ?`, ModelFailed, reason, id, ModelReady)
 	return err
 }
 

@@ -303,23 +303,36 @@ func (s *Server) model(ctx context.Context, id string) (*ModelRow, *ce.Model, er
 	if row.State != ModelReady {
 		return row, nil, errModelNotReady
 	}
+	path := filepath.Join(s.store.Dir(), row.Path)
 	if m, ok := s.models.get(id); ok {
+		// The loaded model serves as long as its file is still there (a
+		// deleted file would be a ready model whose download is a 404).
+		if _, err := os.Stat(path); err != nil {
+			s.models.drop(id)
+			return s.brokenModel(ctx, row, err)
+		}
 		return row, m, nil
 	}
-	m, err := ce.ReadFile(filepath.Join(s.store.Dir(), row.Path))
+	m, err := ce.ReadFile(path)
 	if err != nil {
 		// ReadFile checks the file's length and SHA-256: a damaged or missing
 		// file marks the model failed with the reason, and it is never served.
-		reason := "the model file cannot be read: " + err.Error()
-		if serr := s.store.SetModelBroken(ctx, id, reason); serr != nil {
-			s.log.Error("marking a damaged model failed", "model", id, "err", serr)
-		}
-		s.log.Error("damaged model file", "model", id, "path", row.Path, "err", err)
-		row.State, row.Error = ModelFailed, reason
-		return row, nil, fmt.Errorf("model %q: %s: %w", id, reason, errModelBroken)
+		return s.brokenModel(ctx, row, err)
 	}
 	s.models.put(id, m)
 	return row, m, nil
+}
+
+// brokenModel marks a ready model whose file cannot be read failed, with
+// the reason, and returns the errModelBroken error naming it.
+func (s *Server) brokenModel(ctx context.Context, row *ModelRow, err error) (*ModelRow, *ce.Model, error) {
+	reason := "the model file cannot be read: " + err.Error()
+	if serr := s.store.SetModelBroken(ctx, row.ID, reason); serr != nil {
+		s.log.Error("marking a damaged model failed", "model", row.ID, "err", serr)
+	}
+	s.log.Error("damaged model file", "model", row.ID, "path", row.Path, "err", err)
+	row.State, row.Error = ModelFailed, reason
+	return row, nil, fmt.Errorf("model %q: %s: %w", row.ID, reason, errModelBroken)
 }
 
 var (

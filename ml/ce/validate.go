@@ -21,6 +21,13 @@ const (
 	MaxEpochs       = 100_000
 	MaxTrainTime    = 7 * 24 * time.Hour
 	MaxPretrainIter = 10_000
+	// MaxAlpha and MaxLambda bound α (Eq. 7) and λ (Eq. 6) far above their
+	// pilot grids (0.05-0.2 and 1-4): λ = 1000 already makes D = 0 for all
+	// but identical contexts.
+	MaxAlpha  = 1000
+	MaxLambda = 1000
+	// MaxOutputSample bounds M of the sampled Eq. 5 (the default is 512).
+	MaxOutputSample = 100_000
 )
 
 // A ParamError reports a training parameter out of its range. Param is the
@@ -76,10 +83,12 @@ func (c Config) Validate() error {
 		return bad("eval_every", "%d: must not be negative (0 = default)", c.EvalEvery)
 	case c.MaxTime < 0 || c.MaxTime > MaxTrainTime:
 		return bad("max_time", "%v: must be in 0..%v (0 = no limit)", c.MaxTime, MaxTrainTime)
-	case !finite(c.Alpha) || c.Alpha < 0:
-		return bad("alpha", "%v: must be a finite number ≥ 0 (0 = chosen on validation)", c.Alpha)
-	case !finite(c.Lambda) || c.Lambda < 0:
-		return bad("lambda", "%v: must be a finite number ≥ 0 (0 = chosen on validation)", c.Lambda)
+	case !finite(c.Alpha) || c.Alpha < 0 || c.Alpha > MaxAlpha:
+		return bad("alpha", "%v: must be a finite number ≥ 0 and at most %d (0 = chosen on validation)", c.Alpha, MaxAlpha)
+	case !finite(c.Lambda) || c.Lambda < 0 || c.Lambda > MaxLambda:
+		return bad("lambda", "%v: must be a finite number ≥ 0 and at most %d (0 = chosen on validation)", c.Lambda, MaxLambda)
+	case c.OutputSample < -1 || c.OutputSample > MaxOutputSample:
+		return bad("output_sample", "%d: must be -1 (the exact loss), 0 (the default) or in 1..%d", c.OutputSample, MaxOutputSample)
 	case !finite(c.WithinDoc) || c.WithinDoc > 1:
 		return bad("within_doc", "%v: must be at most 1 (0 = default, negative = none)", c.WithinDoc)
 	case !finite(c.WithinDocI3) || c.WithinDocI3 > 1:

@@ -70,8 +70,10 @@ func (b Band) String() string {
 	return fmt.Sprintf("%d-%d", b.Lo, b.Hi)
 }
 
-// ParseBand parses a missing-rate band: "10", "<=10", "0-10", "10-30", "30-50"
-// (any 0 ≤ Lo < Hi ≤ 100 in percent, an optional % sign). "" is the zero Band.
+// ParseBand parses one of the paper's three missing-rate bands (§6.2.3):
+// "10" (also "<=10", "0-10"), "10-30" or "30-50", with an optional % sign.
+// "" is the zero Band. Any other band, e.g. "99", is refused with an error
+// naming the three.
 func ParseBand(s string) (Band, error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
@@ -85,10 +87,11 @@ func ParseBand(s string) (Band, error) {
 	}
 	l, err1 := strconv.Atoi(strings.TrimSpace(lo))
 	h, err2 := strconv.Atoi(strings.TrimSpace(hi))
-	if err1 != nil || err2 != nil || l < 0 || h > 100 || l >= h {
-		return Band{}, fmt.Errorf("eval: bad missing-rate band %q (want e.g. 10, 10-30, 30-50)", s)
+	b := Band{l, h}
+	if err1 != nil || err2 != nil || (b != BandUpTo10 && b != Band10to30 && b != Band30to50) {
+		return Band{}, fmt.Errorf("eval: missing-rate band %q is not one of the paper's three: 10 (up to 10 %%), 10-30 or 30-50", s)
 	}
-	return Band{l, h}, nil
+	return b, nil
 }
 
 // removals returns the smallest and largest number of terms to remove from a

@@ -329,7 +329,7 @@ func TestParseBand(t *testing.T) {
 	}{
 		{"", Band{}, true}, {"10", BandUpTo10, true}, {"<=10", BandUpTo10, true}, {"0-10", BandUpTo10, true},
 		{"10-30", Band10to30, true}, {"30-50%", Band30to50, true}, {"50-30", Band{}, false}, {"x", Band{}, false},
-		{"10-200", Band{}, false},
+		{"10-200", Band{}, false}, {"99", Band{}, false}, {"20-40", Band{}, false}, {"0-50", Band{}, false},
 	}
 	for _, tt := range tests {
 		got, err := ParseBand(tt.in)
