@@ -138,6 +138,16 @@ func TestPrimingPageTypedTags(t *testing.T) {
 		t.Errorf("suggestion link %s: tags %q, want the set with Guitarr replaced, same variant", href, got)
 	}
 	ts.pageAt(href, http.StatusOK)
+
+	// The explorer's term is matched alike.
+	doc = ts.pageAt("/explorer?model="+modelID+"&term=Guitar", http.StatusOK)
+	if u, _ := testid(doc, "map").Attr("data-map-url"); !strings.Contains(u, "term=guitar&") {
+		t.Errorf("explorer for Guitar: map URL %q, want the term guitar", u)
+	}
+	doc = ts.pageAt("/explorer?model="+modelID+"&term=Guitarr", http.StatusOK)
+	if got := testid(doc, "error").Text(); !strings.Contains(got, "did you mean guitar") {
+		t.Errorf("explorer for Guitarr: error %q, want a suggestion", got)
+	}
 }
 
 func mapKeys[V any](m map[string]V) []string {
