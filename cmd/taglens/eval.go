@@ -132,6 +132,10 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 	if err := requireFlags(fs, "model", "corpus", "subset"); err != nil {
 		return nil, err
 	}
+	// The outputs are checked before any input is read.
+	if err := checkOutputs(output{flag: "json", path: *jsonOut}, output{flag: "cpuprofile", path: *cpuProf}); err != nil {
+		return nil, fmt.Errorf("eval: %w", err)
+	}
 	usage := func(format string, a ...any) (*evalConfig, error) {
 		msg := fmt.Sprintf(format, a...)
 		fmt.Fprintln(stderr, msg)

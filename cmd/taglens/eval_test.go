@@ -193,6 +193,32 @@ func TestEvalSettings(t *testing.T) {
 	}
 }
 
+// TestEvalNoQueries: an evaluation in which every document is skipped (the
+// fixture's documents of 3-5 tags are too short for the band up to 10 %,
+// which needs 10) exits 1 saying so, and writes no report. Before, it exited
+// 0 with a report of zeros that named a "best" model.
+func TestEvalNoQueries(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	f := makeEvalFixture(t)
+	var stdout, stderr bytes.Buffer
+	err := run(context.Background(), []string{"eval", "--model", f.model, "--corpus", f.corpus, "--split", f.split,
+		"--subset", "test", "--missing", "10", "--trials", "2"}, &stdout, &stderr)
+	if code := exitCode(err, &stderr); code != 1 {
+		t.Errorf("exit status %d, want 1 (%v)", code, err)
+	}
+	msg := stderr.String()
+	for _, want := range []string{"no usable query: all 40 documents were skipped", "band 0-10%", "no model was evaluated"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, msg)
+		}
+	}
+	if stdout.Len() != 0 || strings.Contains(msg, "best") {
+		t.Errorf("a report was written (stdout %d bytes) or a best model named:\n%s", stdout.Len(), msg)
+	}
+}
+
 func TestEvalUsage(t *testing.T) {
 	tests := [][]string{
 		{"--corpus", "c", "--subset", "test"},                 // no model
@@ -201,6 +227,8 @@ func TestEvalUsage(t *testing.T) {
 		{"--model", "a,b", "--corpus", "c", "--subset", "test", "--trials", "3"}, // 2 files, 3 trials
 		{"--model", "m", "--corpus", "c", "--subset", "test", "--protocol", "x"},
 		{"--model", "m", "--corpus", "c", "--subset", "test", "--missing", "60-20"},
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--missing", "99"},
+		{"--model", "m", "--corpus", "c", "--subset", "test", "--missing", "20-40"},
 		{"--model", "m", "--corpus", "c", "--subset", "test", "--baselines", "nope"},
 		{"--model", "m", "--corpus", "c", "--subset", "oov", "--protocol", "extended"},
 		{"--model", "m", "--corpus", "c", "--subset", "oov", "--baselines", "random"},

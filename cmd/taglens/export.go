@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -29,6 +30,9 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if !ce.ValidVariant(*variant) {
 		return &usageError{msg: fmt.Sprintf("unknown --variant %q", *variant)}
 	}
+	if err := checkOutput(output{flag: "out", path: *outDir, folder: true}); err != nil {
+		return fmt.Errorf("export: %w", err)
+	}
 	m, err := ce.ReadFile(*modelPath)
 	if err != nil {
 		return err
@@ -41,7 +45,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(*outDir, 0o755); err != nil {
+	if err := os.Mkdir(*outDir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
 		return err
 	}
 	n, skipped, err := exportProjector(ctx, m, *variant, c, *outDir)

@@ -52,6 +52,9 @@ func runReport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
+	if err := checkOutputs(output{flag: "out", path: *out}, output{flag: "charts", path: *charts, folder: true}); err != nil {
+		return fmt.Errorf("report: %w", err)
+	}
 	doc, err := loadReportDir(*in, stderr)
 	if err != nil {
 		return err

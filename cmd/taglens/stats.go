@@ -46,6 +46,9 @@ func runStats(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, "corpus"); err != nil {
 		return err
 	}
+	if err := checkOutput(output{flag: "json", path: js.dest}); err != nil {
+		return fmt.Errorf("stats: %w", err)
+	}
 	f, err := corpus.ParseFormat(*format)
 	if err != nil {
 		fmt.Fprintln(stderr, err)

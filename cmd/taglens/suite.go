@@ -29,6 +29,9 @@ func runSuite(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
+	if err := checkOutput(output{flag: "out", path: *out}); err != nil {
+		return fmt.Errorf("suite: %w", err)
+	}
 	s, err := readSuite(*in)
 	if err != nil {
 		return err

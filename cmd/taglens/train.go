@@ -60,8 +60,13 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 		})
 	}
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the training to this file (go tool pprof)")
-	if err := parseFlags(fs, args); err != nil {
+	if err := parseFlags(fs, args, "corpus", "out"); err != nil {
 		return err
+	}
+	// The outputs are checked before anything is read or trained.
+	if err := checkOutputs(output{flag: "out", path: *out}, output{flag: "json", path: *jsonOut},
+		output{flag: "cpuprofile", path: *cpuProfile}); err != nil {
+		return fmt.Errorf("train: %w", err)
 	}
 	if *cpuProfile != "" {
 		stop, err := startCPUProfile(*cpuProfile)
@@ -69,9 +74,6 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 			return err
 		}
 		defer closeWith(stop, &err)
-	}
-	if err := requireFlags(fs, "corpus", "out"); err != nil {
-		return err
 	}
 	cfg.Seed, cfg.SplitSeed, cfg.SplitFromFile = *seed, *splitSeed, *splitPath != ""
 	if *splitPath != "" {

@@ -22,6 +22,10 @@ func init() {
 	register(command{name: "tsne", summary: "embed vectors in 2-D with t-SNE", run: runTSNE})
 }
 
+// maxTSNEIters bounds --iters: a hundred times the default of 1000 (and 20
+// times the web app's largest map).
+const maxTSNEIters = 100_000
+
 // runTSNE reads one tab-separated vector per line, embeds them with t-SNE and
 // writes "x\ty" per line in input order.
 // Kept in one function: flag parsing, reading, embedding and writing are one
@@ -31,20 +35,39 @@ func runTSNE(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	in := fs.String("in", "", "input vectors, one tab-separated vector per line")
 	out := fs.String("out", "", "output points, x<TAB>y per line in input order")
 	perp := fs.Float64("perplexity", 30, "perplexity, > 0 (3·perplexity must be below the number of vectors)")
-	iters := fs.Int("iters", 1000, "gradient-descent iterations (early exaggeration included)")
+	iters := new(int)
+	*iters = 1000
+	fs.Func("iters", fmt.Sprintf("gradient-descent iterations (early exaggeration included), 1..%d (default 1000)", maxTSNEIters), func(v string) error {
+		// An integer, also written as a float ("1e5"); the range is
+		// checked below, with the value in the message.
+		v = strings.TrimSpace(v)
+		n, err := strconv.Atoi(v)
+		if err != nil {
+			f, ferr := strconv.ParseFloat(v, 64)
+			if ferr != nil || f != math.Trunc(f) || math.Abs(f) > 1e18 {
+				return errors.New("not an integer")
+			}
+			n = int(f)
+		}
+		*iters = n
+		return nil
+	})
 	seed := fs.Uint64("seed", 1, "random seed")
 	method := fs.String("method", "auto", "gradient method: auto, exact, bh or fft")
 	asJSON := fs.Bool("json", false, `print {"n","dims","method","iterations","seconds","kl"} to stdout`)
 	if err := parseFlags(fs, args, "in", "out"); err != nil {
 		return err
 	}
+	if err := checkOutput(output{flag: "out", path: *out}); err != nil {
+		return fmt.Errorf("tsne: %w", err)
+	}
 	switch tsne.Method(*method) {
 	case tsne.Auto, tsne.Exact, tsne.BarnesHut, tsne.FFT:
 	default:
 		return &usageError{msg: fmt.Sprintf("-method %q: want auto, exact, bh or fft", *method)}
 	}
-	if *iters <= 0 {
-		return &usageError{msg: fmt.Sprintf("--iters %d: must be a positive integer (1 or more)", *iters)}
+	if *iters < 1 || *iters > maxTSNEIters {
+		return &usageError{msg: fmt.Sprintf("--iters %d: must be a positive integer in 1..%d", *iters, maxTSNEIters)}
 	}
 	if !(*perp > 0) || math.IsInf(*perp, 0) {
 		return &usageError{msg: fmt.Sprintf("--perplexity %v: must be a finite number > 0", *perp)}

@@ -157,6 +157,8 @@ func TestFlagRanges(t *testing.T) {
 		{"perplexity default too large", tsneArgs(), []string{"--perplexity 30", "below 10"}},
 		{"iters zero", tsneArgs("--perplexity", "5", "--iters", "0"), []string{"--iters 0", "positive"}},
 		{"iters negative", tsneArgs("--perplexity", "5", "--iters", "-5"), []string{"--iters -5", "positive"}},
+		{"iters 1e11", tsneArgs("--perplexity", "5", "--iters", "1e11"), []string{"--iters 100000000000: must be a positive integer in 1..100000"}},
+		{"iters 100001", tsneArgs("--perplexity", "5", "--iters", "100001"), []string{"--iters 100001", "1..100000"}},
 		{"k negative", primeArgs("-1"), []string{"--k -1", "1..1000"}},
 		{"k zero", primeArgs("0"), []string{"--k 0", "1..1000"}},
 		{"k too large", primeArgs("1001"), []string{"--k 1001", "1..1000"}},

@@ -82,6 +82,23 @@ type NoDocsError struct {
 
 func (e *NoDocsError) Error() string { return "no document to evaluate in " + e.Subset }
 
+// NoQueriesError is the error of an evaluation whose documents gave no
+// model a single ranked list to score (every document skipped: too short
+// for the missing-rate band, or without two in-vocabulary terms): its
+// figures would be zeros and its "best" model meaningless.
+type NoQueriesError struct {
+	Docs, Skipped int       // evaluated and skipped documents of the first trial
+	Missing       eval.Band // the incomplete-context band, if any
+}
+
+func (e *NoQueriesError) Error() string {
+	msg := fmt.Sprintf("no usable query: all %d documents were skipped", e.Docs+e.Skipped)
+	if !e.Missing.IsZero() {
+		msg += fmt.Sprintf(" (in the band %s%%, a document counts only when removing at least one of its terms, and at most %d%% of them, leaves at least one: these are too short)", e.Missing, e.Missing.Hi)
+	}
+	return msg + "; no model was evaluated"
+}
+
 // Evaluate runs the evaluation ev and returns its report: corpora, setting,
 // notes (the caller's, the baselines left out and a mismatch of the split and
 // the model, then compare.Run's) and results. It stops with ctx's error when
@@ -143,9 +160,32 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 	if err := compare.Run(ctx, plan, rep); err != nil {
 		return nil, err
 	}
+	if err := noQueries(rep, ev.Missing); err != nil {
+		return nil, err
+	}
 	// The notes of the run come before those of the p-values that Run added.
 	rep.Notes = append(notes, rep.Notes...)
 	return rep, nil
+}
+
+// noQueries returns a *NoQueriesError when no model of rep scored a single
+// query in any trial, nil otherwise.
+func noQueries(rep *eval.Report, band eval.Band) error {
+	if len(rep.Models) == 0 {
+		return nil
+	}
+	for _, m := range rep.Models {
+		if m.Queries > 0 {
+			return nil
+		}
+		for _, t := range m.PerTrial {
+			if t.Queries > 0 {
+				return nil
+			}
+		}
+	}
+	m := rep.Models[0]
+	return &NoQueriesError{Docs: m.Docs, Skipped: m.Skipped, Missing: band}
 }
 
 // trialDocs selects and encodes the documents of trial t, whose model is m:
