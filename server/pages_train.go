@@ -68,36 +68,55 @@ func (p *pages) train(c echo.Context) error {
 	if err != nil {
 		return err
 	}
+	// A new form id per rendering: submitting this form twice starts its
+	// trainings once (formOnce).
+	r := c.Request()
+	c.SetRequest(r.WithContext(views.WithFormID(r.Context(), newFormID())))
 	return render(c, http.StatusOK, views.TrainPageView(views.TrainPage{Corpora: cs, CorpusID: c.QueryParam("corpus"), Params: trainParamsHelp, Models: ms}))
 }
 
-// startTraining: POST /train (form) → redirect to the model page with live progress.
+// startTraining: POST /train (form) → redirect to the model page with live
+// progress. The same form (by its form id) submitted again is sent to the
+// same page without starting anything.
 func (p *pages) startTraining(c echo.Context) error {
+	url, err := p.s.forms.do(c.Request().Context(), c.FormValue(views.FormIDField), func() (string, error) {
+		return p.trainForm(c)
+	})
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, url)
+}
+
+// trainForm starts the trainings of a submitted training form and returns
+// the page to send the client to: the model's, or the comparison of a seed
+// group.
+func (p *pages) trainForm(c echo.Context) (string, error) {
 	req := createModelReq{CorpusID: c.FormValue("corpus_id"), Name: c.FormValue("name")}
 	if v := strings.TrimSpace(c.FormValue("seed")); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
+			return "", httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
 		}
 		req.Seed = &seed
 	}
 	tp, err := trainParamsFromForm(c)
 	if err != nil {
-		return err
+		return "", err
 	}
 	req.Params = &tp
 	seeds := 1
 	if v := strings.TrimSpace(c.FormValue("seeds")); v != "" {
 		if seeds, err = strconv.Atoi(v); err != nil || seeds < 1 || seeds > maxSeedGroup {
-			return httpErr(http.StatusBadRequest, "seeds must be an integer in 1..%d", maxSeedGroup)
+			return "", httpErr(http.StatusBadRequest, "seeds must be an integer in 1..%d", maxSeedGroup)
 		}
 	}
 	if seeds == 1 {
 		m, _, err := p.s.createModel(c.Request().Context(), req)
 		if err != nil {
-			return err
+			return "", err
 		}
-		return c.Redirect(http.StatusSeeOther, "/models/"+m.ID)
+		return "/models/" + m.ID, nil
 	}
 	// A seed group: the same parameters with seeds seed, seed+1, …; the
 	// compare page then evaluates them as one model with trials.
@@ -116,11 +135,11 @@ func (p *pages) startTraining(c echo.Context) error {
 		}
 		m, _, err := p.s.createModel(c.Request().Context(), r)
 		if err != nil {
-			return err
+			return "", err
 		}
 		ids = append(ids, m.ID)
 	}
-	return c.Redirect(http.StatusSeeOther, "/compare?seed_trials=1&group="+url.QueryEscape(strings.Join(ids, ",")))
+	return "/compare?seed_trials=1&group=" + url.QueryEscape(strings.Join(ids, ",")), nil
 }
 
 // maxSeedGroup bounds the models of one seed group (the train form's "Seeds").

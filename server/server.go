@@ -150,7 +150,8 @@ type Server struct {
 	closing   chan struct{} // closed when Shutdown starts: ends SSE streams
 	closeOnce sync.Once
 
-	guard *guard // Host, Origin, CSRF and access-token checks (security.go)
+	guard *guard   // Host, Origin, CSRF and access-token checks (security.go)
+	forms formOnce // the answers of submitted training forms, by form id
 
 	models *modelCache
 	// verdicts caches the home page's verdict per evaluation id (reports
