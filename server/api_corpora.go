@@ -51,11 +51,16 @@ func toCorpusJSON(r *CorpusRow) corpusJSON {
 		CreatedAt: r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
 }
 
-// create: POST /api/corpora (multipart "file", optional "name" and "format").
+// create: POST /api/corpora (multipart "file", optional "name" and "format"):
+// 201 with the new corpus, or 200 with the stored one when the same upload
+// was stored before (a retry).
 func (h *corporaAPI) create(c echo.Context) error {
-	row, err := h.s.uploadCorpus(c)
+	row, existed, err := h.s.uploadCorpus(c)
 	if err != nil {
 		return err
+	}
+	if existed {
+		return c.JSON(http.StatusOK, toCorpusJSON(row))
 	}
 	return c.JSON(http.StatusCreated, toCorpusJSON(row))
 }

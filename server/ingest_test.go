@@ -1,9 +1,13 @@
 package server
 
 import (
+	"context"
+	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/taglens/taglens/ml/corpus"
@@ -36,5 +40,109 @@ func TestUploadSkipsOverCap(t *testing.T) {
 	want := "Left out when the file was read: 1 document without tags; 1 document with more than 10000 tags skipped (line 61)."
 	if text := strings.Join(strings.Fields(testid(doc, "corpus-left-out").Text()), " "); text != want {
 		t.Errorf("corpus page: %q, want %q", text, want)
+	}
+}
+
+// TestUploadRetried: an upload of the same file, name, format and split as a
+// stored corpus (a client retrying an upload whose answer it lost) answers
+// 200 with the stored corpus and stores nothing; concurrent identical
+// uploads store one corpus; another name or split is another corpus, and a
+// deleted corpus can be uploaded again. Before, every retry stored a
+// duplicate.
+func TestUploadRetried(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	post := func(fields [][2]string, content []byte) *httptest.ResponseRecorder {
+		body, ct := multipartBody(t, fields, "small.tsv", content)
+		return ts.do(http.MethodPost, "/api/corpora", body, ct)
+	}
+	count := func() int { return len(decode[[]corpusJSON](t, ts.do(http.MethodGet, "/api/corpora", nil, ""))) }
+	first := post(nil, smallTSV())
+	if first.Code != http.StatusCreated {
+		t.Fatalf("upload: %d %s", first.Code, first.Body.String())
+	}
+	id := decode[corpusJSON](t, first).ID
+	again := post(nil, smallTSV())
+	if again.Code != http.StatusOK || decode[corpusJSON](t, again).ID != id || count() != 1 {
+		t.Fatalf("retry: %d %s, %d corpora; want 200 with corpus %s, 1 corpus", again.Code, again.Body.String(), count(), id)
+	}
+	var split strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&split, "d%02d\t%s\n", i, [3]string{"train", "train", "test"}[i%3])
+	}
+	for _, fields := range [][][2]string{{{"name", "other"}}, {{"split", split.String()}}, {{"format", "tsv"}}} {
+		rec := post(fields, smallTSV())
+		if rec.Code != http.StatusCreated || decode[corpusJSON](t, rec).ID == id {
+			t.Errorf("%v: %d %s, want 201 and a new corpus", fields, rec.Code, rec.Body.String())
+		}
+	}
+	if n := count(); n != 4 {
+		t.Errorf("%d corpora, want 4", n)
+	}
+
+	// Concurrent identical uploads of a new file: one stores it, the others
+	// get it.
+	content := append(smallTSV(), "d60\trock\tjazz\n"...)
+	codes := make(chan int, 6)
+	ids := make(chan string, 6)
+	var wg sync.WaitGroup
+	for range 6 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			rec := post(nil, content)
+			codes <- rec.Code
+			ids <- decode[corpusJSON](t, rec).ID
+		}()
+	}
+	wg.Wait()
+	close(codes)
+	close(ids)
+	created, seen := 0, map[string]bool{}
+	for c := range codes {
+		if c == http.StatusCreated {
+			created++
+		} else if c != http.StatusOK {
+			t.Errorf("concurrent upload: status %d", c)
+		}
+	}
+	for id := range ids {
+		seen[id] = true
+	}
+	if created != 1 || len(seen) != 1 || count() != 5 {
+		t.Errorf("6 concurrent identical uploads: %d created, %d corpus ids, %d corpora stored; want 1, 1, 5", created, len(seen), count())
+	}
+
+	if rec := ts.do(http.MethodDelete, "/api/corpora/"+id, nil, ""); rec.Code != http.StatusNoContent {
+		t.Fatalf("delete: %d %s", rec.Code, rec.Body.String())
+	}
+	if rec := post(nil, smallTSV()); rec.Code != http.StatusCreated || decode[corpusJSON](t, rec).ID == id {
+		t.Errorf("upload after delete: %d %s, want 201 and a new corpus", rec.Code, rec.Body.String())
+	}
+}
+
+// TestInsertUploadKeyUnique: the content key is unique in the store (the
+// error InsertUpload recognises when a concurrent upload stored the same
+// corpus first), and InsertUpload then returns the stored corpus.
+func TestInsertUploadKeyUnique(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	ctx := context.Background()
+	c, err := corpus.Parse(strings.NewReader(string(smallTSV())), corpus.ParseOptions{Name: "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	first, err := ts.store.insertCorpus(ctx, c, computeStats(c), corpus.Split{}, false, "key1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ts.store.insertCorpus(ctx, c, computeStats(c), corpus.Split{}, false, "key1"); err == nil ||
+		!strings.Contains(err.Error(), "UNIQUE constraint failed: corpora.content_key") {
+		t.Fatalf("a second insert under the same key: %v", err)
+	}
+	row, existed, err := ts.store.InsertUpload(ctx, c, computeStats(c), corpus.Split{}, "key1")
+	if err != nil || !existed || row.ID != first.ID {
+		t.Errorf("InsertUpload: %v, existed %v, %v; want corpus %s", row, existed, err, first.ID)
+	}
+	if _, err := ts.store.InsertCorpus(ctx, c, computeStats(c), corpus.Split{}, false); err != nil {
+		t.Errorf("two corpora without a key: %v", err)
 	}
 }

@@ -154,7 +154,7 @@ func (p *pages) corpora(c echo.Context) error {
 // upload: POST /corpora — the htmx upload form; answers a fragment (or, without
 // htmx, redirects to the new corpus).
 func (p *pages) upload(c echo.Context) error {
-	row, err := p.s.uploadCorpus(c)
+	row, _, err := p.s.uploadCorpus(c)
 	if err != nil {
 		var he *echo.HTTPError
 		var mb *http.MaxBytesError

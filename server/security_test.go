@@ -354,7 +354,7 @@ func TestCSRFUpload(t *testing.T) {
 	}{
 		{"header", nil, tok, true, 303},
 		{"field before the file", [][2]string{{"csrf_token", tok}, {"name", "x"}}, "", true, 303},
-		{"field after a name field", [][2]string{{"name", "x"}, {"csrf_token", tok}}, "", true, 303},
+		{"field after a name field", [][2]string{{"name", "y"}, {"csrf_token", tok}}, "", true, 303},
 		{"no token", [][2]string{{"name", "x"}}, "", true, 403},
 		{"wrong field", [][2]string{{"csrf_token", "nope"}}, "", true, 403},
 		{"wrong header, right field", [][2]string{{"csrf_token", tok}}, "nope", true, 403},

@@ -104,6 +104,10 @@ var migrations = []string{
 	`CREATE INDEX jobs_kind_state ON jobs (kind, state, finished_at);
 	CREATE INDEX models_job ON models (job_id);
 	CREATE INDEX evaluations_job ON evaluations (job_id);`,
+	// 5: an uploaded corpus's content key (InsertUpload: a retried upload
+	// returns the stored corpus); '' for the demo and older corpora.
+	`ALTER TABLE corpora ADD COLUMN content_key TEXT NOT NULL DEFAULT '';
+	CREATE UNIQUE INDEX corpora_content_key ON corpora (content_key) WHERE content_key != '';`,
 }
 
 // maxConns bounds the store's open SQLite connections.

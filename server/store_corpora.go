@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/taglens/taglens/ml/corpus"
@@ -51,6 +52,37 @@ type TagCount struct {
 
 // InsertCorpus stores c with its stats and split in one transaction and returns its row.
 func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool) (*CorpusRow, error) {
+	return s.insertCorpus(ctx, c, st, split, builtin, "")
+}
+
+// InsertUpload stores an uploaded corpus as InsertCorpus does, under its
+// content key (uploadKey: a hash of the file, its name, format and split).
+// When a corpus of the same key is stored already, or is stored meanwhile by
+// a concurrent upload, it stores nothing and returns that corpus with
+// existed true: a client that retries an upload whose answer it lost gets
+// the corpus it made, not a duplicate.
+func (s *Store) InsertUpload(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, key string) (row *CorpusRow, existed bool, err error) {
+	if row, err := s.corpusByKey(ctx, key); !errors.Is(err, ErrNotFound) {
+		return row, err == nil, err
+	}
+	row, err = s.insertCorpus(ctx, c, st, split, false, key)
+	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed: corpora.content_key") {
+		row, err = s.corpusByKey(ctx, key)
+		return row, err == nil, err
+	}
+	return row, false, err
+}
+
+// corpusByKey returns the corpus stored under an upload's content key.
+func (s *Store) corpusByKey(ctx context.Context, key string) (*CorpusRow, error) {
+	r, err := scanCorpus(s.db.QueryRowContext(ctx, `SELECT `+corpusCols+` FROM corpora WHERE content_key = ?`, key))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, ErrNotFound
+	}
+	return r, err
+}
+
+func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool, key string) (*CorpusRow, error) {
 	row := &CorpusRow{ID: newID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
 		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
 	stJSON, err := json.Marshal(st)
@@ -66,8 +98,8 @@ func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusSta
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli()); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at, content_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli(), key); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO documents (corpus_id, idx, doc_id, tags_json) VALUES (?, ?, ?, ?)`)

@@ -2,7 +2,10 @@ package server
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
 	"io"
 	"mime"
 	"mime/multipart"
@@ -25,16 +28,18 @@ const maxFieldBytes = 1024
 // display name), validates the result and stores it. Fields "name" and "format"
 // may come before the file part or as query parameters. On a parse error nothing
 // is stored and the error names the line. A gzip-compressed file is
-// decompressed on the fly, up to Config.MaxCorpus bytes (413 beyond).
-func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
+// decompressed on the fly, up to Config.MaxCorpus bytes (413 beyond). An upload
+// of the same file, name, format and split as a stored corpus (a retry whose
+// answer was lost) stores nothing and returns that corpus with existed true.
+func (s *Server) uploadCorpus(c echo.Context) (row *CorpusRow, existed bool, err error) {
 	req := c.Request()
 	ct, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
-		return nil, httpErr(http.StatusBadRequest, "want a multipart/form-data body with a \"file\" field")
+		return nil, false, httpErr(http.StatusBadRequest, "want a multipart/form-data body with a \"file\" field")
 	}
 	mr, err := req.MultipartReader()
 	if err != nil {
-		return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
+		return nil, false, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
 	}
 	f := &uploadForm{
 		name:   strings.TrimSpace(c.QueryParam("name")),
@@ -45,22 +50,22 @@ func (s *Server) uploadCorpus(c echo.Context) (*CorpusRow, error) {
 		part, err := mr.NextPart()
 		if err == io.EOF {
 			if !f.csrfOK {
-				return nil, errCSRF()
+				return nil, false, errCSRF()
 			}
 			if f.cp == nil {
-				return nil, httpErr(http.StatusBadRequest, "%v", errNoFile)
+				return nil, false, httpErr(http.StatusBadRequest, "%v", errNoFile)
 			}
-			return s.storeUpload(c, f.cp, f.splitText)
+			return s.storeUpload(c, f)
 		}
 		if err != nil {
 			var mb *http.MaxBytesError
 			if errors.As(err, &mb) {
-				return nil, err
+				return nil, false, err
 			}
-			return nil, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
+			return nil, false, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
 		}
 		if err := s.uploadPart(c, f, part); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 	}
 }
@@ -70,6 +75,7 @@ type uploadForm struct {
 	name, format string
 	csrfOK       bool
 	cp           *corpus.Corpus // the parsed "file"
+	fileSum      []byte         // SHA-256 of the name and format it was read under and its bytes as sent
 	splitText    []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
 }
 
@@ -138,7 +144,12 @@ func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
 	if f.cp != nil {
 		return httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
 	}
-	parsed, err := app.ImportCorpus(part, f.name, f.format, s.cfg.MaxCorpus)
+	h := sha256.New()
+	fmt.Fprintf(h, "%q %q\n", f.name, f.format)
+	parsed, err := app.ImportCorpus(io.TeeReader(part, h), f.name, f.format, s.cfg.MaxCorpus)
+	if err == nil {
+		_, err = io.Copy(h, part) // what the parser left unread, if anything
+	}
 	if err != nil {
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
@@ -149,8 +160,18 @@ func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
 		}
 		return httpErr(http.StatusBadRequest, "%v", err)
 	}
-	f.cp = parsed
+	f.cp, f.fileSum = parsed, h.Sum(nil)
 	return nil
+}
+
+// uploadKey is the content key of an upload (Store.InsertUpload): a hash of
+// the file's name, format and bytes and of the split file's bytes.
+func uploadKey(f *uploadForm) string {
+	h := sha256.New()
+	h.Write(f.fileSum)
+	fmt.Fprintf(h, "split %d\n", len(f.splitText))
+	h.Write(f.splitText)
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // maxSplitBytes bounds an uploaded split file.
@@ -160,20 +181,25 @@ const maxSplitBytes = 64 << 20
 // one came with it (checked against the documents: every id known, assigned
 // once, and all documents assigned), else none (training then draws the random
 // split of corpus.DefaultSplitSeed).
-func (s *Server) storeUpload(c echo.Context, cp *corpus.Corpus, splitText []byte) (*CorpusRow, error) {
+func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*CorpusRow, bool, error) {
+	cp := f.cp
 	var split corpus.Split
-	if len(bytes.TrimSpace(splitText)) > 0 {
+	if len(bytes.TrimSpace(f.splitText)) > 0 {
 		var err error
-		if split, err = app.ReadSplit(bytes.NewReader(splitText), cp); err != nil {
-			return nil, httpErr(http.StatusBadRequest, "split file: %v", err)
+		if split, err = app.ReadSplit(bytes.NewReader(f.splitText), cp); err != nil {
+			return nil, false, httpErr(http.StatusBadRequest, "split file: %v", err)
 		}
 	}
-	row, err := s.store.InsertCorpus(c.Request().Context(), cp, computeStats(cp), split, false)
+	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, computeStats(cp), split, uploadKey(f))
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if existed {
+		s.log.Info("corpus upload repeated: the stored corpus returned", "id", row.ID, "name", row.Name, "docs", row.Docs)
+		return row, true, nil
 	}
 	s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags,
 		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0,
 		"dropped", cp.Dropped, "skipped", len(cp.Skipped))
-	return row, nil
+	return row, false, nil
 }
