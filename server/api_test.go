@@ -386,6 +386,41 @@ func TestDeletedModelFile(t *testing.T) {
 	}
 }
 
+// TestOrphanModelFileRemoved: a model file that no model names (a training
+// killed between the file's rename and the write recording it) is removed
+// when the server starts; the files models name are kept.
+func TestOrphanModelFileRemoved(t *testing.T) {
+	src, _, modelID := trainedServer(t)
+	dir := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := src.store.db.Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
+		t.Fatal(err)
+	}
+	row, err := src.store.Model(context.Background(), modelID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(filepath.Join(src.dir, row.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stray := filepath.Join(dir, ModelPath("0123456789ab"))
+	for _, p := range []string{filepath.Join(dir, row.Path), stray} {
+		if err := os.WriteFile(p, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ts := openTestServer(t, dir, Config{})
+	if _, err := os.Stat(stray); !os.IsNotExist(err) {
+		t.Errorf("the model file no model names is still there (%v)", err)
+	}
+	if rec := ts.doJSON(http.MethodPost, "/api/models/"+modelID+"/prime", `{"tags":["guitar"]}`); rec.Code != http.StatusOK {
+		t.Errorf("the model's own file: prime %d %s", rec.Code, rec.Body.String())
+	}
+}
+
 // TestDisconnectLoggedAtDebug: a request whose client went away is logged at
 // debug level, not as a server error.
 func TestDisconnectLoggedAtDebug(t *testing.T) {

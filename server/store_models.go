@@ -233,9 +233,56 @@ func (s *Store) WriteFileAtomic(rel string, write func(w io.Writer) error) (int6
 }
 
 // InterruptOrphanModels marks models still "training" whose job is not queued or
-// running as interrupted (their process died).
+// running as interrupted (their process died), and removes the model files
+// no model names: a training killed between its file's rename and the
+// write that records it left the file beside an interrupted model, which
+// its restart writes anew (the crash test found one in 30 kills).
 func (s *Store) InterruptOrphanModels(ctx context.Context) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ? WHERE state = ? AND
 		job_id NOT IN (SELECT id FROM jobs WHERE state IN (?, ?))`, ModelInterrupted, ModelTraining, JobQueued, JobRunning)
+	if err != nil {
+		return err
+	}
+	_, err = s.removeOrphanModelFiles(ctx)
 	return err
+}
+
+// removeOrphanModelFiles removes the .tlm files of the models folder that no
+// model's path names, and returns how many it removed. Only the server that
+// holds the data folder's lock calls it, at start, before any training.
+func (s *Store) removeOrphanModelFiles(ctx context.Context) (int, error) {
+	rows, err := s.db.QueryContext(ctx, `SELECT path FROM models WHERE path <> ''`)
+	if err != nil {
+		return 0, err
+	}
+	named := map[string]bool{}
+	for rows.Next() {
+		var p string
+		if err := rows.Scan(&p); err != nil {
+			_ = rows.Close()
+			return 0, err
+		}
+		named[filepath.Base(p)] = true
+	}
+	if err := rows.Close(); err != nil {
+		return 0, err
+	}
+	if err := rows.Err(); err != nil {
+		return 0, err
+	}
+	entries, err := os.ReadDir(filepath.Join(s.dir, "models"))
+	if err != nil {
+		return 0, err
+	}
+	n := 0
+	for _, e := range entries {
+		if !e.Type().IsRegular() || filepath.Ext(e.Name()) != ".tlm" || named[e.Name()] {
+			continue
+		}
+		if err := os.Remove(filepath.Join(s.dir, "models", e.Name())); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
 }
