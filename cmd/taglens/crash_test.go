@@ -86,7 +86,7 @@ func TestServeCrash(t *testing.T) {
 	modelID := waitCrashJob(t, srv.base, startCrashTraining(srv.base, corpusID, 1000), "the first training")["target_id"]
 	srv.kill(t)
 
-	removed := 0                // restarts that found temporary files to remove
+	removed := 0               // restarts that found temporary files to remove
 	atKill := map[string]int{} // work in flight at the kills: job kind/stage, "upload"
 	for round := 0; round < kills; round++ {
 		srv := startCrashChild(t, exe, dir)
