@@ -162,7 +162,7 @@ func TestDeleteReturnsSpace(t *testing.T) {
 		t.Fatal(err)
 	}
 	after, free := pages()
-	if full < before+100 || after > before+(full-before)/10 || free != 0 {
+	if full < before+20 || after > before+(full-before)/10 || free != 0 { // the corpus: 24 pages of compact parts (577 as rows of JSON)
 		t.Errorf("pages: %d empty, %d with the corpus, %d after deleting it (%d free); want the space returned", before, full, after, free)
 	}
 }

@@ -108,6 +108,14 @@ var migrations = []string{
 	// returns the stored corpus); '' for the demo and older corpora.
 	`ALTER TABLE corpora ADD COLUMN content_key TEXT NOT NULL DEFAULT '';
 	CREATE UNIQUE INDEX corpora_content_key ON corpora (content_key) WHERE content_key != '';`,
+	// 6: a corpus's documents as a few compressed parts of term numbers
+	// (store_docs.go) instead of a row of JSON per document.
+	`CREATE TABLE corpus_blobs (
+		corpus_id TEXT NOT NULL,
+		part INTEGER NOT NULL,
+		data BLOB NOT NULL,
+		PRIMARY KEY (corpus_id, part)
+	) WITHOUT ROWID;`,
 }
 
 // maxConns bounds the store's open SQLite connections.

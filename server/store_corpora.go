@@ -102,19 +102,8 @@ func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusSta
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli(), key); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
-	stmt, err := tx.PrepareContext(ctx, `INSERT INTO documents (corpus_id, idx, doc_id, tags_json) VALUES (?, ?, ?, ?)`)
-	if err != nil {
+	if err := insertDocs(ctx, tx, row.ID, c.Docs); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
-	}
-	defer stmt.Close()
-	for i, d := range c.Docs {
-		tj, err := json.Marshal(d.Tags)
-		if err != nil {
-			return nil, fmt.Errorf("store: insert corpus: %w", err)
-		}
-		if _, err := stmt.ExecContext(ctx, row.ID, i, d.ID, string(tj)); err != nil {
-			return nil, fmt.Errorf("store: insert corpus: %w", err)
-		}
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
@@ -178,12 +167,20 @@ func (s *Store) Documents(ctx context.Context, corpusID string) (*corpus.Corpus,
 	if err != nil {
 		return nil, err
 	}
+	c := &corpus.Corpus{Name: row.Name, Format: corpus.Format(row.Format), Docs: make([]corpus.Document, 0, row.Docs)}
+	err = s.readDocs(ctx, corpusID, func(d corpus.Document) bool {
+		c.Docs = append(c.Docs, d)
+		return true
+	})
+	if !errors.Is(err, errNoBlobs) {
+		return c, err
+	}
+	// Stored before migration 6: a row per document.
 	rows, err := s.db.QueryContext(ctx, `SELECT doc_id, tags_json FROM documents WHERE corpus_id = ? ORDER BY idx`, corpusID)
 	if err != nil {
 		return nil, err
 	}
 	defer rows.Close()
-	c := &corpus.Corpus{Name: row.Name, Format: corpus.Format(row.Format), Docs: make([]corpus.Document, 0, row.Docs)}
 	for rows.Next() {
 		var d corpus.Document
 		var tj string
@@ -211,6 +208,9 @@ func (s *Store) DeleteCorpus(ctx context.Context, id string) error {
 	if n == 0 {
 		return ErrNotFound
 	}
+	if _, err = s.db.ExecContext(ctx, `DELETE FROM corpus_blobs WHERE corpus_id = ?`, id); err != nil {
+		return err
+	}
 	if _, err = s.db.ExecContext(ctx, `DELETE FROM documents WHERE corpus_id = ?`, id); err != nil {
 		return err
 	}
@@ -228,8 +228,22 @@ func (s *Store) vacuumSpace(ctx context.Context) error {
 
 // Document returns one document of a stored corpus by its id.
 func (s *Store) Document(ctx context.Context, corpusID, docID string) (*corpus.Document, error) {
+	var found *corpus.Document
+	err := s.readDocs(ctx, corpusID, func(d corpus.Document) bool {
+		if d.ID == docID {
+			found = &d
+		}
+		return found == nil
+	})
+	switch {
+	case err == nil && found == nil:
+		return nil, ErrNotFound
+	case !errors.Is(err, errNoBlobs):
+		return found, err
+	}
+	// Stored before migration 6: a row per document.
 	var tj string
-	err := s.db.QueryRowContext(ctx, `SELECT tags_json FROM documents WHERE corpus_id = ? AND doc_id = ?`, corpusID, docID).Scan(&tj)
+	err = s.db.QueryRowContext(ctx, `SELECT tags_json FROM documents WHERE corpus_id = ? AND doc_id = ?`, corpusID, docID).Scan(&tj)
 	if errors.Is(err, sql.ErrNoRows) {
 		return nil, ErrNotFound
 	}
