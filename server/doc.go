@@ -6,8 +6,10 @@
 // New(cfg, deps, log) builds the app on a Store (OpenStore: SQLite in the data
 // directory, schema migrations counted in schema_version, model files written
 // atomically under models/). Every route is in routes.go. Long work (training,
-// t-SNE maps, evaluations) runs as jobs (Jobs): at most Config.TrainSlots at a
-// time (default one per CPU), the rest queued; progress is stored and fanned out
+// t-SNE maps, evaluations) runs as jobs (Jobs) in two lanes, trainings and the
+// rest, each running at most Config.TrainSlots at a time (default one per
+// CPU), the rest queued with their place in the queue; so a map never waits
+// for a training. Progress is stored and fanned out
 // to subscribers through per-subscriber buffered channels that only the manager
 // closes (a slow subscriber misses updates instead of blocking the job). Jobs
 // still queued or running when the process stopped are marked interrupted at the

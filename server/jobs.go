@@ -29,15 +29,19 @@ type Event struct {
 // promptly on a done ctx, after recording the outcome on what it owns.
 type JobFunc func(ctx context.Context, rep *Reporter) error
 
-// Jobs runs background jobs: at most Slots heavy jobs at a time (one per CPU core),
-// the rest wait in FIFO order. State changes are written to the store and fanned
-// out to subscribers.
+// Jobs runs background jobs in two lanes, each with its own slots (one per
+// CPU core by default): trainings in one, and in the other the interactive
+// work a person waits for at the screen (maps, evaluations, any other kind),
+// so that a map starts at once however many trainings run. Within a lane at
+// most its slots run at a time and the rest wait in FIFO order, each queued
+// job's message saying why it waits and its place in the queue. State
+// changes are written to the store and fanned out to subscribers.
 type Jobs struct {
 	store *Store
 	log   *slog.Logger
 	root  context.Context
 	stop  context.CancelFunc
-	slots chan struct{}
+	lanes map[string]*lane
 	wg    sync.WaitGroup
 
 	// MaxQueued bounds the jobs of one kind waiting for a slot (0: no bound);
@@ -53,7 +57,12 @@ type Jobs struct {
 }
 
 type runningJob struct {
-	row     *JobRow
+	row  *JobRow
+	lane *lane
+	// start is closed when the job is given a slot of its lane (granted set,
+	// under Jobs.mu).
+	start   chan struct{}
+	granted bool
 	cancel  context.CancelCauseFunc
 	subs    map[chan Event]struct{}
 	done    chan struct{}
@@ -71,14 +80,45 @@ var errCancelled = errors.New("cancelled by user")
 // errShutdown is the cause of a job stopped by server shutdown.
 var errShutdown = errors.New("server shutting down")
 
-// NewJobs returns a job manager with the given number of concurrent slots (≥1)
-// whose jobs run under parent.
+// Lanes of the job runner (laneOf).
+const (
+	// LaneTraining runs the trainings ("train" jobs).
+	LaneTraining = "training"
+	// LaneInteractive runs everything else: maps, whole-space maps and
+	// evaluations, which never wait behind a training.
+	LaneInteractive = "interactive"
+)
+
+// laneOf is the lane of a job kind.
+func laneOf(kind string) string {
+	if kind == "train" {
+		return LaneTraining
+	}
+	return LaneInteractive
+}
+
+// A lane is a set of slots and the FIFO queue of the jobs waiting for one
+// (all under Jobs.mu).
+type lane struct {
+	name  string
+	slots int
+	busy  []*runningJob // the jobs holding a slot
+	queue []*runningJob
+}
+
+// NewJobs returns a job manager whose jobs run under parent, with the given
+// number of concurrent slots (≥1) in each lane: slots trainings and, besides
+// them, slots maps or evaluations at a time.
 func NewJobs(parent context.Context, store *Store, slots int, log *slog.Logger) *Jobs {
 	if slots < 1 {
 		slots = 1
 	}
 	root, stop := context.WithCancel(parent)
-	return &Jobs{store: store, log: log, root: root, stop: stop, slots: make(chan struct{}, slots), running: map[string]*runningJob{}}
+	return &Jobs{store: store, log: log, root: root, stop: stop, running: map[string]*runningJob{},
+		lanes: map[string]*lane{
+			LaneTraining:    {name: LaneTraining, slots: slots},
+			LaneInteractive: {name: LaneInteractive, slots: slots},
+		}}
 }
 
 // Submit stores a new queued job and starts it in the background.
@@ -116,7 +156,9 @@ func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record fu
 		return nil, fmt.Errorf("jobs: %w", err)
 	}
 	ctx, cancel := context.WithCancelCause(m.root)
-	rj := &runningJob{row: row, cancel: cancel, subs: map[chan Event]struct{}{}, done: make(chan struct{})}
+	rj := &runningJob{row: row, cancel: cancel, subs: map[chan Event]struct{}{}, done: make(chan struct{}),
+		lane: m.lanes[laneOf(kind)], start: make(chan struct{})}
+	m.enqueueLocked(rj)
 	m.running[row.ID] = rj
 	m.wg.Add(1)
 	go m.run(ctx, rj, fn)
@@ -150,18 +192,17 @@ func (e *QueueFullError) Error() string {
 func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 	defer m.wg.Done()
 	defer close(rj.done)
-	select {
-	case m.slots <- struct{}{}:
-		defer func() { <-m.slots }()
-	case <-ctx.Done():
-		// Cancelled while queued. fn still runs, with the dead context, so that
-		// it records the outcome on what it owns (a training job marks its model
-		// interrupted); every JobFunc returns at once on a cancelled context.
+	if m.acquire(ctx, rj) {
+		defer m.release(rj)
 	}
+	// Cancelled while queued, fn still runs, with the dead context, so that it
+	// records the outcome on what it owns (a training job marks its model
+	// cancelled); every JobFunc returns at once on a cancelled context.
 	if ctx.Err() == nil {
 		m.update(rj, func(j *JobRow) {
 			j.State = JobRunning
 			j.StartedAt = time.Now()
+			j.Stage, j.Message = "", "started"
 		}, nil)
 	}
 	rj.started = time.Now()
@@ -181,6 +222,134 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 		err = context.Cause(ctx)
 	}
 	m.finish(rj, err)
+}
+
+// enqueueLocked gives a new job a free slot of its lane, or puts it at the
+// end of the lane's queue with a message saying its place and why it waits
+// (m.mu held). Jobs are queued as they are submitted, so they start in that
+// order.
+func (m *Jobs) enqueueLocked(rj *runningJob) {
+	l := rj.lane
+	if len(l.busy) < l.slots && len(l.queue) == 0 {
+		l.busy = append(l.busy, rj)
+		rj.granted = true
+		close(rj.start)
+		return
+	}
+	l.queue = append(l.queue, rj)
+	rj.row.Stage, rj.row.Message = "queued", l.queueMessage(len(l.queue)-1)
+}
+
+// acquire waits until the job holds a slot of its lane (enqueueLocked) or
+// ctx is done; it reports whether the job holds a slot (to be given back by
+// release). While the job waits, the messages of the lane's queued jobs are
+// kept current as the queue moves.
+func (m *Jobs) acquire(ctx context.Context, rj *runningJob) bool {
+	l := rj.lane
+	m.mu.Lock()
+	granted := rj.granted
+	m.mu.Unlock()
+	if granted {
+		return true
+	}
+	m.requeue(l) // the others' new queue length
+	select {
+	case <-rj.start:
+	case <-ctx.Done():
+	}
+	m.mu.Lock()
+	granted = rj.granted
+	if !granted {
+		l.queue = slices.DeleteFunc(l.queue, func(q *runningJob) bool { return q == rj })
+	}
+	m.mu.Unlock()
+	if !granted {
+		m.requeue(l)
+	}
+	return granted
+}
+
+// release gives the job's slot to the first job waiting in its lane.
+func (m *Jobs) release(rj *runningJob) {
+	l := rj.lane
+	m.mu.Lock()
+	l.busy = slices.DeleteFunc(l.busy, func(q *runningJob) bool { return q == rj })
+	if len(l.queue) > 0 && len(l.busy) < l.slots {
+		next := l.queue[0]
+		l.queue = l.queue[1:]
+		l.busy = append(l.busy, next)
+		next.granted = true
+		close(next.start)
+	}
+	m.mu.Unlock()
+	m.requeue(l)
+}
+
+// requeue updates the message of every job queued in lane l to its place
+// in the queue (a job that has left the queue meanwhile is left alone).
+func (m *Jobs) requeue(l *lane) {
+	m.mu.Lock()
+	queued := slices.Clone(l.queue)
+	m.mu.Unlock()
+	for _, rj := range queued {
+		m.updateIf(rj, func(j *JobRow) bool {
+			i := slices.Index(l.queue, rj)
+			if i < 0 || j.State != JobQueued {
+				return false
+			}
+			msg := l.queueMessage(i)
+			if j.Stage == "queued" && j.Message == msg {
+				return false
+			}
+			j.Stage, j.Message = "queued", msg
+			return true
+		}, nil, false)
+	}
+}
+
+// queueMessage says why the job at place i of the lane's queue waits (m.mu
+// held): its place, the lane's slots and the kinds of the jobs holding them.
+func (l *lane) queueMessage(i int) string {
+	kinds := map[string]int{}
+	var order []string
+	for _, b := range l.busy {
+		k := b.row.Kind
+		if kinds[k] == 0 {
+			order = append(order, k)
+		}
+		kinds[k]++
+	}
+	running := make([]string, len(order))
+	for j, k := range order {
+		running[j] = fmt.Sprintf("%d %s", kinds[k], kindName(k, kinds[k]))
+	}
+	what := "maps and evaluations"
+	if l.name == LaneTraining {
+		what = "trainings"
+	}
+	msg := fmt.Sprintf("queued: position %d of %d, waiting for one of the %d slots for %s", i+1, len(l.queue), l.slots, what)
+	if l.slots == 1 {
+		msg = fmt.Sprintf("queued: position %d of %d, waiting for the one slot for %s", i+1, len(l.queue), what)
+	}
+	if len(running) > 0 {
+		msg += " (running: " + strings.Join(running, ", ") + ")"
+	}
+	if l.name == LaneTraining {
+		msg += "; maps and evaluations do not wait for trainings"
+	}
+	return msg
+}
+
+// kindName names n jobs of a kind in a queued job's message.
+func kindName(kind string, n int) string {
+	name := map[string]string{"train": "training", "map": "map", "space-map": "whole-space map", "evaluation": "evaluation"}[kind]
+	if name == "" {
+		name = kind + " job"
+	}
+	if n != 1 {
+		name += "s"
+	}
+	return name
 }
 
 // finish records the final state and closes every subscriber channel.
@@ -230,8 +399,21 @@ func (m *Jobs) finish(rj *runningJob, err error) {
 
 // update applies f to the job row, persists it and broadcasts the result.
 func (m *Jobs) update(rj *runningJob, f func(*JobRow), pt *TrainPoint) {
+	m.updateIf(rj, func(j *JobRow) bool { f(j); return true }, pt, true)
+}
+
+// updateIf is update where f reports whether it changed the row: nothing
+// is persisted or broadcast when it did not; with persist false the change
+// is only broadcast and kept in memory. (Only the job's own goroutine
+// persists its row, so rows reach the store in order: a queued job's place
+// in the queue, changed by other jobs' goroutines, is not stored; the store
+// is read for finished jobs only.)
+func (m *Jobs) updateIf(rj *runningJob, f func(*JobRow) bool, pt *TrainPoint, persist bool) {
 	m.mu.Lock()
-	f(rj.row)
+	if !f(rj.row) {
+		m.mu.Unlock()
+		return
+	}
 	switch {
 	case rj.row.State == JobRunning && rj.estimate > 0:
 		rj.eta = max(rj.estimate-time.Since(rj.estAt), 0).Seconds()
@@ -248,6 +430,9 @@ func (m *Jobs) update(rj *runningJob, f func(*JobRow), pt *TrainPoint) {
 		}
 	}
 	m.mu.Unlock()
+	if !persist {
+		return
+	}
 	// Persist outside the lock; a closed store at shutdown is only logged.
 	if err := m.store.UpdateJob(context.WithoutCancel(m.root), &cp); err != nil {
 		m.log.Warn("job update not stored", "job", cp.ID, "err", err)

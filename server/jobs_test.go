@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -180,4 +181,90 @@ func TestStoreMigrationsAndReopen(t *testing.T) {
 	if len(r2.Split.Train) != len(row.Split.Train) || r2.Stats.TagCounts[0] != row.Stats.TagCounts[0] {
 		t.Error("split or stats changed across reopen")
 	}
+}
+
+// TestJobLanes: with 2 slots and two trainings running, a map and an
+// evaluation start at once (their own lane) while a third and a fourth
+// training wait, each saying its place in the queue and why it waits; the
+// queue moves up when one of them is cancelled.
+func TestJobLanes(t *testing.T) {
+	m, _ := newJobsForTest(t, 2)
+	release := make(chan struct{})
+	block := func(ctx context.Context, rep *Reporter) error {
+		select {
+		case <-release:
+			return nil
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+	defer close(release)
+	var trains []string
+	for i := 0; i < 4; i++ {
+		j, err := m.Submit("train", "x", nil, block)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trains = append(trains, j.ID)
+	}
+	started := make(chan string, 2)
+	for _, kind := range []string{"space-map", "evaluation"} {
+		if _, err := m.Submit(kind, "x", nil, func(ctx context.Context, rep *Reporter) error {
+			started <- kind
+			return block(ctx, rep)
+		}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for range 2 {
+		select {
+		case <-started:
+		case <-time.After(10 * time.Second):
+			t.Fatal("a map or an evaluation did not start within 10 s while two trainings ran")
+		}
+	}
+	msg := func(id string) string {
+		t.Helper()
+		j, _, err := m.Get(context.Background(), id)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if j.State != JobQueued {
+			t.Errorf("job %s: %s, want queued", id, j.State)
+		}
+		return j.Message
+	}
+	waitMsg := func(id string, want ...string) {
+		t.Helper()
+		var got string
+		for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+			got = msg(id)
+			ok := true
+			for _, w := range want {
+				ok = ok && strings.Contains(got, w)
+			}
+			if ok {
+				return
+			}
+		}
+		t.Errorf("job %s says %q, want it to say %q", id, got, want)
+	}
+	waitMsg(trains[2], "position 1 of 2", "2 trainings", "maps and evaluations do not wait")
+	waitMsg(trains[3], "position 2 of 2")
+	if _, err := m.Cancel(context.Background(), trains[2]); err != nil {
+		t.Fatal(err)
+	}
+	waitMsg(trains[3], "position 1 of 1")
+
+	// A map waiting for the interactive lane says so too.
+	if _, err := m.Submit("map", "x", nil, block); err != nil {
+		t.Fatal(err)
+	}
+	var queuedMap string
+	for _, lj := range m.Active() {
+		if lj.Row.Kind == "map" {
+			queuedMap = lj.Row.ID
+		}
+	}
+	waitMsg(queuedMap, "position 1 of 1", "maps and evaluations", "1 whole-space map", "1 evaluation")
 }

@@ -28,8 +28,9 @@ type Config struct {
 	// (corpus.ParseOptions.MaxBytes). Default 16 × MaxUpload, at most
 	// corpus.DefaultMaxBytes (1 GiB), never below MaxUpload.
 	MaxCorpus int64
-	// TrainSlots is how many heavy jobs (training, evaluation, maps) run at once.
-	// Default runtime.NumCPU().
+	// TrainSlots is how many trainings run at once, and, in a lane of their
+	// own that never waits for trainings, how many maps and evaluations
+	// (Jobs). Default runtime.NumCPU().
 	TrainSlots int
 	// Demo, when true, loads the built-in demo corpus and trains a demo model on
 	// first start (an empty store).

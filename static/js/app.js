@@ -274,7 +274,9 @@
         var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
         es.addEventListener("progress", function (ev) {
           var j = JSON.parse(ev.data);
-          status.textContent = "Computing " + what + ": " + Math.round(100 * j.progress) + "% — " + j.message;
+          // A queued job's message says why it waits and its place in the queue.
+          status.textContent = j.state === "queued" ? "Waiting to compute " + what + " — " + j.message :
+            "Computing " + what + ": " + Math.round(100 * j.progress) + "% — " + j.message;
         });
         es.addEventListener("end", function (ev) {
           es.close();
