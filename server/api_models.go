@@ -186,7 +186,8 @@ func (h *modelsAPI) file(c echo.Context) error {
 	return c.Attachment(filepath.Join(h.s.store.Dir(), m.Path), "taglens-"+id+".tlm")
 }
 
-// restart: POST /api/models/:id/restart — retrain an interrupted or failed model.
+// restart: POST /api/models/:id/restart — retrain a cancelled, interrupted or
+// failed model.
 func (h *modelsAPI) restart(c echo.Context) error {
 	id := c.Param("id")
 	ctx := c.Request().Context()
@@ -194,8 +195,8 @@ func (h *modelsAPI) restart(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	if m.State != ModelInterrupted && m.State != ModelFailed {
-		return httpErr(http.StatusConflict, "model %q is %s; only interrupted or failed models restart", id, m.State)
+	if m.State != ModelInterrupted && m.State != ModelCancelled && m.State != ModelFailed {
+		return httpErr(http.StatusConflict, "model %q is %s; only cancelled, interrupted or failed models restart", id, m.State)
 	}
 	job, err := h.s.startTraining(m)
 	if err != nil {

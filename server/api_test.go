@@ -62,7 +62,8 @@ func TestCreateModelErrors(t *testing.T) {
 }
 
 // TestTrainCancelRestart starts a training, cancels it through the API, checks
-// the model is interrupted, and restarts it.
+// the model is cancelled (not interrupted, which is for a server's stop), and
+// restarts it.
 func TestTrainCancelRestart(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
@@ -83,8 +84,8 @@ func TestTrainCancelRestart(t *testing.T) {
 	}
 	wantError(t, ts.doJSON(http.MethodDelete, "/api/jobs/"+ids["job_id"], ""), 409, "already finished")
 	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+ids["model_id"], ""))
-	if m.State != ModelInterrupted {
-		t.Errorf("model state: got %s, want interrupted", m.State)
+	if m.State != ModelCancelled {
+		t.Errorf("model state: got %s, want cancelled", m.State)
 	}
 	rec = ts.doJSON(http.MethodPost, "/api/models/"+ids["model_id"]+"/restart", "")
 	if rec.Code != http.StatusAccepted {

@@ -20,8 +20,11 @@ const (
 	ModelReady    = "ready"
 	ModelFailed   = "failed"
 	// ModelInterrupted is a model whose training job died with the process or
-	// was cancelled; it can be restarted.
+	// was stopped by the server's shutdown; it can be restarted.
 	ModelInterrupted = "interrupted"
+	// ModelCancelled is a model whose training a user cancelled; it can be
+	// trained again.
+	ModelCancelled = "cancelled"
 )
 
 // ModelRow is a stored model's metadata.
@@ -92,13 +95,13 @@ func insertModel(ctx context.Context, db execer, m *ModelRow) error {
 var errModelBusy = errors.New("the model is training")
 
 // startModelJob (in the transaction that stores job jobID) moves a model to
-// "training" under that job: from interrupted or failed (a restart), or from a
+// "training" under that job: from interrupted, cancelled or failed (a restart), or from a
 // new row not yet given a job. A model in any other state (training, ready)
 // is left alone and errModelBusy returned; ErrNotFound for an unknown id.
 func startModelJob(ctx context.Context, tx *sql.Tx, id, jobID string) error {
 	res, err := tx.ExecContext(ctx, `UPDATE models SET state = ?, job_id = ? WHERE id = ?
-		AND (state IN (?, ?) OR (state = ? AND job_id = ''))`,
-		ModelTraining, jobID, id, ModelInterrupted, ModelFailed, ModelTraining)
+		AND (state IN (?, ?, ?) OR (state = ? AND job_id = ''))`,
+		ModelTraining, jobID, id, ModelInterrupted, ModelCancelled, ModelFailed, ModelTraining)
 	if err != nil {
 		return err
 	}
@@ -115,8 +118,8 @@ func startModelJob(ctx context.Context, tx *sql.Tx, id, jobID string) error {
 	return fmt.Errorf("model %q is %s: %w", id, state, errModelBusy)
 }
 
-// EndModelJob records how job jobID left a model it was training (failed or
-// interrupted). It changes nothing when the model is no longer training
+// EndModelJob records how job jobID left a model it was training (failed,
+// cancelled or interrupted). It changes nothing when the model is no longer training
 // under that job.
 func (s *Store) EndModelJob(ctx context.Context, id, jobID, state string) error {
 	_, err := s.db.ExecContext(ctx, `UPDATE models SET state = ? WHERE id = ? AND job_id = ? AND state = ?`, state, id, jobID, ModelTraining)

@@ -83,7 +83,7 @@ func (s *Server) startTraining(m *ModelRow) (*JobRow, error) {
 	return s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
 		err := startModelJob(s.root, tx, m.ID, job.ID)
 		if errors.Is(err, errModelBusy) {
-			return httpErr(http.StatusConflict, "%v; only interrupted or failed models restart", err)
+			return httpErr(http.StatusConflict, "%v; only cancelled, interrupted or failed models restart", err)
 		}
 		return err
 	})
@@ -116,7 +116,8 @@ func (s *Server) submitTraining(m *ModelRow, record func(*sql.Tx, *JobRow) error
 
 // runTraining trains model modelID on corpus corpusID with seed and the
 // parameters p, reporting its progress to rep, and saves it; on failure it
-// marks the model failed, or interrupted when ctx was cancelled. Each of
+// marks the model failed, cancelled when a user cancelled the job, or
+// interrupted when the server's shutdown stopped it. Each of
 // these writes changes the model only while it is training under this job.
 func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
 	st := s.store
@@ -124,7 +125,10 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	defer func() {
 		if err != nil {
 			state := ModelFailed
-			if ctx.Err() != nil {
+			switch {
+			case errors.Is(context.Cause(ctx), errCancelled):
+				state = ModelCancelled
+			case ctx.Err() != nil:
 				state = ModelInterrupted
 			}
 			if serr := st.EndModelJob(bg, modelID, rep.ID(), state); serr != nil {

@@ -70,16 +70,58 @@
     chart.setOption({ series: series });
   }
 
+  // The state a model (or another owner) reads once its job ends.
+  var OWNER_STATE = { done: "ready" };
+
+  // jobEnded shows, without a reload, how job id ended on what the page
+  // shows of its owner: the state chips (data-job-chip) read the owner's new
+  // state, and the controls kept for a job that did not finish
+  // (data-job-ended, e.g. "Train again") appear.
+  function jobEnded(id, state) {
+    document.querySelectorAll("[data-job-chip]").forEach(function (chip) {
+      if (chip.getAttribute("data-job-chip") !== id) return;
+      var s = OWNER_STATE[state] || state;
+      chip.textContent = s;
+      chip.className = "state-" + s;
+    });
+    if (state === "done") return;
+    document.querySelectorAll("[data-job-ended]").forEach(function (b) {
+      if (b.getAttribute("data-job-ended") === id) b.hidden = false;
+    });
+  }
+
+  // cancelButton asks to confirm before cancelling job id: the first click
+  // turns the button into "Yes, cancel …" beside "Keep it running".
+  function cancelButton(cancel, keep, id, what) {
+    var label = cancel.textContent;
+    var disarm = function () {
+      cancel.removeAttribute("data-armed");
+      cancel.textContent = label;
+      cancel.classList.remove("btn-danger");
+      if (keep) keep.hidden = true;
+    };
+    if (keep) keep.addEventListener("click", disarm);
+    cancel.addEventListener("click", function () {
+      if (!cancel.hasAttribute("data-armed")) {
+        cancel.setAttribute("data-armed", "true");
+        cancel.textContent = "Yes, cancel " + what;
+        cancel.classList.add("btn-danger");
+        if (keep) keep.hidden = false;
+        return;
+      }
+      cancel.disabled = true;
+      if (keep) keep.hidden = true;
+      cancel.textContent = "Cancelling…";
+      fetch("/api/jobs/" + encodeURIComponent(id), { method: "DELETE" });
+    });
+  }
+
   function watchJob(el) {
     var id = el.getAttribute("data-job");
     var state = el.getAttribute("data-state");
     var cancel = el.querySelector("[data-role=cancel]");
-    if (cancel) {
-      cancel.addEventListener("click", function () {
-        cancel.disabled = true;
-        fetch("/api/jobs/" + encodeURIComponent(id), { method: "DELETE" });
-      });
-    }
+    var keep = el.querySelector("[data-role=keep]");
+    if (cancel) cancelButton(cancel, keep, id, el.getAttribute("data-chart") === "curve" ? "the training" : "this job");
     if (state !== "queued" && state !== "running") return;
     var es = new EventSource("/api/jobs/" + encodeURIComponent(id) + "/events");
     var set = function (role, text) {
@@ -91,7 +133,7 @@
       el.setAttribute("data-state", j.state);
       el.className = "job job-" + j.state;
       set("state", j.state);
-      set("stage", j.stage);
+      set("stage", j.stage === j.state ? "" : j.stage);
       set("message", j.message);
       set("eta", j.state === "running" ? fmtETA(j.eta_seconds) : "");
       var bar = el.querySelector("[data-role=bar]");
@@ -101,7 +143,13 @@
     es.addEventListener("end", function (ev) {
       es.close();
       var j = JSON.parse(ev.data);
-      if (cancel) cancel.remove();
+      if (cancel) cancel.parentNode.remove();
+      el.setAttribute("data-state", j.state);
+      el.className = "job job-" + j.state;
+      set("state", j.state);
+      set("message", j.message);
+      set("eta", "");
+      jobEnded(id, j.state);
       var done = el.getAttribute("data-done-url");
       if (j.state === "done" && done) {
         setTimeout(function () { window.location.href = done; }, 600);
