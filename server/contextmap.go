@@ -60,7 +60,7 @@ func (h *modelsAPI) contextMap(c echo.Context) error {
 	if err != nil {
 		return contextMapErr(err)
 	}
-	data := &MapData{Term: cm.Term, Variant: variant, Points: pts, KL: kl, Topics: app.NumTopics(m)}
+	data := &MapData{Term: cm.Term, Variant: variant, Points: pts, KL: kl, Topics: app.NumTopics(m), Perplexity: cm.Perplexity, Iterations: cm.Iterations}
 	b, err := jsonMarshal(data)
 	if err != nil {
 		return err

@@ -27,6 +27,10 @@ type MapData struct {
 	Variant string     `json:"variant"`
 	Points  []MapPoint `json:"points"`
 	KL      float64    `json:"kl"`
+	// Perplexity and Iterations are what t-SNE used; 0 in a map stored
+	// before the maps kept them.
+	Perplexity float64 `json:"perplexity,omitempty"`
+	Iterations int     `json:"iterations,omitempty"`
 	// Topics is the number of topics of the model's LDA, the range of the
 	// points' Topic; 0 in a map stored before the maps had topics.
 	Topics int `json:"topics"`
@@ -49,6 +53,8 @@ type (
 		Term    string       `json:"term"`
 		Variant string       `json:"variant"`
 		KL      float64      `json:"kl"`
+		Perp    float64      `json:"perplexity,omitempty"`
+		Iters   int          `json:"iterations,omitempty"`
 		Topics  int          `json:"topics,omitempty"`
 		X       []float64    `json:"x"`
 		Y       []float64    `json:"y"`
@@ -66,7 +72,7 @@ type (
 // MarshalJSON writes the map in its columnar form.
 func (d MapData) MarshalJSON() ([]byte, error) {
 	n := len(d.Points)
-	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL, Topics: d.Topics,
+	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL, Perp: d.Perplexity, Iters: d.Iterations, Topics: d.Topics,
 		X: make([]float64, n), Y: make([]float64, n), Doc: make([]int, n), TermOf: make([]int, n),
 		Kind: make([]int, n), Cluster: make([]int, n),
 		Docs: []mapDocJSON{}, Terms: []string{}, Kinds: []string{}, Tags: []string{}}
@@ -111,7 +117,7 @@ func (d *MapData) UnmarshalJSON(b []byte) error {
 	if len(in.Y) != n || len(in.Doc) != n || len(in.TermOf) != n || len(in.Kind) != n || len(in.Cluster) != n {
 		return fmt.Errorf("map: columns of %d, %d, %d, %d, %d and %d points", n, len(in.Y), len(in.Doc), len(in.TermOf), len(in.Kind), len(in.Cluster))
 	}
-	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Topics: in.Topics, Points: make([]MapPoint, n)}
+	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Perplexity: in.Perp, Iterations: in.Iters, Topics: in.Topics, Points: make([]MapPoint, n)}
 	docTags := make([][]string, len(in.Docs))
 	for k, doc := range in.Docs {
 		docTags[k] = make([]string, len(doc.Tags))
@@ -483,7 +489,8 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err != nil {
 		return err
 	}
-	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL, Topics: app.NumTopics(m)}
+	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL, Topics: app.NumTopics(m),
+		Perplexity: app.Round4(emb.Perplexity), Iterations: emb.Iterations}
 	b, err := json.Marshal(data)
 	if err != nil {
 		return err
@@ -553,7 +560,8 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			return nil, httpErr(http.StatusNotFound, "document %q not found in the map's corpora", id)
 		}
 	}
-	out := &MapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Topics: e.data.Topics, Points: append([]MapPoint(nil), e.data.Points...)}
+	out := &MapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Perplexity: e.data.Perplexity, Iterations: e.data.Iterations,
+		Topics: e.data.Topics, Points: append([]MapPoint(nil), e.data.Points...)}
 	if len(x) == 0 {
 		return out, nil
 	}

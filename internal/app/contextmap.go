@@ -51,6 +51,9 @@ type ContextMap struct {
 	// Holding are the documents of the corpus that hold Term: the
 	// feature-based t(τ_oov) is built from them (§4.4).
 	Holding []corpus.Document
+	// Perplexity and Iterations are what t-SNE used (set by Compute).
+	Perplexity float64
+	Iterations int
 
 	ctxIDs []int // δ_iv as sorted term ids (Check)
 }
@@ -108,6 +111,7 @@ func (cm *ContextMap) Compute(ctx context.Context) ([]MapPoint, float64, error) 
 	if err != nil {
 		return nil, 0, err
 	}
+	cm.Perplexity, cm.Iterations = Round4(emb.Perplexity), emb.Iterations
 	vocab := cm.Model.Vocabulary()
 	topic := DocumentTopic(cm.Model, cm.Doc.Tags) // one document: every point shares its context
 	pts := make([]MapPoint, len(x))

@@ -29,6 +29,10 @@ type SpaceMap struct {
 	X          []float64 `json:"x"`
 	Y          []float64 `json:"y"`
 	KL         float64   `json:"kl,omitempty"` // t-SNE's final KL divergence
+	// Perplexity and Iterations are what t-SNE used (the perplexity after
+	// its cap at (n−1)/3); missing from PCA maps and maps stored before.
+	Perplexity float64 `json:"perplexity,omitempty"`
+	Iterations int     `json:"iterations,omitempty"`
 	// Topic[i] is term i's LDA topic (TermTopic) of the model's Topics; both
 	// are missing from maps stored before the maps had topics.
 	Topic  []int `json:"topic,omitempty"`
@@ -117,7 +121,7 @@ func (s Space) Compute(ctx context.Context, vocab, oov SpaceTerms, progress Prog
 		if err != nil {
 			return nil, err
 		}
-		y, out.KL = emb.Y, emb.KL
+		y, out.KL, out.Perplexity, out.Iterations = emb.Y, emb.KL, Round4(emb.Perplexity), emb.Iterations
 		if len(oov.Vecs) > 0 {
 			progress(0.96, "tsne", fmt.Sprintf("placing %d tags outside the vocabulary", len(oov.Vecs)))
 			if yOOV, err = PlaceTSNE(ctx, emb, oov.Vecs, s.Seed); err != nil {

@@ -299,10 +299,20 @@
     return pts;
   }
 
-  // neighbourItem is the list item of a neighbour: its term and distance.
-  function neighbourItem(n) {
+  // neighbourItem is the list item of a neighbour: its term and distance;
+  // with pick, the term is a button that calls pick (selects it).
+  function neighbourItem(n, pick) {
     var li = document.createElement("li");
-    li.textContent = n.term + " ";
+    if (pick) {
+      var b = document.createElement("button");
+      b.type = "button";
+      b.className = "link";
+      b.textContent = n.term;
+      b.title = "select " + n.term;
+      b.setAttribute("data-testid", "neighbour-pick");
+      b.addEventListener("click", pick);
+      li.append(b, " ");
+    } else li.textContent = n.term + " ";
     var d = document.createElement("span");
     d.className = "dist";
     d.textContent = n.distance.toFixed(3);
@@ -405,8 +415,10 @@
   }
 
   // instanceClicked shows a clicked point of a term map: its document, a link
-  // to overlay the document's terms, and the term's neighbours in its context.
-  function instanceClicked(pt, params, modelURL) {
+  // to overlay the document's terms, and the term's neighbours in its context,
+  // each a button: a neighbour drawn on the map in the same document is
+  // selected in turn (pick), another opens the map of its term.
+  function instanceClicked(pt, params, modelURL, pick) {
     var sel = document.getElementById("selected");
     sel.innerHTML = "<b>" + esc(pt.term) + "</b> in document <code>" + esc(pt.doc_id) + "</code> (" + esc(pt.corpus) + ")<br/>" +
       "<span class='muted'>" + (pt.tags || []).map(esc).join(", ") + "</span><br/>";
@@ -437,7 +449,13 @@
       nb.replaceChildren();
       if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; return; }
       res.neighbours.forEach(function (n) {
-        var li = neighbourItem(n);
+        var li = neighbourItem(n, function () {
+          if (pick(n.term, pt.doc_id, pt.corpus)) return;
+          var q = new URLSearchParams(params);
+          q.set("term", n.term);
+          q.delete("doc");
+          window.location.href = "/explorer?" + q.toString();
+        });
         if (n.in_doc) li.className = "hit";
         nb.appendChild(li);
       });
@@ -651,11 +669,33 @@
       });
     }
 
+    // The clicked point, ringed on the map (a series of its own, added by
+    // the first click, out of the legend).
+    var MARK = { id: "selected-point", name: "selected point", type: "scatter", data: [], symbol: "circle", symbolSize: 18, z: 20,
+      silent: true, itemStyle: { color: "transparent", borderColor: "#c92a2a", borderWidth: 2.5 }, label: { show: false }, tooltip: { show: false } };
+    function select(i) {
+      var pt = points[i];
+      if (!pt) return;
+      chart.setOption({ series: [Object.assign({}, MARK, { data: [[pt.x, pt.y, i]] })] });
+      box.setAttribute("data-selected", String(i));
+      instanceClicked(pt, params, modelURL, pick);
+    }
+    // pick selects the point of term in document doc of corpus, if the map
+    // has one; it reports whether it had.
+    function pick(term, doc, corpus) {
+      for (var i = 0; i < points.length; i++) {
+        var p = points[i];
+        if (p.term === term && p.doc_id === doc && p.corpus === corpus && p.kind !== "negative") { select(i); return true; }
+      }
+      return false;
+    }
+
     var layer = null;
     function draw(data, gl) {
       points = mapPoints(data);
       var out = instanceSeries(points, colorBy, gl && chart.getOption().color);
-      if (gl) chart.setOption(Object.assign({ legend: { data: out.order } }, glExtent(data.x, data.y)));
+      // The legend lists the groups, not the selection's ring.
+      chart.setOption(Object.assign({ legend: { data: out.order } }, gl ? glExtent(data.x, data.y) : {}));
       chart.setOption({
         // confine and the wrapping width are in the chart's option (server/charts.go mapTooltip).
         tooltip: {
@@ -672,11 +712,12 @@
         series: out.series,
       }, { replaceMerge: ["series"] });
       if (gl) {
-        layer = glLayer(chart, chartID, data.x, data.y, out.rgba, function (i) { instanceClicked(points[i], params, modelURL); });
+        layer = glLayer(chart, chartID, data.x, data.y, out.rgba, select);
         chart.on("legendselectchanged", function (e) { layer.setColors(legendColors(out, e.selected)); });
       }
       var ctxDoc = params.get("doc");
-      status.textContent = points.length + " points · KL " + (data.kl || 0).toFixed(3) + " · " +
+      status.textContent = points.length + " points · t-SNE" + (data.perplexity ? " with perplexity " + data.perplexity + ", " + data.iterations + " iterations," : "") +
+        " KL " + (data.kl || 0).toFixed(3) + " · " +
         (ctxDoc ? "OOV term “" + data.term + "” in the context of document " + ctxDoc : termsText(data)) + " (" + data.variant + ")" +
         (colorBy === "topic" ? " · coloured by each document's LDA topic (" + (data.topics || "?") + " topics)" : "") +
         (colorBy === "oov" ? " · coloured by OOV: " + points.filter(function (p) { return OOV_KINDS[p.kind]; }).length + " OOV points" : "");
@@ -694,8 +735,7 @@
       if (!e.target && !(layer && layer.click(e))) chart.dispatchAction({ type: "hideTip" });
     });
     chart.on("click", function (p) {
-      var pt = p.value && points[p.value[2]];
-      if (pt) instanceClicked(pt, params, modelURL);
+      if (p.value && points[p.value[2]]) select(p.value[2]);
     });
     load();
   }

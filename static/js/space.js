@@ -12,16 +12,17 @@
   "use strict";
   var T = window.taglens;
 
-  // matcher returns a predicate for the search text: /re/ is a regular
-  // expression, anything else a case-insensitive substring.
+  // matcher returns {test: a predicate} for the search text, /re/ a regular
+  // expression and anything else a case-insensitive substring, or {error:
+  // why} for a regular expression that does not parse.
   function matcher(text) {
     var m = /^\/(.*)\/([a-z]*)$/.exec(text);
     if (m) {
-      try { var re = new RegExp(m[1], m[2].indexOf("i") >= 0 ? m[2] : m[2] + "i"); return function (t) { return re.test(t); }; }
-      catch (e) { return null; }
+      try { var re = new RegExp(m[1], m[2].indexOf("i") >= 0 ? m[2] : m[2] + "i"); return { test: function (t) { return re.test(t); } }; }
+      catch (e) { return { error: e.message }; }
     }
     var low = text.toLowerCase();
-    return function (t) { return t.toLowerCase().indexOf(low) >= 0; };
+    return { test: function (t) { return t.toLowerCase().indexOf(low) >= 0; } };
   }
 
   // spaceSeries returns the map's series, always in this order (the tests and
@@ -74,15 +75,23 @@
     var out = {
       series: [
         terms,
-        series("matches", hit, 9, { color: "#d9822b" }, true),
-        series("neighbours", close, 11, { color: "#2b8a3e" }, true),
-        series("selected", self, 16, { color: "#c92a2a" }, true),
+        series("matches", hit, 9, mark("#d9822b", coloured), true),
+        series("neighbours", close, 11, mark("#2b8a3e", coloured), true),
+        series("selected", self, 16, mark("#c92a2a", coloured), true),
         series("most used", top, 7, { color: "transparent", borderColor: "#1f2937", borderWidth: 1 }, true),
       ],
       shown: hit.length + close.length + self.length, isolated: isolated, rgba: rgba,
+      marks: [{ name: "matches", color: "#d9822b", n: hit.length }, { name: "neighbours", color: "#2b8a3e", n: close.length },
+        { name: "selected", color: "#c92a2a", n: self.length }],
     };
     if (v.gl) out.series.push(window.taglensGL.hoverSeries());
     return out;
+  }
+
+  // mark is the style of a highlighted series: its colour, ringed in dark
+  // among coloured terms (whose colours it may share).
+  function mark(color, ringed) {
+    return ringed ? { color: color, borderColor: "#111827", borderWidth: 1.5 } : { color: color };
   }
 
   var FREQ_COLORS = ["#cfe3ff", "#4c6ef5", "#1b2a6b"];
@@ -138,10 +147,23 @@
   // swatch, the topic and its number of terms for each topic that has terms;
   // by frequency, the colour ramp from 1 to maxDocs training documents (on a
   // log scale); by OOV, the two colours and their numbers of tags (oovFrom:
-  // the first tag outside the vocabulary); empty and hidden otherwise.
-  function colourKey(el, data, byTopic, byColor, maxDocs, byOOV, oovFrom) {
+  // the first tag outside the vocabulary); then the highlighted terms shown
+  // (marks: matches, neighbours, selected), ringed as on the map. It is then
+  // the map's one legend (the chart's is hidden: its "terms" swatch had no
+  // term's colour); empty and hidden without a colouring.
+  function colourKey(el, data, byTopic, byColor, maxDocs, byOOV, oovFrom, marks) {
     el.replaceChildren();
     el.hidden = !byTopic && !byColor && !byOOV;
+    if (el.hidden) return;
+    marks.forEach(function (m) {
+      if (!m.n) return;
+      var item = document.createElement("span"), sw = document.createElement("i");
+      item.className = "key-mark";
+      item.setAttribute("data-key", m.name);
+      sw.style.background = m.color;
+      item.append(sw, m.name + " (" + m.n + ")");
+      el.appendChild(item);
+    });
     // swatch adds a key item: a colour swatch and its text, attr=value on it.
     function swatch(attr, value, color, text) {
       var item = document.createElement("span"), sw = document.createElement("i");
@@ -200,6 +222,7 @@
     var nb = document.getElementById("space-neighbours");
     var chart = T.charts[chartID];
     var data = null, matches = null, selected = -1, near = [], index = {}, gl = false;
+    var badSearch = ""; // why the search, a regular expression, does not parse
     var mostUsed = []; // the 25 terms with the most training documents, labelled in every view
     var maxDocs = 1;   // the most training documents of a term (the colour scale's top)
     var oovFrom = 0;   // the first tag outside the vocabulary (the number of points if none)
@@ -239,14 +262,21 @@
       return "outside the vocabulary · " + data.docs[i] + " document" + (data.docs[i] === 1 ? "" : "s") + " of the corpus";
     }
 
+    // filter finds the terms the search matches; a regular expression that
+    // does not parse matches nothing and says why (badSearch) in the status
+    // line and on the search box.
     function filter() {
       var text = ui.search.value.trim();
       matches = null;
+      badSearch = "";
       if (text) {
         var f = matcher(text);
         matches = {};
-        if (f) data.terms.forEach(function (t, i) { if (f(t)) matches[i] = true; });
+        if (f.error) badSearch = f.error;
+        else data.terms.forEach(function (t, i) { if (f.test(t)) matches[i] = true; });
       }
+      ui.search.setCustomValidity(badSearch ? "not a valid regular expression: " + badSearch : "");
+      ui.search.setAttribute("aria-invalid", badSearch ? "true" : "false");
       keepURL();
     }
 
@@ -271,21 +301,25 @@
           var i = p.value[2];
           return "<b>" + T.esc(data.terms[i]) + "</b><br/>" + docsText(i) + (i < oovFrom ? " · LDA " + T.topicName(topicOf(data, i)) : "");
         } },
-        legend: { data: ["terms", "matches", "neighbours", "selected"] },
+        // With a colouring the key above the map is its one legend.
+        legend: { show: !(byColor || byTopic || byOOV), data: ["terms", "matches", "neighbours", "selected"] },
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
       if (gl) glDraw(out.rgba);
-      colourKey(key, data, byTopic, byColor, maxDocs, byOOV, oovFrom);
+      colourKey(key, data, byTopic, byColor, maxDocs, byOOV, oovFrom, out.marks);
       var nMatch = 0;
       if (matches) Object.keys(matches).forEach(function () { nMatch++; });
       var n = data.terms.length;
-      var parts = [(out.isolated ? "showing " + out.shown + " of " : "") + n + " terms (" + data.variant + ", " + data.projection + ")"];
+      var proj = data.projection === "tsne" ? "t-SNE" + (data.perplexity ? " with perplexity " + data.perplexity + ", " + data.iterations + " iterations" : "") : data.projection;
+      var parts = [(out.isolated ? "showing " + out.shown + " of " : "") + n + " terms (" + data.variant + ", " + proj + ")"];
       if (byOOV) parts.push(oovFrom < n ? (n - oovFrom) + " of them tags of the corpus outside the vocabulary, placed by their feature-based CE" : "the corpus has no tag outside the vocabulary");
       if (byTopic) parts.push("coloured by each term's most probable LDA topic (" + (data.topics || "?") + " topics)");
-      if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
+      if (badSearch) parts.push("“" + ui.search.value.trim() + "” is not a valid regular expression: " + badSearch);
+      else if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
       if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
       status.textContent = parts.join(" · ");
-      status.setAttribute("data-matches", matches ? String(nMatch) : "");
+      status.setAttribute("data-matches", badSearch ? "error" : matches ? String(nMatch) : "");
+      status.classList.toggle("search-error", !!badSearch);
       box.setAttribute("data-ready", "true");
     }
 
@@ -300,8 +334,10 @@
         near = [];
         if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; draw(); return; }
         res.neighbours.forEach(function (x) {
-          if (index[x.term] !== undefined) near.push(index[x.term]);
-          nb.appendChild(T.neighbourItem(x));
+          var j = index[x.term];
+          if (j !== undefined) near.push(j);
+          // Clicking a neighbour selects it in turn.
+          nb.appendChild(T.neighbourItem(x, j !== undefined ? function () { select(j); } : null));
         });
         box.setAttribute("data-neighbours", String(near.length));
         draw();
