@@ -78,6 +78,10 @@ func TestBrowserScreenshots(t *testing.T) {
 				return !m || m.getAttribute('data-ready') === 'true' || /alert/.test((document.querySelector('.map-status') || {}).className || '');
 			})()`)
 			time.Sleep(800 * time.Millisecond) // entry animations
+			if w < 600 {
+				found, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](fmt.Sprintf(narrowJS, w)))
+				t.Logf("%d-%s: hidden or crowded on a phone: %q %v", w, p.name, found, err)
+			}
 			shoot(t, ctx, dir, fmt.Sprintf("%d-%s", w, p.name), w)
 		}
 	}

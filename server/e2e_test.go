@@ -441,11 +441,15 @@ func TestBrowserSecurity(t *testing.T) {
 
 // TestBrowserNarrowScreen opens the pages with tables at a phone's width (390
 // CSS px): no page may be wider than the screen (a wide table scrolls inside
-// its card instead).
+// its card instead), and narrowChecks finds nothing hidden or crowded (the
+// header, the training form's fields, the evaluation's title and its MAP
+// and AUC columns, chart legends).
 func TestBrowserNarrowScreen(t *testing.T) {
 	ctx := browser(t)
 	ts, corpusID, modelID := trainedServer(t)
-	rec := ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+modelID+`"],"subset":"test","protocol":"priming","baselines":["random"],"trials":2}`)
+	// Baselines enough for an evaluation title of several lines.
+	rec := ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+modelID+`"],"subset":"test","protocol":"extended",`+
+		`"baselines":["random","lsa","pca","infotheo","ppmi-svd","ease","ease-score","itemknn"],"trials":2}`)
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("evaluation: %d %s", rec.Code, rec.Body)
 	}
@@ -480,6 +484,7 @@ func TestBrowserNarrowScreen(t *testing.T) {
 				return e.tagName + (e.className ? "." + e.className : "") + (e.dataset.testid ? "[" + e.dataset.testid + "]" : "") + " " + Math.round(e.getBoundingClientRect().right); }).join(", ")`))
 			t.Errorf("%s at %d px: the page is %d px wide; beyond the edge: %s", p.path, width, sw, wide)
 		}
+		narrowChecks(t, ctx, p.path, width)
 	}
 }
 

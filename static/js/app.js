@@ -19,7 +19,54 @@
     var opt = JSON.parse(text);
     if (Array.isArray(opt.series)) opt.series = opt.series.map(function (se) { return se.type === "boxplot" ? errorBarSeries(se) : se; });
     chart.setOption(opt);
+    fitLegend(chart);
     return chart;
+  }
+
+  // NARROW is the chart width (CSS px) below which fitLegend lays a chart
+  // out for a phone.
+  var NARROW = 600;
+
+  // fitLegend lays out a narrow chart (a phone's) so that its legend neither
+  // pages ("1/4") nor runs over the axis names: the legend wraps in full at
+  // the top, the grid starts below it (and below the y axis's name) and the
+  // chart grows by as much, so the plot keeps its height; the side margins
+  // shrink to the labels (containLabel) and crowded category labels turn
+  // further. Charts call it again when their legend changes (the maps).
+  function fitLegend(chart) {
+    var el = chart.getDom();
+    if (!el.clientWidth || el.clientWidth >= NARROW) return;
+    var opt = chart.getOption(), lg = opt.legend && opt.legend[0], grid = opt.grid && opt.grid[0];
+    if (!grid) return;
+    if (!el.hasAttribute("data-base-top")) {
+      el.setAttribute("data-base-top", String(parseFloat(grid.top) || 60));
+      el.setAttribute("data-base-height", String(el.clientHeight));
+      var side = {};
+      if (grid.containLabel) side = { left: Math.min(parseFloat(grid.left) || 12, 12), right: Math.min(parseFloat(grid.right) || 12, 12) };
+      var x = opt.xAxis && opt.xAxis[0];
+      var upd = { grid: side };
+      if (x && x.type === "category" && x.axisLabel && x.axisLabel.rotate) upd.xAxis = { axisLabel: { rotate: 60 } };
+      // A right axis's name ends at the axis instead of running off the edge.
+      if ((opt.yAxis || []).length > 1) upd.yAxis = opt.yAxis.map(function (a) { return a.position === "right" && a.name ? { nameTextStyle: { align: "right" } } : {}; });
+      chart.setOption(upd);
+    }
+    var baseTop = Number(el.getAttribute("data-base-top")), baseHeight = Number(el.getAttribute("data-base-height"));
+    var top = baseTop;
+    if (lg && lg.show !== false) {
+      // Clear of the toolbox's icons on the right, where a chart has them.
+      var tools = opt.toolbox && opt.toolbox[0] && opt.toolbox[0].show !== false;
+      if (lg.type !== "plain") chart.setOption({ legend: { type: "plain", left: 4, right: tools ? 64 : 4 } });
+      var view = chart.getViewOfComponentModel(chart.getModel().getComponent("legend", 0));
+      var r = view && view.group.getBoundingRect();
+      var named = (opt.yAxis || []).some(function (a) { return !!a.name; });
+      if (r) top = Math.max(baseTop, Math.ceil(view.group.y + r.y + r.height) + (named ? 30 : 12));
+    }
+    chart.setOption({ grid: { top: top } });
+    var h = baseHeight + (top - baseTop);
+    if (Math.abs(el.clientHeight - h) > 1) {
+      el.style.height = h + "px";
+      chart.resize();
+    }
   }
   // errorBarSeries redraws a degenerate boxplot series [lo, m, m, m, hi] (see
   // server/charts.go errorBars) as whiskers centred on each category.
@@ -711,6 +758,7 @@
         },
         series: out.series,
       }, { replaceMerge: ["series"] });
+      fitLegend(chart);
       if (gl) {
         layer = glLayer(chart, chartID, data.x, data.y, out.rgba, select);
         chart.on("legendselectchanged", function (e) { layer.setColors(legendColors(out, e.selected)); });
@@ -741,7 +789,7 @@
   }
 
   // Shared with the whole-space map (space.js).
-  window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed,
+  window.taglens = { charts: charts, esc: esc, loadMap: loadMap, neighbourItem: neighbourItem, drawTimed: drawTimed, fitLegend: fitLegend,
     glExtent: glExtent, glLayer: glLayer, topicColor: topicColor, topicName: topicName, mapSVG: mapSVG,
     oovColor: OOV_COLOR, ivColor: IV_COLOR };
 

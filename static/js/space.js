@@ -305,6 +305,7 @@
         legend: { show: !(byColor || byTopic || byOOV), data: ["terms", "matches", "neighbours", "selected"] },
         series: out.series,
       }, { replaceMerge: ["series", "visualMap"] });
+      T.fitLegend(chart);
       if (gl) glDraw(out.rgba);
       colourKey(key, data, byTopic, byColor, maxDocs, byOOV, oovFrom, out.marks);
       var nMatch = 0;
