@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -45,7 +44,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if err := os.Mkdir(*outDir, 0o755); err != nil && !errors.Is(err, os.ErrExist) {
+	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
 	n, skipped, err := exportProjector(ctx, m, *variant, c, *outDir)

@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"syscall"
 )
 
 // The output paths of a command are checked before it reads any input, so a
@@ -33,8 +34,9 @@ func checkOutputs(outs ...output) error {
 // checkOutput checks that an output can be written: a file's path is not a
 // folder, and its folder exists and takes a new file (the file is written to
 // a temporary file there and renamed); a folder's path is a folder that takes
-// a new file, or does not exist yet and its parent takes a new folder. The
-// error names the flag and the path.
+// a new file, or does not exist yet and its nearest existing parent is a
+// folder that takes a new entry (the command creates it with its parents).
+// The error names the flag and the path.
 func checkOutput(o output) error {
 	if o.path == "" || o.path == "-" {
 		return nil
@@ -43,6 +45,9 @@ func checkOutput(o output) error {
 		return fmt.Errorf("--%s %s: %s", o.flag, o.path, fmt.Sprintf(format, a...))
 	}
 	fi, err := os.Stat(o.path)
+	if errors.Is(err, syscall.ENOTDIR) {
+		err = fs.ErrNotExist // a parent is a file: said below, by name
+	}
 	switch {
 	case err == nil && o.folder && !fi.IsDir():
 		return bad("is a file, not a folder")
@@ -54,8 +59,25 @@ func checkOutput(o output) error {
 		return bad("is not a regular file")
 	case err != nil && !errors.Is(err, fs.ErrNotExist):
 		return bad("%v", unwrapPath(err))
+	case o.folder:
+		return probeFolder(existingParent(o.path), bad)
 	}
 	return probeFolder(filepath.Dir(o.path), bad)
+}
+
+// existingParent is the nearest parent of path that exists (as anything).
+func existingParent(path string) string {
+	p := filepath.Clean(path)
+	for {
+		parent := filepath.Dir(p)
+		if parent == p {
+			return p
+		}
+		if _, err := os.Lstat(parent); err == nil {
+			return parent
+		}
+		p = parent
+	}
 }
 
 // probeFolder checks that dir exists, is a folder and takes a new file, by

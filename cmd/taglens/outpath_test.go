@@ -52,12 +52,13 @@ func TestOutputCheckedFirst(t *testing.T) {
 		{"eval --json folder", []string{"eval", "--model", noModel, "--corpus", noCorpus, "--subset", "test", "--oov", "/nonexistent/oov.txt", "--json", folder}, "--json " + folder + ": is a folder"},
 		{"tsne --out /nonexistent", []string{"tsne", "--in", "/nonexistent/in/v.tsv", "--out", "/nonexistent/p.tsv"}, "--out /nonexistent/p.tsv: " + missing},
 		{"tsne --out folder", []string{"tsne", "--in", "/nonexistent/in/v.tsv", "--out", folder}, "--out " + folder + ": is a folder"},
-		{"export --out /nonexistent/…/dir", []string{"export", "--model", noModel, "--corpus", noCorpus, "--out", "/nonexistent/p/dir"}, "--out /nonexistent/p/dir: the folder /nonexistent/p does not exist"},
+		{"export --out under a file", []string{"export", "--model", noModel, "--corpus", noCorpus, "--out", filepath.Join(file, "dir", "sub")}, "--out " + filepath.Join(file, "dir", "sub") + ": " + file + " is not a folder"},
 		{"export --out file", []string{"export", "--model", noModel, "--corpus", noCorpus, "--out", file}, "--out " + file + ": is a file, not a folder"},
 		{"stats --json=/nonexistent", []string{"stats", "--corpus", noCorpus, "--json=/nonexistent/s.json"}, "--json /nonexistent/s.json: " + missing},
 		{"stats --json=folder", []string{"stats", "--corpus", noCorpus, "--json=" + folder}, "--json " + folder + ": is a folder"},
 		{"report --out /nonexistent", []string{"report", "--in", "/nonexistent/in", "--out", "/nonexistent/r.md"}, "--out /nonexistent/r.md: " + missing},
 		{"report --charts file", []string{"report", "--in", "/nonexistent/in", "--out", filepath.Join(dir, "r.md"), "--charts", file}, "--charts " + file + ": is a file, not a folder"},
+		{"report --charts under a file", []string{"report", "--in", "/nonexistent/in", "--out", filepath.Join(dir, "r.md"), "--charts", filepath.Join(file, "c")}, file + " is not a folder"},
 		{"suite --out folder", []string{"suite", "--in", "/nonexistent/in", "--out", folder}, "--out " + folder + ": is a folder"},
 	}
 	for _, tc := range cases {
