@@ -1,14 +1,17 @@
 package server
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -144,5 +147,53 @@ func TestInsertUploadKeyUnique(t *testing.T) {
 	}
 	if _, err := ts.store.InsertCorpus(ctx, c, computeStats(c), corpus.Split{}, false); err != nil {
 		t.Errorf("two corpora without a key: %v", err)
+	}
+}
+
+// TestUploadsParsedOneAtATime checks that a second upload waits while a first
+// one is being parsed (so that several large uploads at once cannot add their
+// parse budgets up) and is parsed as soon as the first is done.
+func TestUploadsParsedOneAtATime(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	full, ct := multipartBody(t, nil, "slow.tsv", smallTSV())
+	raw := full.Bytes()
+	cut := bytes.Index(raw, []byte("d30\t")) // well inside the file part
+	pr, pw := io.Pipe()
+	first := make(chan int, 1)
+	go func() { first <- ts.do(http.MethodPost, "/api/corpora", pr, ct).Code }()
+	if _, err := pw.Write(raw[:cut]); err != nil {
+		t.Fatal(err)
+	}
+	for wait := time.Now(); len(ts.parsing) == 0; time.Sleep(time.Millisecond) { // the first parse holds its slot
+		if time.Since(wait) > 10*time.Second {
+			t.Fatal("the first upload never started parsing")
+		}
+	}
+	content := append(smallTSV(), "d60\trock\tjazz\n"...)
+	second := make(chan int, 1)
+	go func() {
+		body, ct := multipartBody(t, [][2]string{{"name", "other"}}, "other.tsv", content)
+		second <- ts.do(http.MethodPost, "/api/corpora", body, ct).Code
+	}()
+	select {
+	case code := <-first:
+		t.Fatalf("the first upload answered %d before its body ended", code)
+	case code := <-second:
+		t.Fatalf("the second upload answered %d while the first was being parsed", code)
+	case <-time.After(300 * time.Millisecond):
+	}
+	if _, err := pw.Write(raw[cut:]); err != nil {
+		t.Fatal(err)
+	}
+	pw.Close()
+	for name, ch := range map[string]chan int{"first": first, "second": second} {
+		select {
+		case code := <-ch:
+			if code != http.StatusCreated {
+				t.Errorf("%s upload: %d, want 201", name, code)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s upload: no answer", name)
+		}
 	}
 }

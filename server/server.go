@@ -166,7 +166,11 @@ type Server struct {
 	httpSrv *http.Server      // set by Serve
 	mapJobs map[string]string // model|map key → job id of the computing job
 	mapLoad sync.Mutex        // serialises loading maps from the store into memory
-	ctxDocs sync.Map          // model id → []views.ContextDoc offered for the context map
+	// parsing holds a slot while an upload's corpus is parsed: one at a
+	// time, so that several large uploads at once cannot add their parse
+	// budgets (corpus.ParseOptions.MaxMemory each) up past the server's.
+	parsing chan struct{}
+	ctxDocs sync.Map // model id → []views.ContextDoc offered for the context map
 }
 
 // New returns a server on the given store. Jobs left running by an earlier process
@@ -185,7 +189,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	}
 	root, stop := context.WithCancel(context.Background())
 	s := &Server{cfg: cfg, store: deps.Store, log: log, root: root, stop: stop, closing: make(chan struct{}),
-		guard: g, models: newModelCache(4), maps: newMapCache(64)}
+		guard: g, models: newModelCache(4), maps: newMapCache(64), parsing: make(chan struct{}, 1)}
 	n, err := s.store.MarkInterrupted(root)
 	if err != nil {
 		stop()

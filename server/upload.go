@@ -2,6 +2,7 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -106,7 +107,7 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 			f.format = v
 		}
 	case "file":
-		return s.uploadFile(f, part)
+		return s.uploadFile(c.Request().Context(), f, part)
 	case "split":
 		if !f.csrfOK {
 			return errCSRF()
@@ -129,8 +130,10 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 }
 
 // uploadFile parses and validates the "file" part into f.cp, naming the
-// corpus after the file when the form gave no name.
-func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
+// corpus after the file when the form gave no name. Uploads are parsed one at
+// a time (Server.parsing); one waiting for its turn gives up when its request
+// ends.
+func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.Part) error {
 	if !f.csrfOK {
 		return errCSRF()
 	}
@@ -143,6 +146,12 @@ func (s *Server) uploadFile(f *uploadForm, part *multipart.Part) error {
 	}
 	if f.cp != nil {
 		return httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
+	}
+	select {
+	case s.parsing <- struct{}{}:
+		defer func() { <-s.parsing }()
+	case <-ctx.Done():
+		return ctx.Err()
 	}
 	h := sha256.New()
 	fmt.Fprintf(h, "%q %q\n", f.name, f.format)
