@@ -1,7 +1,9 @@
 package server
 
 import (
+	"bytes"
 	"fmt"
+	"mime/multipart"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
@@ -106,13 +108,21 @@ func TestBadInputAPI(t *testing.T) {
 			[]string{`line 6: label "b": value "2" is not 0 or 1`}},
 		{"CSV unbalanced quotes", "c.csv", []byte("id,tags\n1,rock\n2,\"jazz;pop\n3,folk\n"), nil, 400, []string{"line 3:", `extraneous or missing " in quoted-field`, "still open on line 4"}},
 		{"unknown format name", "c.tsv", smallTSV(), [][2]string{{"format", "xml"}}, 400, []string{`unknown format "xml"`}},
+		{"format after the file", "c.tsv", smallTSV(), [][2]string{{"after:format", "bogus"}}, 400,
+			[]string{`field "format" comes after the file: it must come before the "file" field`}},
+		{"name after the file", "c.tsv", smallTSV(), [][2]string{{"after:name", "late"}}, 400,
+			[]string{`field "name" comes after the file`}},
+		{"unknown format field", "c.tsv", smallTSV(), [][2]string{{"format", "bogus"}}, 400,
+			[]string{`field "format": corpus: unknown format "bogus" (want one of tsv, lines, csv, jsonl, matrix, arff)`}},
+		{"empty split file", "c.tsv", smallTSV(), [][2]string{{"after:file:split", ""}}, 400, []string{`split file "split.tsv" is empty`}},
+		{"blank split file", "c.tsv", smallTSV(), [][2]string{{"after:file:split", "\n \n"}}, 400, []string{`split file "split.tsv" is empty`}},
 		{"one document", "c.tsv", []byte("a\trock\tjazz\n"), nil, 400, []string{"only 1 document"}},
 		{"no tagged document", "c.tsv", []byte("a\t\nb\t \n"), nil, 400, []string{"none of its 2 documents has a tag"}},
 	}
 	for _, tc := range uploads {
 		t.Run("upload/"+tc.name, func(t *testing.T) {
 			before := ts.count("/api/corpora")
-			body, ct := multipartBody(t, tc.fields, tc.filename, tc.content)
+			body, ct := formBody(t, tc.fields, tc.filename, tc.content)
 			rec := ts.do(http.MethodPost, "/api/corpora", body, ct)
 			checkError(t, rec, tc.status, tc.want)
 			if after := ts.count("/api/corpora"); after != before {
@@ -190,6 +200,45 @@ func TestBadInputAPI(t *testing.T) {
 		})
 	}
 	t.Logf("%d bad uploads, %d bad JSON requests", len(uploads)+2, len(jsonCases))
+}
+
+// formBody is multipartBody with parts after the file: a field named
+// "after:NAME" is sent after the "file" part, and "file:NAME" (also after
+// "after:") is a file part NAME.tsv holding the value.
+func formBody(t *testing.T, fields [][2]string, filename string, content []byte) (*bytes.Buffer, string) {
+	t.Helper()
+	var buf bytes.Buffer
+	w := multipart.NewWriter(&buf)
+	write := func(f [2]string) {
+		if name, ok := strings.CutPrefix(f[0], "file:"); ok {
+			fw, err := w.CreateFormFile(name, name+".tsv")
+			if err != nil {
+				t.Fatal(err)
+			}
+			fw.Write([]byte(f[1]))
+			return
+		}
+		w.WriteField(f[0], f[1])
+	}
+	for _, f := range fields {
+		if !strings.HasPrefix(f[0], "after:") {
+			write(f)
+		}
+	}
+	if filename != "" {
+		fw, err := w.CreateFormFile("file", filename)
+		if err != nil {
+			t.Fatal(err)
+		}
+		fw.Write(content)
+	}
+	for _, f := range fields {
+		if name, ok := strings.CutPrefix(f[0], "after:"); ok {
+			write([2]string{name, f[1]})
+		}
+	}
+	w.Close()
+	return &buf, w.FormDataContentType()
 }
 
 // checkError checks an API error: the status and every substring.

@@ -27,7 +27,8 @@ const maxFieldBytes = 1024
 // uploadCorpus streams the multipart "file" part straight into the corpus parser
 // (nothing is written to disk, the client's file name is used only as a default
 // display name), validates the result and stores it. Fields "name" and "format"
-// may come before the file part or as query parameters. On a parse error nothing
+// may come before the file part or as query parameters; after it they are
+// refused (400), and an unknown format is refused naming the accepted ones. On a parse error nothing
 // is stored and the error names the line. A gzip-compressed file is
 // decompressed on the fly, up to Config.MaxCorpus bytes (413 beyond). An upload
 // of the same file, name, format and split as a stored corpus (a retry whose
@@ -75,6 +76,7 @@ func (s *Server) uploadCorpus(c echo.Context) (row *CorpusRow, existed bool, err
 type uploadForm struct {
 	name, format string
 	csrfOK       bool
+	fileSeen     bool           // the "file" part has come (a name or format after it is refused)
 	cp           *corpus.Corpus // the parsed "file"
 	fileSum      []byte         // SHA-256 of the name and format it was read under and its bytes as sent
 	splitText    []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
@@ -100,13 +102,22 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 		if len(b) > maxFieldBytes {
 			return httpErr(http.StatusBadRequest, "field %q is too long", part.FormName())
 		}
+		if f.fileSeen {
+			// The file is parsed as it streams in, under the name and format
+			// known when it starts: a field after it would be ignored.
+			return httpErr(http.StatusBadRequest, "field %q comes after the file: it must come before the \"file\" field", part.FormName())
+		}
 		v := strings.TrimSpace(string(b))
 		if part.FormName() == "name" && v != "" {
 			f.name = v
 		} else if part.FormName() == "format" && v != "" && v != "auto" {
+			if _, err := corpus.ParseFormat(v); err != nil {
+				return httpErr(http.StatusBadRequest, "field \"format\": %v", err)
+			}
 			f.format = v
 		}
 	case "file":
+		f.fileSeen = true
 		return s.uploadFile(c.Request().Context(), f, part)
 	case "split":
 		if !f.csrfOK {
@@ -118,6 +129,11 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 		}
 		if len(b) > maxSplitBytes {
 			return httpErr(http.StatusRequestEntityTooLarge, "split file larger than %d bytes", maxSplitBytes)
+		}
+		if part.FileName() != "" && len(bytes.TrimSpace(b)) == 0 {
+			// A page form without a chosen file sends an empty part with no
+			// file name: no split. A named file that is empty is a mistake.
+			return httpErr(http.StatusBadRequest, "split file %q is empty", part.FileName())
 		}
 		f.splitText = b
 	default:
