@@ -27,20 +27,24 @@
   // out for a phone.
   var NARROW = 600;
 
-  // fitLegend lays out a narrow chart (a phone's) so that its legend neither
-  // pages ("1/4") nor runs over the axis names: the legend wraps in full at
-  // the top, the grid starts below it (and below the y axis's name) and the
-  // chart grows by as much, so the plot keeps its height; the side margins
+  // fitLegend keeps a chart's legend off its axis names: the grid starts
+  // below the legend (and below the y axis's name) and the chart grows by as
+  // much, so the plot keeps its height. On a narrow chart (a phone's) the
+  // legend also wraps in full instead of paging ("1/4"), the side margins
   // shrink to the labels (containLabel) and crowded category labels turn
   // further. Charts call it again when their legend changes (the maps).
   function fitLegend(chart) {
     var el = chart.getDom();
-    if (!el.clientWidth || el.clientWidth >= NARROW) return;
+    if (!el.clientWidth) return;
+    var narrow = el.clientWidth < NARROW;
     var opt = chart.getOption(), lg = opt.legend && opt.legend[0], grid = opt.grid && opt.grid[0];
     if (!grid) return;
     if (!el.hasAttribute("data-base-top")) {
       el.setAttribute("data-base-top", String(parseFloat(grid.top) || 60));
       el.setAttribute("data-base-height", String(el.clientHeight));
+    }
+    if (narrow && !el.hasAttribute("data-narrow")) {
+      el.setAttribute("data-narrow", "true");
       var side = {};
       if (grid.containLabel) side = { left: Math.min(parseFloat(grid.left) || 12, 12), right: Math.min(parseFloat(grid.right) || 12, 12) };
       var x = opt.xAxis && opt.xAxis[0];
@@ -55,7 +59,7 @@
     if (lg && lg.show !== false) {
       // Clear of the toolbox's icons on the right, where a chart has them.
       var tools = opt.toolbox && opt.toolbox[0] && opt.toolbox[0].show !== false;
-      if (lg.type !== "plain") chart.setOption({ legend: { type: "plain", left: 4, right: tools ? 64 : 4 } });
+      if (narrow && lg.type !== "plain") chart.setOption({ legend: { type: "plain", left: 4, right: tools ? 64 : 4 } });
       var view = chart.getViewOfComponentModel(chart.getModel().getComponent("legend", 0));
       var r = view && view.group.getBoundingRect();
       var named = (opt.yAxis || []).some(function (a) { return !!a.name; });
