@@ -137,10 +137,32 @@ func (b *builder) add(s string, fresh bool) {
 		return
 	}
 	if fresh {
+		if r, kind := badRune(s); kind != "" {
+			b.err = lineErr(b.line, "tag %q holds the %s character U+%04X: tags may not hold control or bidirectional formatting characters", s, kind, r)
+			return
+		}
 		b.intern[s] = s
 		b.mem += costTag + int64(len(s))
 	}
 	b.cur = append(b.cur, s)
+}
+
+// badRune returns the first character of tag s that a tag may not hold and
+// what it is ("control" or "bidirectional formatting"), or kind "": control
+// characters (C0, DEL, C1: a TAB, LF or CR inside a tag breaks the line formats
+// and the pages, a BEL is invisible) and the bidirectional embedding, override
+// and isolate characters U+202A–U+202E and U+2066–U+2069, which reorder the
+// text shown after them.
+func badRune(s string) (r rune, kind string) {
+	for _, r := range s {
+		switch {
+		case r < 0x20 || r >= 0x7f && r < 0xa0:
+			return r, "control"
+		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
+			return r, "bidirectional formatting"
+		}
+	}
+	return 0, ""
 }
 
 // end finishes the current document with the given id.

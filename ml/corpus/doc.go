@@ -56,8 +56,11 @@
 // and reported in Corpus.Dropped and Corpus.Warnings. Errors are *ParseError values
 // naming the line (and byte offset where it matters): input that is not UTF-8
 // ("line 4: not UTF-8 at byte 3021"), binary input (a NUL byte), a line longer than
-// ParseOptions.MaxLineBytes, an empty or repeated document id, a syntax error of
-// the format, and a corpus with fewer than 2 documents.
+// ParseOptions.MaxLineBytes, an empty or repeated document id, a tag longer than
+// ParseOptions.MaxTagBytes or holding a control character (TAB, LF, CR, BEL, …:
+// C0, DEL, C1) or a bidirectional embedding, override or isolate character
+// (U+202A–U+202E, U+2066–U+2069), named as U+XXXX, a syntax error of the
+// format, and a corpus with fewer than 2 documents.
 //
 // # The tag cap
 //

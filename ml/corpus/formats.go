@@ -286,6 +286,9 @@ func matrixTags(header []string, idCol, line int) ([]string, error) {
 		if strings.IndexByte(t, 0) >= 0 {
 			return nil, lineErr(line, "column %d: tag name contains a NUL character", j+1)
 		}
+		if r, kind := badRune(t); kind != "" {
+			return nil, lineErr(line, "column %d: tag %q holds the %s character U+%04X: tags may not hold control or bidirectional formatting characters", j+1, t, kind, r)
+		}
 		if k, dup := seen[t]; dup {
 			return nil, lineErr(line, "tag %q names columns %d and %d", t, k+1, j+1)
 		}

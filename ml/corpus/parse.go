@@ -228,7 +228,8 @@ func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 // line that passes the limit.
 //
 // Validation: input that is not UTF-8 or holds a NUL byte, over-long lines, a
-// duplicate document id, an empty id, or a syntax error of the format are
+// duplicate document id, an empty id, a tag holding a control or bidirectional
+// formatting character (see doc.go), or a syntax error of the format are
 // errors (a *ParseError naming the line); so are an empty corpus and a corpus
 // of fewer than 2 documents. Tags are trimmed of white space, empty tags
 // ignored and repeated tags kept once (first occurrence's position).
