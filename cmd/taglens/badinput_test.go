@@ -112,6 +112,8 @@ func TestBadInputCLI(t *testing.T) {
 		{"split: unknown subset", split("a\ttrain\nb\tholdout\n"), 1, []string{`line 2: unknown subset "holdout"`}},
 		{"split: id twice", split("a\ttrain\nb\ttest\n\na\tvalid\n"), 1, []string{`line 4: document "a" assigned twice`}},
 		{"split: no tab", split("a train\n"), 1, []string{"line 1: want \"id<TAB>subset\""}},
+		{"split: empty file", split(""), 1, []string{"split5.tsv: corpus: split: split file is empty"}},
+		{"split: blank lines", split("\n\n"), 1, []string{"split file is empty"}},
 		{"split: document missing", split("a\ttrain\nb\ttest\nc\tvalid\n"), 1, []string{`document "d" (number 4 of the corpus) has no subset`}},
 		// Flags.
 		{"train --hidden 0", train("--hidden", "0"), 2, []string{"--hidden width 0: must be in 1..4096"}},

@@ -3,6 +3,7 @@ package corpus
 import (
 	"bufio"
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -13,7 +14,8 @@ import (
 )
 
 // ReadSplit reads a split.tsv file ("id<TAB>train|valid|test|oov" per line, blank
-// lines ignored) for corpus c. An unknown subset name, an id not in c, an id given
+// lines ignored) for corpus c. An empty file (or one of blank lines) is an
+// error, not "no split". An unknown subset name, an id not in c, an id given
 // twice, or a malformed line is a *ParseError naming the line; a document of c
 // missing from the file is an error naming the document. Lines naming a
 // document Parse skipped for the tag cap (Corpus.Skipped) are read and ignored.
@@ -28,6 +30,7 @@ func ReadSplit(r io.Reader, c *Corpus) (Split, error) {
 	assign := make([]Subset, len(c.Docs))
 	g := &guard{r: r, maxLine: DefaultMaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
 	l := &lineReader{br: bufio.NewReaderSize(g, 64<<10)}
+	empty := true
 	for {
 		line, err := l.next()
 		if err == io.EOF {
@@ -39,6 +42,7 @@ func ReadSplit(r io.Reader, c *Corpus) (Split, error) {
 		if isBlank(line) {
 			continue
 		}
+		empty = false
 		idb, sub, ok := bytes.Cut(line, []byte{'\t'})
 		if !ok {
 			return Split{}, fmt.Errorf("corpus: split: %w", lineErr(l.line, "want \"id<TAB>subset\""))
@@ -61,6 +65,9 @@ func ReadSplit(r io.Reader, c *Corpus) (Split, error) {
 			return Split{}, fmt.Errorf("corpus: split: %w", lineErr(l.line, "document %q assigned twice", id))
 		}
 		assign[i] = s
+	}
+	if empty {
+		return Split{}, errors.New("corpus: split: split file is empty (no \"id<TAB>subset\" line)")
 	}
 	var sp Split
 	for i, s := range assign {

@@ -40,6 +40,8 @@ func TestReadSplit(t *testing.T) {
 		{"no tab", "a train\n", "line 1: want"},
 		{"missing", "a\ttrain\nb\ttest\nc\ttest\n", `document "d" (number 4 of the corpus) has no subset`},
 		{"binary", "a\ttr\x00ain\n", "NUL byte"},
+		{"empty", "", "corpus: split: split file is empty"},
+		{"blank lines", "\n \r\n\t\n", "split file is empty"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := ReadSplit(strings.NewReader(tc.in), c)
