@@ -115,6 +115,11 @@ func TestBadInputCLI(t *testing.T) {
 		{"split: empty file", split(""), 1, []string{"split5.tsv: corpus: split: split file is empty"}},
 		{"split: blank lines", split("\n\n"), 1, []string{"split file is empty"}},
 		{"split: document missing", split("a\ttrain\nb\ttest\nc\tvalid\n"), 1, []string{`document "d" (number 4 of the corpus) has no subset`}},
+		// OOV files (taglens train --oov): blank lines are skipped, tags absent
+		// from the corpus warned about (TestAbsentOOVWarning).
+		{"oov: 300-byte line", train("--oov", file("oov1.txt", []byte("rock\n\n"+strings.Repeat("o", 300)+"\n"))), 1,
+			[]string{"oov1.txt: corpus: oov tags: line 3: tag of 300 bytes (limit 256)"}},
+		{"oov: BEL in a tag", train("--oov", file("oov2.txt", []byte("ro\ack\n"))), 1, []string{"oov2.txt: corpus: oov tags: line 1:", "control character U+0007"}},
 		// Flags.
 		{"train --hidden 0", train("--hidden", "0"), 2, []string{"--hidden width 0: must be in 1..4096"}},
 		{"train --hidden 5000", train("--hidden", "100,5000"), 2, []string{"--hidden width 5000: must be in 1..4096"}},
@@ -165,6 +170,41 @@ func TestBadInputCLI(t *testing.T) {
 		})
 	}
 	t.Logf("%d bad CLI inputs", len(cases))
+}
+
+// TestAbsentOOVWarning: reserved OOV tags that no document holds are named
+// on stderr (how many, the first few) before training; blank lines are
+// skipped. The training itself is cancelled at once.
+func TestAbsentOOVWarning(t *testing.T) {
+	dir := t.TempDir()
+	c := filepath.Join(dir, "c.tsv")
+	oov := filepath.Join(dir, "oov.txt")
+	if err := os.WriteFile(c, []byte("a\trock\tguitar\nb\tjazz\tpiano\nc\trock\tjazz\nd\tfolk\tguitar\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	lines := "jazz\n\n  \nnosuch\nfolk\n"
+	for i := range 6 {
+		lines += "x" + strconv.Itoa(i) + "\n"
+	}
+	if err := os.WriteFile(oov, []byte(lines), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	var stdout, stderr bytes.Buffer
+	_ = run(ctx, []string{"train", "--corpus", c, "--oov", oov, "--out", filepath.Join(dir, "m.tlm")}, &stdout, &stderr)
+	want := "warning: " + oov + `: 7 of the 9 reserved OOV tags are in no document of the corpus (they reserve nothing): "nosuch", "x0", "x1", "x2", "x3" and 2 more` + "\n"
+	if !strings.Contains(stderr.String(), want) {
+		t.Errorf("stderr %q lacks %q", cut(stderr.String(), 600), want)
+	}
+	stderr.Reset()
+	if err := os.WriteFile(oov, []byte("jazz\n\nfolk\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_ = run(ctx, []string{"train", "--corpus", c, "--oov", oov, "--out", filepath.Join(dir, "m.tlm")}, &stdout, &stderr)
+	if strings.Contains(stderr.String(), "warning:") {
+		t.Errorf("every OOV tag is in the corpus, yet: %q", cut(stderr.String(), 600))
+	}
 }
 
 func cut(s string, n int) string {

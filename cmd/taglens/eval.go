@@ -46,6 +46,7 @@ type evalConfig struct {
 	missing    eval.Band
 	trials     int
 	crossPath  string
+	oovPath    string
 	oovTags    []string
 	variants   []string
 	seed       uint64
@@ -188,6 +189,7 @@ func (cfg *evalConfig) readValues(format, oovPath, protocol, missing string) (st
 		return err.Error(), nil
 	}
 	if oovPath != "" {
+		cfg.oovPath = oovPath
 		f, err := os.Open(oovPath)
 		if err != nil {
 			return "", err
@@ -322,6 +324,7 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 		return nil, err
 	}
 	r.corpus = c
+	warnAbsentOOV(stderr, cfg.oovPath, c, cfg.oovTags)
 	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.subset, Protocol: cfg.protocol,
 		Setting: evalSetting(cfg, cross), Missing: cfg.missing, Trials: cfg.trials, Seed: cfg.seed, Workers: cfg.workers,
 		Concurrent: cfg.concurrent,

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/taglens/taglens/internal/app"
@@ -87,6 +88,7 @@ func runTrain(ctx context.Context, args []string, stdout, stderr io.Writer) (err
 	if err != nil {
 		return err
 	}
+	warnAbsentOOV(stderr, *oovPath, t.Corpus, t.Reserved)
 	t.Config, t.Progress = cfg, trainProgress(stderr, start)
 	c, split := t.Corpus, t.Split()
 	fmt.Fprintln(stderr, corpusLine(c, split))
@@ -220,6 +222,30 @@ func writeJSONTo(dst string, stdout io.Writer, v any) error {
 }
 
 // readFileWith opens path and parses it with parse, naming the file in errors.
+// warnAbsentOOVShown is how many of the absent OOV tags warnAbsentOOV names.
+const warnAbsentOOVShown = 5
+
+// warnAbsentOOV prints a warning line naming how many of the reserved OOV tags
+// tags (read from the file path) no document of c holds, and the first
+// warnAbsentOOVShown of them: they reserve nothing, and are most likely a typo
+// or the tags of another corpus.
+func warnAbsentOOV(w io.Writer, path string, c *corpus.Corpus, tags []string) {
+	absent := c.AbsentTags(tags)
+	if len(absent) == 0 {
+		return
+	}
+	shown := make([]string, 0, warnAbsentOOVShown)
+	for _, t := range absent[:min(len(absent), warnAbsentOOVShown)] {
+		shown = append(shown, corpus.Excerpt(t))
+	}
+	more := ""
+	if n := len(absent) - len(shown); n > 0 {
+		more = fmt.Sprintf(" and %d more", n)
+	}
+	fmt.Fprintf(w, "warning: %s: %d of the %d reserved OOV tags are in no document of the corpus (they reserve nothing): %s%s\n",
+		path, len(absent), len(tags), strings.Join(shown, ", "), more)
+}
+
 func readFileWith[T any](path string, parse func(io.Reader) (T, error)) (T, error) {
 	var zero T
 	f, err := os.Open(path)

@@ -217,3 +217,29 @@ func (c *Corpus) Select(idx []int) []Document {
 	}
 	return out
 }
+
+// AbsentTags returns the tags of tags (in their order) that no document of c
+// holds: reserved OOV tags that reserve nothing, a typo or a tag of another
+// corpus.
+func (c *Corpus) AbsentTags(tags []string) []string {
+	left := make(map[string]bool, len(tags))
+	for _, t := range tags {
+		left[t] = true
+	}
+	for _, d := range c.Docs {
+		if len(left) == 0 {
+			break
+		}
+		for _, t := range d.Tags {
+			delete(left, t)
+		}
+	}
+	var absent []string
+	for _, t := range tags {
+		if left[t] {
+			absent = append(absent, t)
+			delete(left, t) // once, if tags repeats it
+		}
+	}
+	return absent
+}

@@ -106,7 +106,11 @@ func WriteSplit(w io.Writer, c *Corpus, s Split) error {
 }
 
 // ReadOOVTags reads an oov_tags.txt file: one reserved tag per line, trimmed; blank
-// lines are skipped and repeats kept once, in file order.
+// lines are skipped and repeats kept once, in file order. A line longer than a
+// tag may be (DefaultMaxTagBytes) or holding a character no tag may hold (a
+// control or bidirectional formatting character) is a *ParseError naming the
+// line. Tags absent from the corpus are not an error here: see
+// Corpus.AbsentTags.
 func ReadOOVTags(r io.Reader) ([]string, error) {
 	g := &guard{r: r, maxLine: DefaultMaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
 	l := &lineReader{br: bufio.NewReaderSize(g, 64<<10)}
@@ -123,6 +127,12 @@ func ReadOOVTags(r io.Reader) ([]string, error) {
 		t := string(trimBytes(line))
 		if t == "" || seen[t] {
 			continue
+		}
+		if len(t) > DefaultMaxTagBytes {
+			return nil, fmt.Errorf("corpus: oov tags: %w", lineErr(l.line, "tag of %d bytes (limit %d): %q", len(t), DefaultMaxTagBytes, t))
+		}
+		if r, kind := badRune(t); kind != "" {
+			return nil, fmt.Errorf("corpus: oov tags: %w", lineErr(l.line, "tag %q holds the %s character U+%04X", t, kind, r))
 		}
 		seen[t] = true
 		tags = append(tags, t)

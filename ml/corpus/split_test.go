@@ -61,6 +61,34 @@ func TestReadOOVTags(t *testing.T) {
 	if _, err := ReadOOVTags(strings.NewReader("ok\n\xff\n")); !errors.As(err, &pe) || pe.Line != 2 {
 		t.Errorf("got %v, want a ParseError on line 2", err)
 	}
+	for _, tc := range []struct {
+		in   string
+		line int
+		want string
+	}{
+		{"ok\n\n" + strings.Repeat("o", 300) + "\n", 3, "corpus: oov tags: line 3: tag of 300 bytes (limit 256)"},
+		{"ok\n" + strings.Repeat("é", 128) + "\n", 0, ""}, // exactly 256 bytes
+		{"ok\nb\ael\n", 2, "line 2: tag \"b\\ael\" holds the control character U+0007"},
+		{"a\u202eb\n", 1, "bidirectional formatting character U+202E"},
+	} {
+		_, err := ReadOOVTags(strings.NewReader(tc.in))
+		if tc.want == "" {
+			if err != nil {
+				t.Errorf("%q: %v", cut(tc.in), err)
+			}
+			continue
+		}
+		if !errors.As(err, &pe) || pe.Line != tc.line || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%q: got %v, want line %d and %q", cut(tc.in), err, tc.line, tc.want)
+		}
+	}
+	c := tinyCorpus()
+	if got, want := c.AbsentTags([]string{"z", "nosuch", "x", "nosuch", "other"}), []string{"nosuch", "other"}; !reflect.DeepEqual(got, want) {
+		t.Errorf("AbsentTags: got %q, want %q", got, want)
+	}
+	if got := c.AbsentTags(nil); got != nil {
+		t.Errorf("AbsentTags(nil) = %q", got)
+	}
 }
 
 func TestRandomSplit(t *testing.T) {
@@ -194,4 +222,11 @@ func TestSharedSplits(t *testing.T) {
 			}
 		})
 	}
+}
+
+func cut(s string) string {
+	if len(s) > 40 {
+		return s[:40] + "…"
+	}
+	return s
 }
