@@ -315,12 +315,18 @@
       var parts = [(out.isolated ? "showing " + out.shown + " of " : "") + n + " terms (" + data.variant + ", " + proj + ")"];
       if (byOOV) parts.push(oovFrom < n ? (n - oovFrom) + " of them tags of the corpus outside the vocabulary, placed by their feature-based CE" : "the corpus has no tag outside the vocabulary");
       if (byTopic) parts.push("coloured by each term's most probable LDA topic (" + (data.topics || "?") + " topics)");
-      if (badSearch) parts.push("“" + ui.search.value.trim() + "” is not a valid regular expression: " + badSearch);
-      else if (matches) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
+      if (matches && !badSearch) parts.push(nMatch + " match" + (nMatch === 1 ? "" : "es") + " of “" + ui.search.value.trim() + "”");
       if (selected >= 0) parts.push("selected “" + data.terms[selected] + "” and its " + near.length + " nearest");
       status.textContent = parts.join(" · ");
+      if (badSearch) {
+        // The search's error first, in the error colour.
+        var err = document.createElement("span");
+        err.className = "search-error";
+        err.setAttribute("data-testid", "search-error");
+        err.textContent = "“" + ui.search.value.trim() + "” is not a valid regular expression (" + badSearch.replace(/^.*: /, "") + ")";
+        status.prepend(err, " · ");
+      }
       status.setAttribute("data-matches", badSearch ? "error" : matches ? String(nMatch) : "");
-      status.classList.toggle("search-error", !!badSearch);
       box.setAttribute("data-ready", "true");
     }
 
