@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"fmt"
+	"math"
 	"strconv"
 )
 
@@ -12,7 +13,9 @@ import (
 // first → jsonl; a tab in any of the first lines → tsv; a comma-separated header
 // whose rows all have its width and 0/1 cells (besides an id column) → matrix; a
 // header with a tags column (tags, tag, labels, label, terms, keywords) → csv;
-// otherwise lines. Input with a NUL byte is an error; so is an empty prefix; so
+// otherwise lines. A sample too small for matrixFlaw's shares is still refused
+// when its header is a row of tag names over rows of numbers only, one of them
+// ragged or a fraction (see numericMatrixFlaw). Input with a NUL byte is an error; so is an empty prefix; so
 // is a sample that looks like a 0/1 label matrix but breaks its rules (see
 // matrixFlaw): rather than read such a file as lines of tags "0" and "1", Detect
 // names the offending line and leaves the choice to the caller.
@@ -99,6 +102,9 @@ func detect(prefix []byte, complete bool) (Format, string, error) {
 		return FormatLabelMatrix, fmt.Sprintf("matrix: a header of %d columns, then 0/1 cells in all %d rows read", len(recs[0]), len(recs)-1), nil
 	}
 	if err := matrixFlaw(recs, pos); err != nil {
+		return "", "", err
+	}
+	if err := numericMatrixFlaw(recs, pos); err != nil {
 		return "", "", err
 	}
 	for _, h := range recs[0] {
@@ -209,4 +215,98 @@ func matrixFlaw(recs [][]string, pos [][]int) error {
 	c := rows[0][0]
 	return lineErr(pos[1][0], "%s, but the first cell %q of column %q is 0 or 1 while most of the column is not: "+
 		"name the column id or choose the format explicitly", looks, c, trimString(header[0]))
+}
+
+// numericMatrixFlaw is called on a detection sample that matrixFlaw let pass. It
+// catches the label matrices too small for matrixFlaw's shares (a few rows, a
+// few columns): a header of at least 2 distinct tag names (not numbers, no tags
+// column; the first may be an id column's name or empty) over data rows whose
+// cells, outside an id column, are all numbers, half of them at least 0 or 1.
+// No file of comma-separated tags looks like that. When such a sample has a
+// row of another width or a cell that is a fraction (0.5: a score, not a
+// label), it returns a *ParseError naming the first row of another width or
+// cell that is not 0/1; else nil (a lone 2 in a small sample may be a count or
+// an id: read as lines, as before).
+func numericMatrixFlaw(recs [][]string, pos [][]int) error {
+	header := recs[0]
+	w := len(header)
+	if len(recs) < 2 || w < 2 {
+		return nil
+	}
+	rows := recs[1:]
+	idCol := trimString(header[0]) == "" || nameIn(header[0], idColumnNames)
+	if !idCol {
+		n01 := 0
+		for _, r := range rows {
+			if _, ok := parse01(r[0]); ok {
+				n01++
+			}
+		}
+		idCol = 2*n01 < len(rows)
+	}
+	names := make(map[string]bool, w)
+	for j, h := range header {
+		h = trimString(h)
+		if j == 0 && idCol {
+			continue
+		}
+		if h == "" || names[h] || isNumber(h) || nameIn(h, tagColumnNames) {
+			return nil
+		}
+		names[h] = true
+	}
+	if len(names) < 2 {
+		return nil
+	}
+	cells, ok01, suspect := 0, 0, false
+	for _, r := range rows {
+		if len(r) != w {
+			suspect = true
+		}
+		for j, c := range r {
+			if j == 0 && idCol {
+				continue
+			}
+			if !isNumber(c) {
+				return nil
+			}
+			cells++
+			if _, ok := parse01(c); ok {
+				ok01++
+			} else if !isInteger(c) {
+				suspect = true
+			}
+		}
+	}
+	if !suspect || cells == 0 || 2*ok01 < cells {
+		return nil
+	}
+	looks := fmt.Sprintf("looks like a 0/1 label matrix (a header of %d tag names over rows of numbers)", len(names))
+	for i, r := range rows {
+		if len(r) != w {
+			return lineErr(pos[i+1][0], "%s, but row %d has %d cells, the header %d; fix the row or choose the format explicitly", looks, i+1, len(r), w)
+		}
+		for j, c := range r {
+			if j == 0 && idCol {
+				continue
+			}
+			if _, ok := parse01(c); !ok {
+				return lineErr(pos[i+1][j], "%s, but the cell %s in column %d (%q) is not 0 or 1: a label matrix holds 0 or 1; fix the cell or choose the format explicitly",
+					looks, trimString(c), j+1, trimString(header[j]))
+			}
+		}
+	}
+	return nil
+}
+
+// isNumber says s (trimmed) is a finite decimal number.
+func isNumber(s string) bool {
+	f, err := strconv.ParseFloat(trimString(s), 64)
+	return err == nil && !math.IsInf(f, 0) && !math.IsNaN(f)
+}
+
+// isInteger says s (trimmed) is a whole number written without a fraction.
+func isInteger(s string) bool {
+	_, err := strconv.ParseInt(trimString(s), 10, 64)
+	return err == nil
 }

@@ -73,6 +73,13 @@ func TestDetectBrokenMatrix(t *testing.T) {
 		{"crlf", strings.ReplaceAll(withRow(2, "db,1,0,0,x"), "\n", "\r\n"), 3, []string{`cell "x"`}},
 		{"no id column", "a,b,c\n1,0,1\n0,1,1\n1,1,0\n0,2,0\n", 5, []string{`column "b"`, `cell "2"`}},
 		{"excerpt", withRow(1, "da,1,"+long+",0,0"), 2, []string{`column "jazz"`, "…", "is not 0 or 1"}},
+		// Samples too small for the shares: a header of tag names over rows of numbers.
+		{"small, cell 0.5", "rock,jazz,pop\n1,0,1\n0,1,0.5\n", 3,
+			[]string{"looks like a 0/1 label matrix (a header of 3 tag names over rows of numbers)", "the cell 0.5 in column 3 (\"pop\") is not 0 or 1: a label matrix holds 0 or 1", "choose the format explicitly"}},
+		{"small, ragged row", "rock,jazz,pop\n1,0,1\n0,1\n", 3, []string{"row 2 has 2 cells, the header 3", "choose the format explicitly"}},
+		{"small with ids, cell 0.5", "id,rock,jazz,pop\na,1,0,1\nb,0,0.5,1\n", 3, []string{`the cell 0.5 in column 3 ("jazz")`}},
+		{"small with ids, long row", "id,rock,jazz\na,1,0\n\nb,0,1,1\n", 4, []string{"row 2 has 4 cells, the header 3"}},
+		{"small, a 2 and a ragged row", "rock,jazz,pop,folk\n1,0,2\n0,1,0,1\n", 2, []string{"row 1 has 3 cells, the header 4"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse(strings.NewReader(tc.in), ParseOptions{})
@@ -114,6 +121,12 @@ func TestDetectNotAMatrix(t *testing.T) {
 		{"numbers as tags", "1990,2000\n1,2\n3,4\n5,6\n7,8\n", FormatCommaLines},
 		{"csv with flag columns", "id,tags,live,explicit,remaster,mono\n1,rock;pop,0,1,0,0\n2,jazz,1,0,0,1\n3,folk,0,0,1,0\n4,blues,0,0,0,0\n", FormatCSV},
 		{"mostly text", "x,y,z\n1,a,b\n0,c,d\n1,e,f\n0,g,h\n", FormatCommaLines},
+		{"small, a count", "rock,jazz,pop\n1,0,1\n0,1,2\n", FormatCommaLines},
+		{"small, repeated header name", "rock,rock\n1,0.5\n0,1\n", FormatCommaLines},
+		{"small, a word among numbers", "rock,jazz\n1,0.5\n0,pop\n", FormatCommaLines},
+		{"small, numeric header", "1,2\n0,1\n1,0.5\n", FormatCommaLines},
+		{"small, a tags column", "id,tags\n1,0.5\n2,1\n", FormatCSV},
+		{"small, mostly other numbers", "a,b,c\n3,4,5\n1,0.5,7\n", FormatCommaLines},
 	} {
 		c, err := Parse(strings.NewReader(tc.in), ParseOptions{})
 		if err != nil {
