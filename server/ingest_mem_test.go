@@ -14,33 +14,9 @@ import (
 	"strings"
 	"testing"
 	"time"
-)
 
-// peakRSS returns the process's peak resident set size in bytes, after
-// resetting it to the current size when reset is true (Linux).
-func peakRSS(t *testing.T, reset bool) int64 {
-	t.Helper()
-	if reset {
-		if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-			t.Skipf("cannot reset the peak RSS: %v", err)
-		}
-	}
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no VmHWM in /proc/self/status")
-	return 0
-}
+	"github.com/taglens/taglens/internal/testkit"
+)
 
 // gzipBomb writes a gzip file of line repeated until it unpacks to more than
 // size bytes: one member of a MiB of lines, written again and again.
@@ -112,10 +88,10 @@ func TestUploadGzipBombMemory(t *testing.T) {
 				pw.CloseWithError(err)
 			}()
 			debug.FreeOSMemory()
-			base := peakRSS(t, true)
+			base := testkit.PeakRSS(t, true)
 			start := time.Now()
 			rec := ts.do(http.MethodPost, "/api/corpora?format=lines", pr, mw.FormDataContentType())
-			peak := peakRSS(t, false)
+			peak := testkit.PeakRSS(t, false)
 			pr.Close()
 			t.Logf("%s: %.1f MB of gzip unpacking to %.2f GiB: %d in %.1fs, peak RSS %.0f MB (%.0f MB before): %s", bomb.name,
 				float64(st.Size())/1e6, float64(unpacked)/(1<<30), rec.Code, time.Since(start).Seconds(), float64(peak)/1e6, float64(base)/1e6,

@@ -17,6 +17,8 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/ml/corpus"
+
+	"github.com/taglens/taglens/internal/testkit"
 )
 
 // overCapLine is a TSV document line with one tag more than the tag cap.
@@ -96,33 +98,6 @@ func TestTrainSkipped(t *testing.T) {
 	if want := ": 90 documents; 60 train, 30 valid; 1 document with more than 10000 tags skipped (line 91)"; !strings.Contains(stderr.String(), want) {
 		t.Errorf("the log lacks %q:\n%s", want, stderr.String())
 	}
-}
-
-// vmHWM returns the process's peak resident set size in bytes
-// (/proc/self/status), after resetting it when reset is true.
-func vmHWM(t *testing.T, reset bool) int64 {
-	t.Helper()
-	if reset {
-		// "5" resets the peak to the current RSS (Linux ≥ 4.0).
-		if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
-			t.Skipf("cannot reset the peak RSS: %v", err)
-		}
-	}
-	b, err := os.ReadFile("/proc/self/status")
-	if err != nil {
-		t.Skipf("no /proc/self/status: %v", err)
-	}
-	for _, line := range strings.Split(string(b), "\n") {
-		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return kb << 10
-		}
-	}
-	t.Skip("no VmHWM in /proc/self/status")
-	return 0
 }
 
 // writeGzipBomb writes to path a gzip file that unpacks to more than size
@@ -227,11 +202,11 @@ func TestStatsGzipBombMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			debug.FreeOSMemory() // what the previous shape left, so that the peak is this one's
-			base := vmHWM(t, true)
+			base := testkit.PeakRSS(t, true)
 			start := time.Now()
 			var stdout, stderr bytes.Buffer
 			err = run(context.Background(), []string{"stats", "--corpus", path, "--format", "lines"}, &stdout, &stderr)
-			peak := vmHWM(t, false)
+			peak := testkit.PeakRSS(t, false)
 			t.Logf("%s: %.1f MB of gzip unpacking to %.2f GiB refused in %.1fs, peak RSS %.0f MB (%.0f MB before): %v", bomb.name,
 				float64(st.Size())/1e6, float64(unpacked)/(1<<30), time.Since(start).Seconds(), float64(peak)/1e6, float64(base)/1e6, err)
 			if err == nil {

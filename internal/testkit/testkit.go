@@ -4,6 +4,9 @@ package testkit
 import (
 	"bytes"
 	"compress/gzip"
+	"os"
+	"strconv"
+	"strings"
 	"testing"
 )
 
@@ -19,4 +22,33 @@ func Gzip(t testing.TB, s string) []byte {
 		t.Fatal(err)
 	}
 	return buf.Bytes()
+}
+
+// PeakRSS returns the process's peak resident set size in bytes (VmHWM of
+// /proc/self/status), after resetting the peak to the current size when
+// reset is true (Linux 4.0 or later); it skips the test where either is not
+// available.
+func PeakRSS(t testing.TB, reset bool) int64 {
+	t.Helper()
+	if reset {
+		// "5" resets the peak to the current RSS.
+		if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+			t.Skipf("cannot reset the peak RSS: %v", err)
+		}
+	}
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		t.Skipf("no /proc/self/status: %v", err)
+	}
+	for _, line := range strings.Split(string(b), "\n") {
+		if rest, ok := strings.CutPrefix(line, "VmHWM:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return kb << 10
+		}
+	}
+	t.Skip("no VmHWM in /proc/self/status")
+	return 0
 }

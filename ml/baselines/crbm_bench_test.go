@@ -4,14 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"sort"
-	"strings"
 	"sync/atomic"
 	"testing"
 
 	"github.com/taglens/taglens/ml/eval"
-	"github.com/taglens/taglens/ml/shareddata"
 )
 
 // BenchmarkCRBMDistances times CRBM.Distances with the default inference
@@ -72,49 +68,8 @@ func BenchmarkContextualBaselines(b *testing.B) {
 // split.tsv, encoded against their own sorted vocabulary; it skips when absent.
 func loadTrain(tb testing.TB, corpusName string) ([][]int, int) {
 	tb.Helper()
-	read := func(name string) [][]string {
-		data, err := os.ReadFile(shareddata.File(tb, corpusName, name))
-		if err != nil {
-			tb.Fatal(err)
-		}
-		var rows [][]string
-		for _, line := range strings.Split(string(data), "\n") {
-			if line != "" {
-				rows = append(rows, strings.Split(line, "\t"))
-			}
-		}
-		return rows
-	}
-	sub := map[string]string{}
-	for _, r := range read("split.tsv") {
-		sub[r[0]] = r[1]
-	}
-	var raw [][]string
-	set := map[string]bool{}
-	for _, r := range read("docs.tsv") {
-		if sub[r[0]] == "train" {
-			raw = append(raw, r[1:])
-			for _, t := range r[1:] {
-				set[t] = true
-			}
-		}
-	}
-	terms := make([]string, 0, len(set))
-	for t := range set {
-		terms = append(terms, t)
-	}
-	sort.Strings(terms)
-	id := map[string]int{}
-	for i, t := range terms {
-		id[t] = i
-	}
-	docs := make([][]int, len(raw))
-	for i, d := range raw {
-		for _, t := range d {
-			docs[i] = append(docs[i], id[t])
-		}
-	}
-	return docs, len(terms)
+	train, _, _, v := loadSplit(tb, corpusName)
+	return train, v
 }
 
 // benchDistances times m's distances from every term of the training
