@@ -8,6 +8,8 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -360,4 +362,34 @@ func loadSplit(tb testing.TB, corpusName string) (train, valid, test [][]int, v 
 		}
 	}
 	return train, valid, test, len(terms)
+}
+
+// TestEASESharedConcurrent checks that ease and ease-score trained at once
+// (as a comparison with two entries at a time does) share one fit and get
+// the two rankings of it.
+func TestEASESharedConcurrent(t *testing.T) {
+	docs := globalPlanted(9, 120, 4)
+	d := Data{Train: docs, Valid: docs[:30], V: 8, Shared: &Shared{}}
+	var fits atomic.Int64
+	models := make([]eval.Model, 2)
+	var wg sync.WaitGroup
+	for i, name := range []string{NameEASE, NameEASEScore} {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			m, _, err := Train(context.Background(), name, d, Settings{}, 1, func(string) { fits.Add(1) })
+			if err != nil {
+				t.Error(err)
+				return
+			}
+			models[i] = m
+		}()
+	}
+	wg.Wait()
+	if n := fits.Load(); n != int64(len(easeLambdas)) {
+		t.Errorf("%d progress lines, want %d (one fit)", n, len(easeLambdas))
+	}
+	if models[0] == nil || models[1] == nil || models[0].Name() != NameEASE || models[1].Name() != NameEASEScore {
+		t.Fatalf("models %v", models)
+	}
 }
