@@ -301,7 +301,9 @@ func TestMain(m *testing.M) {
 // waitJob waits for a job to finish through the manager.
 func (ts *testServer) waitJob(id string) *JobRow {
 	ts.t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	// Generous: a comparison of every baseline under -race on a busy 2-core
+	// machine has taken over 2 minutes; a job that never ends still fails.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 	j, err := ts.jobs.Wait(ctx, id)
 	if err != nil {
