@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"slices"
-	"strconv"
 	"strings"
 	"sync"
 )
@@ -39,74 +37,6 @@ func ParseProtocol(s string) (Protocol, error) {
 // evaluated with the priming protocol; the paper evaluates such models with the
 // extended protocol only (§6.2.5).
 var ErrNotContextual = errors.New("model is not contextual: the priming protocol needs a contextual model (paper §6.2.5)")
-
-// A Band is a range of missing rates (1 − |δ̃|/|δ|)·100 % for the incomplete local
-// context setting (paper §6.2.3), in percent: Lo < rate ≤ Hi. The zero Band means
-// the complete context.
-//
-// For each document of n terms, the number of removed terms r is drawn uniformly
-// from the integers with Lo·n < 100·r ≤ Hi·n and r ≥ 1, r < n; documents for which
-// no such r exists (too short to reach the band, e.g. fewer than 10 terms for
-// 0-10) are skipped and counted in Result.Skipped. The removed terms are drawn
-// uniformly. The paper names the first band "up to 10 %"; we require at least one
-// removed term so that every evaluated document is actually incomplete.
-type Band struct{ Lo, Hi int }
-
-// The three bands of the paper (§6.2.3).
-var (
-	BandUpTo10 = Band{0, 10}
-	Band10to30 = Band{10, 30}
-	Band30to50 = Band{30, 50}
-)
-
-// IsZero reports whether b is the complete-context band.
-func (b Band) IsZero() bool { return b == Band{} }
-
-// String returns "Lo-Hi", or "" for the zero Band.
-func (b Band) String() string {
-	if b.IsZero() {
-		return ""
-	}
-	return fmt.Sprintf("%d-%d", b.Lo, b.Hi)
-}
-
-// ParseBand parses one of the paper's three missing-rate bands (§6.2.3):
-// "10" (also "<=10", "0-10"), "10-30" or "30-50", with an optional % sign.
-// "" is the zero Band. Any other band, e.g. "99", is refused with an error
-// naming the three.
-func ParseBand(s string) (Band, error) {
-	t := strings.TrimSpace(s)
-	if t == "" {
-		return Band{}, nil
-	}
-	t = strings.ReplaceAll(t, "%", "")
-	t = strings.TrimPrefix(strings.TrimPrefix(t, "<="), "≤")
-	lo, hi := "0", t
-	if i := strings.IndexByte(t, '-'); i >= 0 {
-		lo, hi = t[:i], t[i+1:]
-	}
-	l, err1 := strconv.Atoi(strings.TrimSpace(lo))
-	h, err2 := strconv.Atoi(strings.TrimSpace(hi))
-	b := Band{l, h}
-	if err1 != nil || err2 != nil || (b != BandUpTo10 && b != Band10to30 && b != Band30to50) {
-		return Band{}, fmt.Errorf("eval: missing-rate band %q is not one of the paper's three: 10 (up to 10 %%), 10-30 or 30-50", s)
-	}
-	return b, nil
-}
-
-// removals returns the smallest and largest number of terms to remove from a
-// document of n terms to fall in b, and whether any exists.
-func (b Band) removals(n int) (lo, hi int, ok bool) {
-	lo = b.Lo*n/100 + 1 // smallest r with 100·r > Lo·n
-	hi = b.Hi * n / 100 // largest r with 100·r ≤ Hi·n
-	if lo < 1 {
-		lo = 1
-	}
-	if hi > n-1 {
-		hi = n - 1
-	}
-	return lo, hi, lo <= hi
-}
 
 // Options tune an evaluation. The zero value (or nil) gives the defaults.
 type Options struct {
@@ -302,115 +232,6 @@ func (w *worker) corrupt(doc []int, b Band) (reduced []int, ok bool) {
 		}
 	}
 	return red, true
-}
-
-// settle completes a screening model's distances (ScreeningModel): dist holds
-// values within eps of the exact ones, exact in the columns of doc's terms.
-// For every protocol of ps it finds the terms outside doc whose score (the
-// row's distance under Priming, the minimum over the queries under Extended)
-// is NaN or lies within eps of the score of one of doc's terms, and has the
-// model write their exact distances. Any other term's exact score lies on the
-// same side of every relevant score as its screened one (for Extended: if
-// every distance of the term moves by at most eps without crossing a value,
-// so does their minimum), so RanksTo counts the same.
-func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps float64, refine func([]int)) {
-	v := w.v
-	if w.stamp++; w.stamp == 0 {
-		clear(w.mark)
-		w.stamp = 1
-	}
-	for _, r := range doc {
-		w.mark[r] = w.stamp
-	}
-	unsure := w.unsure[:0]
-	flag := func(j int) {
-		if w.mark[j] != w.stamp {
-			w.mark[j] = w.stamp
-			unsure = append(unsure, j)
-		}
-	}
-	// near reports whether x is NaN or within eps of a value of the sorted s.
-	near := func(s []float64, x float64) bool {
-		if math.IsNaN(x) {
-			return true
-		}
-		k, _ := slices.BinarySearch(s, x-eps)
-		return k < len(s) && s[k] <= x+eps
-	}
-	// check flags the terms whose score in list (a row of distances, or Eq.
-	// 9's minima) is near a relevant term's; every term of list when a
-	// relevant score is NaN.
-	check := func(list []float64) {
-		s := w.scores[:0]
-		for _, r := range doc {
-			s = append(s, list[r])
-		}
-		if sortScores(s) {
-			for j := range list {
-				flag(j)
-			}
-			return
-		}
-		for j, x := range list {
-			if w.mark[j] != w.stamp && near(s, x) {
-				flag(j)
-			}
-		}
-	}
-	for _, p := range ps {
-		switch p {
-		case Priming:
-			for q := range queries {
-				check(dist[q*v : (q+1)*v])
-			}
-		case Extended:
-			mn := w.min
-			for j := range mn {
-				mn[j] = math.Inf(1)
-			}
-			for q, t := range queries {
-				row := dist[q*v : (q+1)*v]
-				minRow(mn, row, t)
-				// A NaN never wins minRow, so the minimum without it need not
-				// be within eps of the exact one: settle its term.
-				for j, d := range row {
-					if d != d && j != t {
-						flag(j)
-					}
-				}
-			}
-			check(mn)
-		}
-	}
-	w.unsure = unsure
-	refine(unsure)
-}
-
-// minRow sets mn[j] = row[j] where row[j] < mn[j], for every j but skip (Eq.
-// 9's t̂ ≠ τ_j): a NaN distance never wins.
-func minRow(mn, row []float64, skip int) {
-	if !useCountCmp {
-		for j, d := range row[:len(mn)] {
-			if d < mn[j] && j != skip {
-				mn[j] = d
-			}
-		}
-		return
-	}
-	keep := mn[skip]
-	minInto(mn, row)
-	mn[skip] = keep
-}
-
-// sortScores sorts s and reports whether it holds a NaN.
-func sortScores(s []float64) (nan bool) {
-	for _, x := range s {
-		if math.IsNaN(x) {
-			return true
-		}
-	}
-	slices.Sort(s)
-	return false
 }
 
 // doc evaluates one document of the within-corpus, cross-corpora or incomplete
