@@ -143,26 +143,27 @@ func fitNeighbours(ctx context.Context, name string, d Data, opt NeighboursOptio
 		return nil, err
 	}
 	fit, tune, heldOut := tuneSplit(d, opt.ValidDocs, opt.Seed)
-	build := func(docs [][]int, p NeighboursPoint, full *features.Sparse) *Neighbours {
-		if full == nil {
-			full = sim(docs, p)
+	// build keeps, for each target j (a row of fullT = Wᵀ), its K sources.
+	build := func(docs [][]int, p NeighboursPoint, fullT *features.Sparse) *Neighbours {
+		if fullT == nil {
+			fullT = sim(docs, p).Transpose()
 		}
-		w := topK(full.Transpose(), p.K).Transpose() // each target j keeps K sources
+		w := topK(fullT, p.K).Transpose()
 		return &Neighbours{simModel: simModel{name: name, w: w}, K: p.K, Shrink: p.Shrink, Alpha: p.Alpha, Beta: p.Beta}
 	}
 	var (
 		best    *Neighbours
 		bestMAP float64
-		full    *features.Sparse
+		fullT   *features.Sparse // Wᵀ of the current setting but K
 		last    NeighboursPoint
 	)
 	for i, p := range grid {
 		// Points differ in K last: W is built once per setting of the others.
-		if full == nil || p.Shrink != last.Shrink || p.Alpha != last.Alpha || p.Beta != last.Beta {
-			full = sim(fit, p)
+		if fullT == nil || p.Shrink != last.Shrink || p.Alpha != last.Alpha || p.Beta != last.Beta {
+			fullT = sim(fit, p).Transpose()
 		}
 		last = p
-		m := build(fit, p, full)
+		m := build(fit, p, fullT)
 		mp, err := tuneMAP(ctx, m, tune, opt.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("baselines: %s: tuning: %w", name, err)
