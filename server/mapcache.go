@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/taglens/taglens/internal/lru"
 	"github.com/taglens/taglens/tsne"
 )
 
@@ -31,26 +32,29 @@ type mapEntry struct {
 	aliases                 []string // request keys in mapCache.alias pointing here
 }
 
-// mapCache holds recently used maps by model and key. alias maps a request's
-// own parameters (model id, variant, the raw corpus list, term) to the entry it
-// was answered with, so a repeated request skips the store (model and corpus
-// look-ups) entirely.
+// mapCache holds the most recently used maps by model and key
+// (internal/lru). alias maps a request's own parameters (model id, variant,
+// the raw corpus list, term) to the entry it was answered with, so a repeated
+// request skips the store (model and corpus look-ups) entirely; an entry's
+// aliases go with it.
 type mapCache struct {
 	mu    sync.Mutex
-	max   int
-	order []string
-	m     map[string]*mapEntry
+	c     *lru.Cache[string, *mapEntry]
 	alias map[string]*mapEntry
 }
 
 func newMapCache(max int) *mapCache {
-	return &mapCache{max: max, m: map[string]*mapEntry{}, alias: map[string]*mapEntry{}}
+	c := &mapCache{c: lru.New[string, *mapEntry](max), alias: map[string]*mapEntry{}}
+	c.c.OnRemove = func(_ string, e *mapEntry) { c.unlink(e) } // c.mu is held
+	return c
 }
 
+// get returns the entry stored under k, or nil, and marks it most recently used.
 func (c *mapCache) get(k string) *mapEntry {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	return c.m[k]
+	e, _ := c.c.Get(k)
+	return e
 }
 
 // lookup returns the entry a request key was linked to, or nil.
@@ -64,7 +68,7 @@ func (c *mapCache) lookup(reqKey string) *mapEntry {
 func (c *mapCache) link(reqKey, k string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	e := c.m[k]
+	e, _ := c.c.Peek(k)
 	if e == nil || c.alias[reqKey] == e {
 		return
 	}
@@ -75,31 +79,15 @@ func (c *mapCache) link(reqKey, k string) {
 	e.aliases = append(e.aliases, reqKey)
 }
 
+// put stores e under k, most recently used, evicting the least recently used
+// maps beyond the cache's size.
 func (c *mapCache) put(k string, e *mapEntry) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if old, ok := c.m[k]; ok {
-		c.unlink(old)
-	} else {
-		c.order = append(c.order, k)
-	}
-	c.m[k] = e
-	for len(c.order) > c.max {
-		c.remove(c.order[0])
-	}
+	c.c.Add(k, e)
 }
 
-// remove deletes entry k and its aliases; c.mu is held.
-func (c *mapCache) remove(k string) {
-	if e, ok := c.m[k]; ok {
-		c.unlink(e)
-		delete(c.m, k)
-	}
-	if i := slices.Index(c.order, k); i >= 0 {
-		c.order = slices.Delete(c.order, i, i+1)
-	}
-}
-
+// unlink forgets the aliases of e; c.mu is held.
 func (c *mapCache) unlink(e *mapEntry) {
 	for _, a := range e.aliases {
 		if c.alias[a] == e {
@@ -122,13 +110,11 @@ func (c *mapCache) dropCorpus(id string) {
 func (c *mapCache) dropIf(match func(modelID string, corpora []string) bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	for _, k := range slices.Clone(c.order) {
+	c.c.RemoveIf(func(k string) bool {
 		// Keys are model|variant|corpus,corpus|term (ids and variants hold no '|').
 		f := strings.SplitN(k, "|", 4)
-		if len(f) == 4 && match(f[0], strings.Split(f[2], ",")) {
-			c.remove(k)
-		}
-	}
+		return len(f) == 4 && match(f[0], strings.Split(f[2], ","))
+	})
 }
 
 // mapKey identifies a base map: variant, term and the corpora it spans.

@@ -9,11 +9,11 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
-	"slices"
 	"sync"
 	"time"
 
 	"github.com/taglens/taglens/internal/app"
+	"github.com/taglens/taglens/internal/lru"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -248,54 +248,34 @@ func infoSummary(in *ce.Info) ce.Info {
 	return sum
 }
 
-// modelCache keeps the most recently used models in memory: a hit moves a
-// model to the back of order, and a miss beyond max evicts the front, the
-// least recently used.
+// modelCache keeps the most recently used models in memory (internal/lru):
+// beyond its size a new model evicts the least recently used.
 type modelCache struct {
-	mu    sync.Mutex
-	max   int
-	order []string // least recently used first
-	m     map[string]*ce.Model
+	mu sync.Mutex
+	c  *lru.Cache[string, *ce.Model]
 }
 
-func newModelCache(max int) *modelCache { return &modelCache{max: max, m: map[string]*ce.Model{}} }
+func newModelCache(max int) *modelCache { return &modelCache{c: lru.New[string, *ce.Model](max)} }
 
 func (c *modelCache) drop(id string) {
 	c.mu.Lock()
-	delete(c.m, id)
-	if i := slices.Index(c.order, id); i >= 0 {
-		c.order = slices.Delete(c.order, i, i+1)
-	}
-	c.mu.Unlock()
+	defer c.mu.Unlock()
+	c.c.Remove(id)
 }
 
 // get returns the cached model id and marks it most recently used.
 func (c *modelCache) get(id string) (*ce.Model, bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	m, ok := c.m[id]
-	if ok {
-		if i := slices.Index(c.order, id); i >= 0 {
-			c.order = append(slices.Delete(c.order, i, i+1), id)
-		}
-	}
-	return m, ok
+	return c.c.Get(id)
 }
 
 // put caches m as id, most recently used, evicting the least recently used
-// models beyond max.
+// models beyond the cache's size.
 func (c *modelCache) put(id string, m *ce.Model) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if _, ok := c.m[id]; ok {
-		return
-	}
-	c.m[id] = m
-	c.order = append(c.order, id)
-	for len(c.order) > c.max {
-		delete(c.m, c.order[0])
-		c.order = c.order[1:]
-	}
+	c.c.Add(id, m)
 }
 
 // model returns the loaded model of a ready model row.
