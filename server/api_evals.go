@@ -240,7 +240,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 		// Every trial uses the first model's split; with no reserved OOV
 		// documents, the OOV setting takes every document with a term outside
 		// the vocabulary (as taglens eval without a split file).
-		Split:         func(*ce.Model) (corpus.Split, error) { return trainSplit(trow, tc, firstM.Info().SplitSeed), nil },
+		Split:         func(*ce.Model) (corpus.Split, error) { return app.TrainedSplit(firstM, tc, ownSplit(trow), nil) },
 		AllWithoutOOV: setting == eval.OOVSetting, Progress: evalProgress(rep)}
 	if req.CorpusID != first.CorpusID {
 		if ev.Cross, err = s.store.Documents(ctx, req.CorpusID); err != nil {

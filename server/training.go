@@ -54,15 +54,13 @@ func (p TrainParams) config(seed uint64) ce.Config {
 	return c
 }
 
-// trainSplit is the corpus's own split when it has one, else the random split of
-// corpus.RandomSplit with the given seed (paper §5.2: 2/3 train, a validation
-// set, the rest test). Training uses corpus.DefaultSplitSeed, so every model of
-// a corpus shares one split; an evaluation uses the seed its model recorded.
+// trainSplit is the split of a model of corpus c whose row is row, trained
+// with the given split seed: app.ModelSplit with the corpus's stored split
+// (the web app reserves no OOV tags). Training uses corpus.DefaultSplitSeed,
+// so every model of a corpus shares one split; a map uses the seed its model
+// recorded.
 func trainSplit(row *CorpusRow, c *corpus.Corpus, seed uint64) corpus.Split {
-	if own := ownSplit(row); own != nil {
-		return *own
-	}
-	return corpus.RandomSplit(c, nil, 0, seed)
+	return app.ModelSplit(c, ownSplit(row), nil, seed)
 }
 
 // ownSplit is the split stored with a corpus, or nil when it has none.

@@ -409,28 +409,31 @@ func evalSetting(cfg *evalConfig, cross *corpus.Corpus) eval.Setting {
 	return eval.WithinCorpus
 }
 
-// split returns the split of model m: --split, or else the random split
-// `taglens train` drew (corpus.RandomSplit with the split seed recorded in the
-// model and the --oov tags), so each model file is paired with its own
+// split returns the split of model m as taglens train made it
+// (app.TrainedSplit): --split without the documents holding an --oov tag in
+// train and valid, or else the random split with the split seed recorded in
+// the model and the --oov tags, so each model file is paired with its own
 // training documents.
 func (r *evalRun) split(m *ce.Model) (corpus.Split, error) {
 	cfg := r.cfg
-	if cfg.splitPath == "" {
-		if m.Info().SplitFromFile {
-			return corpus.Split{}, fmt.Errorf("eval: the model was trained on the split of a file: pass it with --split")
+	var own *corpus.Split
+	if cfg.splitPath != "" {
+		f, err := os.Open(cfg.splitPath)
+		if err != nil {
+			return corpus.Split{}, fmt.Errorf("eval: %w", err)
 		}
-		return corpus.RandomSplit(r.corpus, cfg.oovTags, 0, m.Info().SplitSeed), nil
+		split, err := corpus.ReadSplit(f, r.corpus)
+		f.Close()
+		if err != nil {
+			return corpus.Split{}, fmt.Errorf("eval: %s: %w", cfg.splitPath, err)
+		}
+		own = &split
 	}
-	f, err := os.Open(cfg.splitPath)
-	if err != nil {
-		return corpus.Split{}, fmt.Errorf("eval: %w", err)
+	split, err := app.TrainedSplit(m, r.corpus, own, cfg.oovTags)
+	if errors.Is(err, app.ErrNoOwnSplit) {
+		return corpus.Split{}, fmt.Errorf("eval: the model was trained on the split of a file: pass it with --split")
 	}
-	split, err := corpus.ReadSplit(f, r.corpus)
-	f.Close()
-	if err != nil {
-		return corpus.Split{}, fmt.Errorf("eval: %s: %w", cfg.splitPath, err)
-	}
-	return split, nil
+	return split, err
 }
 
 func (r *evalRun) note(s string) {

@@ -341,3 +341,45 @@ func TestEvalSeedsShareSplit(t *testing.T) {
 		t.Errorf("model trained on a split file, eval without --split: got %v, want an error naming --split", err)
 	}
 }
+
+// TestEvalSplitWithoutReservedDocs: a split file that puts documents holding
+// an --oov tag in train. taglens train leaves them out of its training
+// documents, and taglens eval with the same --split and --oov takes the same
+// split (app.TrainedSplit), so it does not note a split other than the model's.
+func TestEvalSplitWithoutReservedDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	f := makeEvalFixture(t)
+	b, err := os.ReadFile(f.split)
+	if err != nil {
+		t.Fatal(err)
+	}
+	split := filepath.Join(f.dir, "split-train.tsv") // the oov documents in train
+	oov := filepath.Join(f.dir, "oov.txt")
+	if err := os.WriteFile(split, bytes.ReplaceAll(b, []byte("\toov\n"), []byte("\ttrain\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(oov, []byte("oov0\noov1\noov2\noov3\noov4\noov5\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	model := filepath.Join(f.dir, "reserved.tlm")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"train", "--corpus", f.corpus, "--split", split, "--oov", oov, "--out", model,
+		"--topics", "3", "--hidden", "8,4", "--max-epochs1", "2", "--max-epochs2", "1", "--epoch-examples", "1000",
+		"--alpha", "0.1", "--lambda", "1"}, &stdout, &stderr); err != nil {
+		t.Fatalf("train: %v\n%s", err, stderr.String())
+	}
+	m, err := ce.ReadFile(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := m.Info().TrainDocs; n != 280 {
+		t.Errorf("the model trained on %d documents, want the split file's 320 train documents less the 40 holding a reserved tag", n)
+	}
+	_, _, progress := runEvalArgs(t, "--model", model, "--corpus", f.corpus, "--split", split, "--oov", oov,
+		"--subset", "test", "--baselines", "random", "--variants", "ce", "--trials", "1")
+	if strings.Contains(progress, "is it the model's split?") {
+		t.Errorf("eval took another split than the training's:\n%s", progress)
+	}
+}

@@ -2,6 +2,7 @@ package app
 
 import (
 	"context"
+	"errors"
 
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
@@ -23,17 +24,43 @@ type Training struct {
 	Progress func(ce.Progress)
 }
 
-// Split returns the split of the training: the corpus's own without the
-// documents holding a reserved tag in train and valid, or
-// corpus.RandomSplit with the reserved tags and Config.SplitSeed.
+// Split returns the split of the training (ModelSplit with the corpus's own
+// split, the reserved tags and Config.SplitSeed).
 func (t *Training) Split() corpus.Split {
-	if t.OwnSplit == nil {
-		return corpus.RandomSplit(t.Corpus, t.Reserved, 0, t.Config.SplitSeed)
+	return ModelSplit(t.Corpus, t.OwnSplit, t.Reserved, t.Config.SplitSeed)
+}
+
+// ModelSplit is the split a model of corpus c is trained with: own, the
+// corpus's own split (a split file, or the one stored with the corpus),
+// without the documents holding a reserved tag in train and valid (§5.2); or,
+// when own is nil, corpus.RandomSplit with the reserved tags and the split
+// seed. Training.Split and TrainedSplit (the evaluations of taglens eval and
+// the web app) both take it from here, so a model is evaluated on the split it
+// was trained with.
+func ModelSplit(c *corpus.Corpus, own *corpus.Split, reserved []string, seed uint64) corpus.Split {
+	if own == nil {
+		return corpus.RandomSplit(c, reserved, 0, seed)
 	}
-	split := *t.OwnSplit
-	split.Train = withoutTags(t.Corpus, split.Train, t.Reserved)
-	split.Valid = withoutTags(t.Corpus, split.Valid, t.Reserved)
+	split := *own
+	split.Train = withoutTags(c, split.Train, reserved)
+	split.Valid = withoutTags(c, split.Valid, reserved)
 	return split
+}
+
+// ErrNoOwnSplit is TrainedSplit's error for a model trained on its corpus's
+// own split when that split is not given.
+var ErrNoOwnSplit = errors.New("the model was trained on the corpus's own split, which was not given")
+
+// TrainedSplit returns the split model m was trained with on c: ModelSplit
+// with own (the corpus's own split, nil for none), the reserved OOV tags and
+// the split seed m records. A model trained on its corpus's own split needs
+// own (ErrNoOwnSplit); given for a model of a random split, own wins.
+func TrainedSplit(m *ce.Model, c *corpus.Corpus, own *corpus.Split, reserved []string) (corpus.Split, error) {
+	in := m.Info()
+	if own == nil && in.SplitFromFile {
+		return corpus.Split{}, ErrNoOwnSplit
+	}
+	return ModelSplit(c, own, reserved, in.SplitSeed), nil
 }
 
 // Train trains the model of t on its split and returns it; the model records
