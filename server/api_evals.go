@@ -8,13 +8,11 @@ import (
 	"fmt"
 	"net/http"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/internal/app"
-	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/compare"
 	"github.com/taglens/taglens/ml/corpus"
@@ -38,82 +36,40 @@ type EvalRequest struct {
 	// row with error bars over the seeds (as taglens eval with one model per
 	// trial). Trials is then the number of models.
 	SeedTrials bool `json:"seed_trials,omitempty"`
+
+	trialsGiven bool // Trials was given, even as 0 (the JSON body's)
 }
 
-func (r *EvalRequest) normalize() error {
-	if len(r.ModelIDs) == 0 {
-		return fmt.Errorf("model_ids: choose at least one trained model")
+// The web app's caps of an evaluation.
+const (
+	maxEvalModels = 8
+	maxEvalTrials = 10
+)
+
+// input is the request as an evaluation's input (app.EvalInput, whose
+// Normalize is the one check of it): lenient, as the compare form keeps every
+// field when its setting changes, and capped.
+func (r *EvalRequest) input() app.EvalInput {
+	in := app.EvalInput{Models: len(r.ModelIDs), SeedTrials: r.SeedTrials, Subset: r.Subset, Protocol: r.Protocol,
+		Setting: r.Setting, Missing: r.Missing, Baselines: r.Baselines, Lenient: true,
+		MaxModels: maxEvalModels, MaxTrials: maxEvalTrials}
+	if r.Trials != 0 || r.trialsGiven {
+		trials := r.Trials
+		in.Trials = &trials
 	}
-	if len(r.ModelIDs) > 8 {
-		return fmt.Errorf("model_ids: at most 8 models")
+	return in
+}
+
+// normalize checks the request (a 400 naming the field) and sets its
+// defaults, and returns its spec.
+func (r *EvalRequest) normalize() (*app.EvalSpec, error) {
+	spec, err := r.input().Normalize()
+	if err != nil {
+		return nil, httpErr(http.StatusBadRequest, "%v", err)
 	}
-	if r.Subset == "" {
-		r.Subset = "test"
-	}
-	switch r.Subset {
-	case "train", "valid", "test", "oov", "all":
-	default:
-		return fmt.Errorf("subset must be train, valid, test, oov or all")
-	}
-	if r.Protocol == "" {
-		r.Protocol = "priming"
-	}
-	if _, err := eval.ParseProtocol(r.Protocol); err != nil {
-		return err
-	}
-	if r.Setting == "" {
-		r.Setting = string(eval.WithinCorpus)
-	}
-	switch eval.Setting(r.Setting) {
-	case eval.WithinCorpus, eval.CrossCorpora:
-	case eval.OOVSetting:
-		if r.Protocol != "priming" {
-			return fmt.Errorf("the OOV setting uses the priming protocol only (paper §6.2.4)")
-		}
-	case eval.IncompleteContext:
-		b, err := eval.ParseBand(r.Missing)
-		if err != nil {
-			return fmt.Errorf("missing: %v", err)
-		}
-		if b.IsZero() {
-			return fmt.Errorf("missing: the incomplete-context setting needs a band such as 10-30")
-		}
-	default:
-		return fmt.Errorf("setting must be within-corpus, cross-corpora, incomplete-context or oov")
-	}
-	if r.Missing != "" && eval.Setting(r.Setting) != eval.IncompleteContext {
-		return fmt.Errorf("missing applies only to the incomplete-context setting")
-	}
-	if r.SeedTrials {
-		if len(r.ModelIDs) < 2 {
-			return fmt.Errorf("seed_trials: choose at least two models (one per seed)")
-		}
-		if r.Trials != 0 && r.Trials != len(r.ModelIDs) {
-			return fmt.Errorf("seed_trials: trials must be the number of models (%d), or 0", len(r.ModelIDs))
-		}
-		r.Trials = len(r.ModelIDs)
-	}
-	if r.Trials == 0 {
-		r.Trials = 3
-	}
-	if r.Trials < 1 || r.Trials > 10 {
-		return fmt.Errorf("trials must be in 1..10")
-	}
-	if len(r.Baselines) == 1 && r.Baselines[0] == "all" {
-		r.Baselines = append([]string(nil), baselines.Names...)
-	}
-	var bs []string
-	for _, b := range r.Baselines {
-		if !slices.Contains(baselines.Names, b) {
-			return fmt.Errorf("unknown baseline %q (want %s or all)", b, strings.Join(baselines.Names, ", "))
-		}
-		if !slices.Contains(bs, b) {
-			bs = append(bs, b)
-		}
-	}
-	slices.SortFunc(bs, func(a, b string) int { return slices.Index(baselines.Names, a) - slices.Index(baselines.Names, b) })
-	r.Baselines = bs
-	return nil
+	r.Subset, r.Protocol, r.Setting = spec.Subset, string(spec.Protocol), string(spec.Setting)
+	r.Trials, r.Baselines = spec.Trials, spec.Baselines
+	return spec, nil
 }
 
 // evalBody is the JSON body of POST /api/evaluations: an EvalRequest whose
@@ -131,10 +87,7 @@ func (h *evalsAPI) create(c echo.Context) error {
 	}
 	req := body.EvalRequest
 	if body.Trials != nil {
-		if *body.Trials < 1 {
-			return httpErr(http.StatusBadRequest, "trials must be in 1..10 (omit it for the default, 3), got %d", *body.Trials)
-		}
-		req.Trials = *body.Trials
+		req.Trials, req.trialsGiven = *body.Trials, true
 	}
 	ev, job, err := h.s.createEval(c.Request().Context(), req)
 	if err != nil {
@@ -144,8 +97,9 @@ func (h *evalsAPI) create(c echo.Context) error {
 }
 
 func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *JobRow, error) {
-	if err := req.normalize(); err != nil {
-		return nil, nil, httpErr(http.StatusBadRequest, "%v", err)
+	spec, err := req.normalize()
+	if err != nil {
+		return nil, nil, err
 	}
 	for _, id := range req.ModelIDs {
 		m, err := s.store.Model(ctx, id)
@@ -166,20 +120,11 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	if err != nil {
 		return nil, nil, notFound(err, "model", req.ModelIDs[0])
 	}
-	other := req.CorpusID != first.CorpusID
-	switch eval.Setting(req.Setting) {
-	case eval.CrossCorpora:
-		if !other {
-			return nil, nil, httpErr(http.StatusBadRequest, "the cross-corpora setting evaluates another corpus than the model's: choose corpus_id")
-		}
-	case eval.WithinCorpus, eval.IncompleteContext:
-		if other {
-			return nil, nil, httpErr(http.StatusBadRequest, "the %s setting evaluates the model's own corpus; use cross-corpora (or oov) for another corpus", req.Setting)
-		}
+	// Another corpus has no split of the models: all its documents.
+	if err := spec.CheckCorpus(req.CorpusID != first.CorpusID); err != nil {
+		return nil, nil, httpErr(http.StatusBadRequest, "%v", err)
 	}
-	if other {
-		req.Subset = "all" // another corpus has no split of this model: all its documents
-	}
+	req.Subset = spec.Subset
 	rj, err := json.Marshal(req)
 	if err != nil {
 		return nil, nil, err
@@ -210,18 +155,12 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
 	}
-	// The request was normalized when it was made: these parse.
-	proto, err := eval.ParseProtocol(req.Protocol)
+	// The request was normalized when it was made: it passes again.
+	spec, err := req.input().Normalize()
 	if err != nil {
 		return err
 	}
-	setting := eval.Setting(req.Setting)
-	var band eval.Band
-	if setting == eval.IncompleteContext {
-		if band, err = eval.ParseBand(req.Missing); err != nil {
-			return err
-		}
-	}
+	setting := spec.Setting
 	rep.Progress(0, "loading", "loading models and documents")
 	first, firstM, err := s.model(ctx, req.ModelIDs[0])
 	if err != nil {
@@ -235,8 +174,8 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if err != nil {
 		return err
 	}
-	ev := &app.Evaluation{Corpus: tc, Subset: req.Subset, Protocol: proto, Setting: setting, Missing: band,
-		Trials: req.Trials, Seed: 1, Baselines: req.Baselines,
+	ev := &app.Evaluation{Corpus: tc, Subset: req.Subset, Protocol: spec.Protocol, Setting: setting, Missing: spec.Missing,
+		Trials: spec.Trials, Seed: 1, Baselines: spec.Baselines,
 		// Every trial uses the first model's split; with no reserved OOV
 		// documents, the OOV setting takes every document with a term outside
 		// the vocabulary (as taglens eval without a split file).
@@ -254,7 +193,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	if ev.Models, rows, err = s.evalModels(ctx, req.ModelIDs, setting, firstM.Vocabulary(), first); err != nil {
 		return err
 	}
-	ev.Variants = variantEntries(ev.Models, rows, setting, req.SeedTrials)
+	ev.Variants = variantEntries(ev.Models, rows, spec.Variants, setting == eval.OOVSetting, req.SeedTrials)
 	report, err := app.Evaluate(ctx, ev)
 	var noDocs *app.NoDocsError
 	switch {
@@ -297,15 +236,11 @@ func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Sett
 	return ms, rows, nil
 }
 
-// variantEntries returns the report entries of the models' variants: with
-// seedTrials one entry per variant whose trial t is ms[t], otherwise one per
-// model and variant (named after the model when there are several).
-func variantEntries(ms []*ce.Model, rows []*ModelRow, setting eval.Setting, seedTrials bool) []compare.Entry {
-	oov := setting == eval.OOVSetting
-	variants := []string{ce.VariantCE, ce.VariantSiamese}
-	if oov {
-		variants = ce.OOVVariants
-	}
+// variantEntries returns the report entries of the models' variants (the
+// OOV models in the OOV setting, oov): with seedTrials one entry per variant
+// whose trial t is ms[t], otherwise one per model and variant (named after the
+// model when there are several).
+func variantEntries(ms []*ce.Model, rows []*ModelRow, variants []string, oov, seedTrials bool) []compare.Entry {
 	// tuning records which model a contextual variant came from (nothing for
 	// the OOV variants).
 	tuning := func(rows []*ModelRow, ms []*ce.Model) func(i int) map[string]any {

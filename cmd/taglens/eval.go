@@ -36,24 +36,19 @@ var baselineOrder = baselines.Names
 
 // evalConfig is the parsed command line of taglens eval.
 type evalConfig struct {
-	modelPaths []string
-	format     corpus.Format // of --corpus and --cross; "" detects it
-	corpusPath string
-	splitPath  string
-	subset     string
-	protocol   eval.Protocol
-	baselines  []string
-	missing    eval.Band
-	trials     int
-	crossPath  string
-	oovPath    string
-	oovTags    []string
-	variants   []string
-	seed       uint64
-	workers    int
-	concurrent int
-	jsonOut    string
-	cpuProfile string
+	*app.EvalSpec // subset, protocol, setting, band, trials, baselines, variants
+	modelPaths    []string
+	format        corpus.Format // of --corpus and --cross; "" detects it
+	corpusPath    string
+	splitPath     string
+	crossPath     string
+	oovPath       string
+	oovTags       []string
+	seed          uint64
+	workers       int
+	concurrent    int
+	jsonOut       string
+	cpuProfile    string
 }
 
 // runEval implements `taglens eval`. How trials map to models:
@@ -147,8 +142,6 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		modelPaths: textlist.Split(*model),
 		corpusPath: *corpusP,
 		splitPath:  *split,
-		subset:     strings.ToLower(*subset),
-		trials:     *trials,
 		crossPath:  *cross,
 		seed:       *seed,
 		workers:    *workers,
@@ -156,149 +149,92 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		jsonOut:    *jsonOut,
 		cpuProfile: *cpuProf,
 	}
-	if msg, err := cfg.readValues(*format, *oovP, *protocol, *missing); err != nil || msg != "" {
-		if err != nil {
+	var err error
+	if cfg.format, err = corpus.ParseFormat(*format); err != nil {
+		return usage("%s", err)
+	}
+	if *workers < 1 {
+		return usage("--workers must be at least 1")
+	}
+	if *conc < 1 {
+		return usage("--concurrent must be at least 1")
+	}
+	in := evalInput(fs, cfg, *subset, *protocol, *missing, *bl, *variants, *trials)
+	if cfg.EvalSpec, err = in.Normalize(); err == nil {
+		err = cfg.CheckCorpus(cfg.crossPath != "")
+	}
+	var ie *app.InputError
+	if errors.As(err, &ie) {
+		return usage("%s", ie.Named(evalFlag(ie.Field)))
+	}
+	if err != nil {
+		return nil, err
+	}
+	if *oovP != "" {
+		cfg.oovPath = *oovP
+		if cfg.oovTags, err = readOOVFile(*oovP); err != nil {
 			return nil, err
 		}
-		return usage("%s", msg)
-	}
-	if msg := cfg.checkScope(*subset, protocolSet(fs)); msg != "" {
-		return usage("%s", msg)
-	}
-	if msg := cfg.chooseVariants(*variants); msg != "" {
-		return usage("%s", msg)
-	}
-	if msg := cfg.chooseBaselines(*bl); msg != "" {
-		return usage("%s", msg)
-	}
-	if cfg.subset == "oov" && len(cfg.baselines) > 0 {
-		return usage("baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)")
-	}
-	if len(cfg.baselines) == 0 && len(cfg.variants) == 0 {
-		return usage("nothing to evaluate: no variant and no baseline")
 	}
 	return cfg, nil
 }
 
-// readValues sets the format, the reserved OOV tags (read from the file
-// oovPath), the protocol and the missing band from their flags. It returns
-// a usage message for a bad flag value, or an error reading the file.
-func (cfg *evalConfig) readValues(format, oovPath, protocol, missing string) (string, error) {
-	var err error
-	if cfg.format, err = corpus.ParseFormat(format); err != nil {
-		return err.Error(), nil
-	}
-	if oovPath != "" {
-		cfg.oovPath = oovPath
-		f, err := os.Open(oovPath)
-		if err != nil {
-			return "", err
+// evalInput translates the flags of taglens eval into an evaluation's input
+// (app.EvalInput): several model files are one per trial; the setting is
+// OOV with --subset oov, cross-corpora with --cross, incomplete-context with
+// --missing, else within-corpus; the OOV setting's protocol is priming unless
+// --protocol is given.
+func evalInput(fs *flag.FlagSet, cfg *evalConfig, subset, protocol, missing, bl, variants string, trials int) app.EvalInput {
+	in := app.EvalInput{Models: len(cfg.modelPaths), SeedTrials: len(cfg.modelPaths) > 1, Subset: subset,
+		Protocol: protocol, Missing: missing, Baselines: textlist.Split(bl), Variants: textlist.Split(variants)}
+	oov := strings.EqualFold(strings.TrimSpace(subset), "oov")
+	switch {
+	case oov:
+		in.Setting = string(eval.OOVSetting)
+		if !flagSet(fs, "protocol") {
+			in.Protocol = string(eval.Priming)
 		}
-		cfg.oovTags, err = corpus.ReadOOVTags(f)
-		f.Close()
-		if err != nil {
-			return "", fmt.Errorf("eval: %s: %w", oovPath, err)
-		}
+	case cfg.crossPath != "":
+		in.Setting = string(eval.CrossCorpora)
+	case strings.TrimSpace(missing) != "":
+		in.Setting = string(eval.IncompleteContext)
 	}
-	if cfg.protocol, err = eval.ParseProtocol(protocol); err != nil {
-		return err.Error(), nil
+	if flagSet(fs, "trials") {
+		in.Trials = &trials
 	}
-	if cfg.missing, err = eval.ParseBand(missing); err != nil {
-		return err.Error(), nil
-	}
-	return "", nil
+	return in
 }
 
-// checkScope checks the subset (as given: subset), the trial, worker and
-// model counts and the combinations of --cross and the OOV setting, which
-// uses the priming protocol (protocolGiven: --protocol was set). It returns
-// a usage message, or "" when they are fine.
-func (cfg *evalConfig) checkScope(subset string, protocolGiven bool) string {
-	switch cfg.subset {
-	case "train", "valid", "test", "oov", "all":
-	default:
-		return fmt.Sprintf("unknown subset %q (want train, valid, test, oov or all)", subset)
+// evalFlag is the flag of taglens eval that an evaluation input's field
+// (app.InputError) is given by.
+func evalFlag(field string) string {
+	switch field {
+	case "model_ids", "seed_trials":
+		return "--model"
+	case "corpus_id":
+		return "--cross"
 	}
-	if cfg.trials < 1 {
-		return "--trials must be at least 1"
-	}
-	if cfg.workers < 1 {
-		return "--workers must be at least 1"
-	}
-	if cfg.concurrent < 1 {
-		return "--concurrent must be at least 1"
-	}
-	if n := len(cfg.modelPaths); n != 1 && n != cfg.trials {
-		return fmt.Sprintf("--model lists %d files: give one, or one per trial (%d)", n, cfg.trials)
-	}
-	if cfg.crossPath != "" && cfg.subset != "all" && cfg.subset != "oov" {
-		return "with --cross, --subset must be all (cross-corpora) or oov (real OOV)"
-	}
-	if cfg.subset == "oov" {
-		if cfg.protocol != eval.Priming && protocolGiven {
-			return "the OOV setting uses the priming protocol only (paper §6.2.4)"
-		}
-		cfg.protocol = eval.Priming
-		if !cfg.missing.IsZero() {
-			return "--missing does not apply to the OOV setting"
-		}
-	}
-	return ""
+	return "--" + field
 }
 
-// chooseVariants sets the model variants from the --variants value v (the
-// defaults of the subset when empty). It returns a usage message for an
-// unknown variant, or "".
-func (cfg *evalConfig) chooseVariants(v string) string {
-	oov := cfg.subset == "oov"
-	switch v := strings.TrimSpace(v); {
-	case v == "none":
-	case v == "" && oov:
-		cfg.variants = slices.Clone(ce.OOVVariants)
-	case v == "":
-		cfg.variants = []string{ce.VariantCE, ce.VariantSiamese}
-	default:
-		cfg.variants = textlist.Split(v)
+// readOOVFile reads the reserved OOV tags of an --oov file.
+func readOOVFile(path string) ([]string, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
 	}
-	for _, v := range cfg.variants {
-		ok := ce.ValidVariant(v)
-		if oov {
-			ok = ce.ValidOOVVariant(v)
-		}
-		if !ok {
-			return fmt.Sprintf("unknown variant %q for subset %s", v, cfg.subset)
-		}
+	defer f.Close()
+	tags, err := corpus.ReadOOVTags(f)
+	if err != nil {
+		return nil, fmt.Errorf("eval: %s: %w", path, err)
 	}
-	return ""
+	return tags, nil
 }
 
-// chooseBaselines sets the baselines from the --baselines value bl, in
-// report order without repeats. It returns a usage message for an unknown
-// baseline, or "".
-func (cfg *evalConfig) chooseBaselines(bl string) string {
-	switch b := strings.TrimSpace(bl); b {
-	case "", "none":
-	case "all":
-		cfg.baselines = slices.Clone(baselineOrder)
-	default:
-		for _, name := range textlist.Split(b) {
-			if !slices.Contains(baselineOrder, name) {
-				return fmt.Sprintf("unknown baseline %q (want %s or all)", name, strings.Join(baselineOrder, ","))
-			}
-			if !slices.Contains(cfg.baselines, name) {
-				cfg.baselines = append(cfg.baselines, name)
-			}
-		}
-		slices.SortFunc(cfg.baselines, func(a, b string) int {
-			return slices.Index(baselineOrder, a) - slices.Index(baselineOrder, b)
-		})
-	}
-	return ""
-}
-
-func protocolSet(fs *flag.FlagSet) bool {
+// flagSet reports whether the flag name was given.
+func flagSet(fs *flag.FlagSet, name string) bool {
 	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == "protocol" })
+	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
 	return set
 }
 
@@ -325,22 +261,22 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	}
 	r.corpus = c
 	warnAbsentOOV(stderr, cfg.oovPath, c, cfg.oovTags)
-	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.subset, Protocol: cfg.protocol,
-		Setting: evalSetting(cfg, cross), Missing: cfg.missing, Trials: cfg.trials, Seed: cfg.seed, Workers: cfg.workers,
+	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.Subset, Protocol: cfg.Protocol,
+		Setting: cfg.Setting, Missing: cfg.Missing, Trials: cfg.Trials, Seed: cfg.seed, Workers: cfg.workers,
 		Concurrent: cfg.concurrent,
-		Baselines:  cfg.baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
+		Baselines:  cfg.Baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
 		AllWithoutOOV: cfg.splitPath == "", Notes: r.notes,
 		Note: func(s string) { fmt.Fprintf(r.progress, "note: %s\n", s) },
 		Docs: func(t, n int, note string) {
 			if note == "" {
-				note = fmt.Sprintf("%d documents in %s", n, cfg.subset)
+				note = fmt.Sprintf("%d documents in %s", n, cfg.Subset)
 			}
-			fmt.Fprintf(r.progress, "trial %d/%d: %s\n", t+1, cfg.trials, note)
+			fmt.Fprintf(r.progress, "trial %d/%d: %s\n", t+1, cfg.Trials, note)
 		},
 		Progress: r.printProgress()}
 	// The variants: trial t uses the model of trial t, or the last one when
 	// there are fewer models.
-	ev.Variants = compare.VariantEntries(cfg.variants, cfg.subset == "oov", r.models,
+	ev.Variants = compare.VariantEntries(cfg.Variants, cfg.Setting == eval.OOVSetting, r.models,
 		func(i int) map[string]any { return modelTuning(cfg.modelPaths[i], r.models[i]) }, "")
 	rep, err := app.Evaluate(ctx, ev)
 	var noDocs *app.NoDocsError
@@ -373,7 +309,7 @@ func (r *evalRun) loadModels() error {
 				cfg.modelPaths[0], cfg.modelPaths[i+1])
 		}
 	}
-	if len(r.models) == 1 && cfg.trials > 1 && len(cfg.variants) > 0 {
+	if len(r.models) == 1 && cfg.Trials > 1 && len(cfg.Variants) > 0 {
 		r.note("one model file for all trials: the trials of its variants differ only by the evaluation's own randomness")
 	}
 	return nil
@@ -393,20 +329,6 @@ func readEvalCorpora(cfg *evalConfig) (*corpus.Corpus, *corpus.Corpus, error) {
 		}
 	}
 	return c, cross, nil
-}
-
-// evalSetting is the evaluation setting of cfg: OOV (--subset oov),
-// cross-corpora (--cross), incomplete context (--missing) or within-corpus.
-func evalSetting(cfg *evalConfig, cross *corpus.Corpus) eval.Setting {
-	switch {
-	case cfg.subset == "oov":
-		return eval.OOVSetting
-	case cross != nil:
-		return eval.CrossCorpora
-	case !cfg.missing.IsZero():
-		return eval.IncompleteContext
-	}
-	return eval.WithinCorpus
 }
 
 // split returns the split of model m as taglens train made it

@@ -27,7 +27,18 @@ type InputError struct {
 	Reason string
 }
 
-func (e *InputError) Error() string { return e.Field + ": " + e.Reason }
+// Error is the field and the reason: "trials must be in 1..10" when the
+// reason is a predicate ("must …"), "subset: …" otherwise.
+func (e *InputError) Error() string { return e.Named(e.Field) }
+
+// Named is Error with the field called name, as a side calls it (a flag of
+// the command line, such as "--trials").
+func (e *InputError) Named(name string) string {
+	if strings.HasPrefix(e.Reason, "must ") {
+		return name + " " + e.Reason
+	}
+	return name + ": " + e.Reason
+}
 
 // Normalize sets the defaults of p, drops blank tags and trims the others,
 // and checks the variant, then K (an *InputError).
