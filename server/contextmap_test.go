@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"math"
 	"net/http"
+	"net/url"
 	"reflect"
 	"slices"
 	"testing"
@@ -27,7 +28,7 @@ func TestContextMap(t *testing.T) {
 		t.Fatal(err)
 	}
 	doc, ids, oov := demotest.OOVDocument(t, m.Vocabulary())
-	rec := ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/context-map?doc="+doc.ID+"&variant=ce", "")
+	rec := ts.computeMapAt("/api/models/"+modelID+"/context-map", url.Values{"doc": {doc.ID}, "variant": {"ce"}})
 	if rec.Code != 200 {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}

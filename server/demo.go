@@ -57,7 +57,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 		if err != nil || j.State != JobDone {
 			return
 		}
-		if _, err := s.mapJob(m.ID, ce.VariantSiamese, demoTerm, []string{row.ID}); err != nil {
+		if _, err := s.mapJob(m.ID, ce.VariantSiamese, demoTerm, []string{row.ID}, nil); err != nil {
 			s.log.Warn("demo map not started", "err", err)
 		}
 		// Every baseline, so that the first screen can say plainly whether the

@@ -60,7 +60,7 @@ func TestBrowserMapColourTopic(t *testing.T) {
 	ctx := browser(t)
 	ts, _, modelID := trainedServer(t)
 	base := liveServer(t, ts)
-	step(t, ctx, "explorer", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"))
+	step(t, ctx, "explorer", time.Minute, openMap(base+"/explorer?model="+modelID+"&term=guitar"))
 	waitMapReady(t, ctx, "term=guitar")
 	pickColour(t, ctx, "color-select", "topic", "explorer-submit")
 	waitMapReady(t, ctx, "color=topic")
@@ -89,7 +89,7 @@ func TestBrowserMapColourTopic(t *testing.T) {
 	check("term map by topic, reopened")
 
 	// The whole space: each term in its most probable topic.
-	step(t, ctx, "whole space", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID))
+	step(t, ctx, "whole space", time.Minute, openMap(base+"/explorer?view=space&model="+modelID))
 	waitJS(t, ctx, "whole-space map drawn", 2*time.Minute,
 		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true'`)
 	step(t, ctx, "colour by topic", 10*time.Second,
@@ -183,7 +183,7 @@ func TestBrowserMapColourOOV(t *testing.T) {
 			screenshot(t, ctx, shotDir(t), "5h-context-map-oov")
 			// The term map of one of the document's tags, the document overlaid.
 			term := strings.TrimSpace(strings.Split(d.Tags, ",")[0])
-			step(t, ctx, "term map", time.Minute, chromedp.Navigate(fmt.Sprintf("%s/explorer?model=%s&term=%s&docs=%s&color=oov", base, modelID, term, d.ID)))
+			step(t, ctx, "term map", time.Minute, openMap(fmt.Sprintf("%s/explorer?model=%s&term=%s&docs=%s&color=oov", base, modelID, term, d.ID)))
 			waitMapReady(t, ctx, "color=oov")
 		}
 	}
@@ -192,7 +192,7 @@ func TestBrowserMapColourOOV(t *testing.T) {
 	// The whole space holds the corpus's tags outside the vocabulary too,
 	// after its terms: by OOV they are in the OOV colour, the terms grey; an
 	// OOV tag can be selected (from the URL) and gets its nearest terms.
-	step(t, ctx, "whole space", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID+"&color=oov"))
+	step(t, ctx, "whole space", time.Minute, openMap(base+"/explorer?view=space&model="+modelID+"&color=oov"))
 	waitJS(t, ctx, "whole-space map drawn by OOV", 2*time.Minute,
 		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true' &&
 		 document.querySelector('[data-testid="space-color"]').value === "oov" && window.taglensCharts["space"].getOption().visualMap.length === 1`)
@@ -220,7 +220,7 @@ func TestBrowserMapColourOOV(t *testing.T) {
 		t.Fatalf("whole space by OOV: %s", r.Msg)
 	}
 	screenshot(t, ctx, shotDir(t), "5j-space-oov")
-	step(t, ctx, "an OOV tag selected", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID+"&color=oov&sel="+url.QueryEscape(r.Term)))
+	step(t, ctx, "an OOV tag selected", time.Minute, openMap(base+"/explorer?view=space&model="+modelID+"&color=oov&sel="+url.QueryEscape(r.Term)), listNeighbours())
 	waitJS(t, ctx, "the OOV tag's neighbours", time.Minute,
 		`(function () { var b = document.querySelector('[data-testid="space-map"]'); return !!b && Number(b.getAttribute('data-neighbours')) > 0; })()`)
 	sel, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.getElementById("space-selected").textContent`))
@@ -237,7 +237,7 @@ func TestBrowserMapTerms(t *testing.T) {
 	ctx := browser(t)
 	ts, _, modelID := trainedServer(t)
 	base := liveServer(t, ts)
-	step(t, ctx, "explorer", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"))
+	step(t, ctx, "explorer", time.Minute, openMap(base+"/explorer?model="+modelID+"&term=guitar"))
 	waitMapReady(t, ctx, "term=guitar")
 	step(t, ctx, "two terms", 10*time.Second, chromedp.SetValue(tid("term-input"), "guitar, drums"))
 	pickColour(t, ctx, "color-select", "term", "explorer-submit")

@@ -32,7 +32,7 @@ func TestBrowserExplorerDetails(t *testing.T) {
 	}
 	status := func(id string) string { return str(`document.querySelector('[data-testid="` + id + `"]').textContent`) }
 
-	step(t, ctx, "whole space by topic", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID+"&color=topic&sel=guitar"))
+	step(t, ctx, "whole space by topic", time.Minute, openMap(base+"/explorer?view=space&model="+modelID+"&color=topic&sel=guitar"), listNeighbours())
 	waitJS(t, ctx, "whole-space map drawn", 2*time.Minute,
 		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true' &&
 		 document.querySelectorAll('[data-testid="space-neighbours"] li').length > 0`)
@@ -63,7 +63,7 @@ func TestBrowserExplorerDetails(t *testing.T) {
 	}
 
 	// A term map: the clicked instance is ringed.
-	step(t, ctx, "term map", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"))
+	step(t, ctx, "term map", time.Minute, openMap(base+"/explorer?model="+modelID+"&term=guitar"))
 	waitMapReady(t, ctx, "term=guitar")
 	if st := status("map-status"); !strings.Contains(st, "perplexity") || !strings.Contains(st, "iterations") {
 		t.Errorf("term map status %q names no perplexity and iterations", st)

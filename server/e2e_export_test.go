@@ -122,7 +122,7 @@ func TestBrowserMapExports(t *testing.T) {
 	ts, corpusID, modelID := trainedServer(t)
 	base := liveServer(t, ts)
 
-	step(t, ctx, "term map", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"))
+	step(t, ctx, "term map", time.Minute, openMap(base+"/explorer?model="+modelID+"&term=guitar"))
 	waitMapReady(t, ctx, "term=guitar")
 	want := chartLegend(t, ctx, "map")
 	doc, _ := saveMapSVG(t, ctx, "map")
@@ -142,7 +142,7 @@ func TestBrowserMapExports(t *testing.T) {
 	}
 
 	putSyntheticMap(t, ts, modelID, corpusID)
-	step(t, ctx, "WebGL map", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=on"))
+	step(t, ctx, "WebGL map", time.Minute, openMap(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=on"))
 	waitMapReady(t, ctx, "gl=on")
 	waitJS(t, ctx, "drawn by the layer", time.Minute, `document.querySelector('[data-testid="map"]').getAttribute('data-renderer') === 'webgl'`)
 	want = chartLegend(t, ctx, "map")

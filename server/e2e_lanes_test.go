@@ -79,7 +79,7 @@ func TestBrowserMapWhileTraining(t *testing.T) {
 	}()
 	base := liveServer(t, ts)
 	start := time.Now()
-	step(t, ctx, "explorer", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+model), chromedp.WaitVisible(tid("space-map")))
+	step(t, ctx, "explorer", time.Minute, openMap(base+"/explorer?view=space&model="+model), chromedp.WaitVisible(tid("space-map")))
 	waitJS(t, ctx, "the whole-space map drawn while two trainings run", 60*time.Second,
 		`document.querySelector('[data-testid="space-map"]').getAttribute("data-ready") === "true"`)
 	t.Logf("whole-space map drawn %.1f s after the page was asked for, while two trainings ran", time.Since(start).Seconds())

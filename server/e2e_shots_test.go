@@ -71,7 +71,7 @@ func TestBrowserScreenshots(t *testing.T) {
 	for _, w := range []int{1400, 390} {
 		step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(int64(w), 900))
 		for _, p := range pages {
-			step(t, ctx, p.name, time.Minute, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
+			step(t, ctx, p.name, time.Minute, openMap(base+p.path), chromedp.WaitVisible(tid(p.wait)))
 			// Maps: wait for the drawing (or the message that replaced it).
 			waitJS(t, ctx, p.name+" settled", 2*time.Minute, `(function () {
 				var m = document.querySelector('[data-testid="map"], [data-testid="space-map"]');
@@ -163,7 +163,7 @@ func TestBrowserControlsApart(t *testing.T) {
 	for _, w := range []int{1400, 390} {
 		step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(int64(w), 900))
 		for _, p := range pages {
-			step(t, ctx, p.path, time.Minute, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
+			step(t, ctx, p.path, time.Minute, openMap(base+p.path), chromedp.WaitVisible(tid(p.wait)))
 			if r := layout(t, ctx, w); len(r.Overlaps) > 0 || r.Wide != "" {
 				t.Errorf("%s at %d px: overlapping controls %v; beyond the edge: %q", p.path, w, r.Overlaps, r.Wide)
 			}

@@ -18,10 +18,13 @@ func TestBrowserSpaceMap(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
 	base := liveServer(t, ts)
 	step(t, ctx, "whole-space explorer", time.Minute,
-		chromedp.Navigate(base+"/explorer?model="+modelID),
+		openMap(base+"/explorer?model="+modelID),
 		chromedp.WaitVisible(tid("view-space")),
 		chromedp.Click(tid("view-space")),
 	)
+	// The tab is a link: its page reads the map, and offers to compute it.
+	waitJS(t, ctx, "the whole-space page", time.Minute, `location.search.indexOf("view=space") >= 0 && document.readyState === "complete"`)
+	step(t, ctx, "compute the whole-space map", 2*time.Minute, computeMap())
 	waitJS(t, ctx, "whole-space map drawn", 2*time.Minute,
 		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true'`)
 	step(t, ctx, "search", time.Minute,

@@ -112,7 +112,7 @@ func TestBrowserMapSVG(t *testing.T) {
 	ts, corpusID, modelID := trainedServer(t)
 	base := liveServer(t, ts)
 
-	step(t, ctx, "term map", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"))
+	step(t, ctx, "term map", time.Minute, openMap(base+"/explorer?model="+modelID+"&term=guitar"))
 	waitMapReady(t, ctx, "term=guitar")
 	total := inView(t, ctx, "map", "data-map-url")
 	doc, name := saveMapSVG(t, ctx, "map")
@@ -136,7 +136,7 @@ func TestBrowserMapSVG(t *testing.T) {
 		t.Errorf("zoomed term map SVG: %d points, want the %d in view (of %d)", n, zoomed, total)
 	}
 
-	step(t, ctx, "whole space", time.Minute, chromedp.Navigate(base+"/explorer?view=space&model="+modelID))
+	step(t, ctx, "whole space", time.Minute, openMap(base+"/explorer?view=space&model="+modelID))
 	waitJS(t, ctx, "whole-space map drawn", 2*time.Minute,
 		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true'`)
 	total = inView(t, ctx, "space", "data-space-url")
@@ -151,7 +151,7 @@ func TestBrowserMapSVG(t *testing.T) {
 
 	putSyntheticMap(t, ts, modelID, corpusID)
 	step(t, ctx, "10,000 points with the WebGL layer", time.Minute,
-		chromedp.Navigate(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=on"))
+		openMap(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=on"))
 	waitMapReady(t, ctx, "gl=on")
 	waitJS(t, ctx, "drawn by the layer", time.Minute, `document.querySelector('[data-testid="map"]').getAttribute('data-renderer') === 'webgl'`)
 	total = inView(t, ctx, "map", "data-map-url")

@@ -215,7 +215,7 @@ func TestBrowserEndToEnd(t *testing.T) {
 
 	// 3. Explorer: the map of "guitar" is computed in the background and drawn.
 	step(t, ctx, "explorer map", 2*time.Minute,
-		chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"),
+		openMap(base+"/explorer?model="+modelID+"&term=guitar"),
 		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`,
 			chromedp.WithPollingTimeout(2*time.Minute), chromedp.WithPollingInterval(300*time.Millisecond)),
 	)
@@ -323,7 +323,7 @@ func TestBrowserContextMap(t *testing.T) {
 	step(t, ctx, "explorer", time.Minute,
 		chromedp.Navigate(base+"/explorer?model="+modelID),
 		chromedp.WaitVisible(tid("context-docs")),
-		chromedp.Click(`[data-testid="context-docs"] a`),
+		chromedp.Click(`[data-testid="context-docs"] [data-testid="context-doc"]`),
 	)
 	// The click navigates: poll across the page change.
 	waitJS(t, ctx, "context map drawn", time.Minute,
@@ -473,7 +473,7 @@ func TestBrowserNarrowScreen(t *testing.T) {
 		{"/explorer?view=space&model=" + modelID, "space-map"},
 	}
 	for _, p := range pages {
-		step(t, ctx, p.path, 30*time.Second, chromedp.Navigate(base+p.path), chromedp.WaitVisible(tid(p.wait)))
+		step(t, ctx, p.path, 30*time.Second, openMap(base+p.path), chromedp.WaitVisible(tid(p.wait)))
 		sw, err := chromedp.Run(ctx, chromedp.Evaluate[int](`document.documentElement.scrollWidth`))
 		if err != nil {
 			t.Fatalf("%s: %v", p.path, err)
@@ -497,7 +497,7 @@ func TestBrowserExplorerTooltip(t *testing.T) {
 	base := liveServer(t, ts)
 	step(t, ctx, "explorer map", 2*time.Minute,
 		chromedp.EmulateViewport(390, 844),
-		chromedp.Navigate(base+"/explorer?model="+modelID+"&term=guitar"),
+		openMap(base+"/explorer?model="+modelID+"&term=guitar"),
 		chromedp.Poll[chromedp.Void](`document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`,
 			chromedp.WithPollingTimeout(2*time.Minute), chromedp.WithPollingInterval(300*time.Millisecond)),
 	)

@@ -37,17 +37,17 @@ func TestBrowserMapWebGL(t *testing.T) {
 	base := liveServer(t, ts)
 
 	step(t, ctx, "open the 100,000-term map", time.Minute,
-		chromedp.Navigate(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on", base, modelID, benchSpaceSeed)))
+		openMap(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on", base, modelID, benchSpaceSeed)))
 	waitGLDrawn(t, ctx, "space-map", "space", `s[0].data.length === 0 && s[4].data.length === 25`)
 	step(t, ctx, "open a zoomed view", time.Minute,
-		chromedp.Navigate(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on&zx=30,55&zy=40,70", base, modelID, benchSpaceSeed)))
+		openMap(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on&zx=30,55&zy=40,70", base, modelID, benchSpaceSeed)))
 	// Both ranges restored; the layer sends only the points of the cells in view.
 	waitGLDrawn(t, ctx, "space-map", "space", `(function () {
 		var z = window.taglensCharts["space"].getOption().dataZoom, L = window.taglensGL.layers["space"];
 		return z[0].start === 30 && z[1].start === 40 && z[1].end === 70 && L.vertices < 50000;
 	})()`)
 	step(t, ctx, "open the whole map again", time.Minute,
-		chromedp.Navigate(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on", base, modelID, benchSpaceSeed)))
+		openMap(fmt.Sprintf("%s/explorer?view=space&model=%s&seed=%d&gl=on", base, modelID, benchSpaceSeed)))
 	waitGLDrawn(t, ctx, "space-map", "space", `true`)
 	glGesture(t, ctx, "space")
 	hoverGLPoint(t, ctx, "space", "training documents")
@@ -80,7 +80,7 @@ func TestBrowserMapWebGL(t *testing.T) {
 	})()`)
 
 	step(t, ctx, "open the 100,000-point term map", time.Minute,
-		chromedp.Navigate(fmt.Sprintf("%s/explorer?model=%s&term=%s&gl=on", base, modelID, loadTerm)))
+		openMap(fmt.Sprintf("%s/explorer?model=%s&term=%s&gl=on", base, modelID, loadTerm)))
 	waitGLDrawn(t, ctx, "map", "map", `s.filter(function (x) { return x.data.length > 0; }).length === 0`)
 	hoverGLPoint(t, ctx, "map", "document doc-")
 	clickAtPointer(t, ctx)

@@ -137,7 +137,7 @@ func TestExplorer10k(t *testing.T) {
 	putSyntheticMap(t, ts, modelID, corpusID)
 	base := liveServer(t, ts)
 	start := time.Now()
-	step(t, ctx, "explorer 10k", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term="+loadTerm))
+	step(t, ctx, "explorer 10k", time.Minute, openMap(base+"/explorer?model="+modelID+"&term="+loadTerm))
 	waitJS(t, ctx, "10k map drawn", time.Minute, `document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`)
 	drawn := time.Since(start)
 	n, err := chromedp.Run(ctx, chromedp.Evaluate[int](`Number(document.getElementById('map-status').getAttribute('data-points'))`))
@@ -153,7 +153,7 @@ func TestExplorer10k(t *testing.T) {
 	t.Logf("10,000-point explorer, WebGL layer: page to map drawn %v; hover to tooltip %v", drawn.Round(time.Millisecond), time.Since(start).Round(time.Millisecond))
 	screenshot(t, ctx, shotDir(t), "8-explorer-10k")
 
-	step(t, ctx, "explorer 10k on canvas", time.Minute, chromedp.Navigate(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=off"))
+	step(t, ctx, "explorer 10k on canvas", time.Minute, openMap(base+"/explorer?model="+modelID+"&term="+loadTerm+"&gl=off"))
 	waitJS(t, ctx, "10k map drawn on canvas", time.Minute, `document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true' &&
 		document.querySelector('[data-testid="map"]').getAttribute('data-renderer') === 'canvas'`)
 	hover := hoverPoint(t, ctx, "map", loadTerm)

@@ -203,70 +203,6 @@ func termMapJSON(m *ce.Model, b []byte) []byte {
 	return nb
 }
 
-// mapPoints: GET /api/models/:id/map?term=T[,T…][&docs=ID,ID][&corpus=ID,ID][&variant=]
-// The base map (all instances of the terms in the chosen corpora's documents) is computed
-// by a background t-SNE job and cached; while it runs the answer is 202
-// {"job_id","state"}. Overlays (accompany terms of docs, OOV terms of those
-// documents) are placed with tsne's Transform on the cached embedding.
-func (h *modelsAPI) mapPoints(c echo.Context) error {
-	// Fast path: this exact request was answered from the cache before (the
-	// model, its corpora and the term were checked then); no store access.
-	reqKey := mapReqKey(c)
-	if reqKey != "" {
-		if e := h.s.maps.lookup(reqKey); e != nil {
-			return serveMap(c, e)
-		}
-	}
-	row, m, err := h.s.readyModel(c)
-	if err != nil {
-		return err
-	}
-	terms, err := mapTerms(m, c.QueryParam("term"))
-	if err != nil {
-		return err
-	}
-	term := strings.Join(terms, ",")
-	variant, err := checkVariant(c.QueryParam("variant"))
-	if err != nil {
-		return err
-	}
-	corpora := textlist.Split(c.QueryParam("corpus"))
-	if len(corpora) == 0 {
-		corpora = []string{row.CorpusID}
-	}
-	ctx := c.Request().Context()
-	for _, id := range corpora {
-		if _, err := h.s.store.Corpus(ctx, id); err != nil {
-			return notFound(err, "corpus", id)
-		}
-	}
-	docs := textlist.Split(c.QueryParam("docs"))
-	key := row.ID + "|" + mapKey(variant, term, corpora)
-	if len(docs) == 0 {
-		defer h.s.maps.link(reqKey, key) // next time the fast path answers
-	}
-
-	e := h.s.maps.get(key)
-	if e == nil && len(docs) == 0 {
-		e = h.s.loadMap(ctx, row.ID, mapKey(variant, term, corpora), termMapJSON)
-	}
-	if e != nil && (len(docs) == 0 || e.emb != nil) {
-		if len(docs) == 0 {
-			return serveMap(c, e)
-		}
-		out, err := h.s.overlay(ctx, m, e, variant, corpora, docs)
-		if err != nil {
-			return err
-		}
-		return c.JSON(http.StatusOK, out)
-	}
-	job, err := h.s.mapJob(row.ID, variant, term, corpora)
-	if err != nil {
-		return err
-	}
-	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
-}
-
 // maxMapTerms bounds the terms of one instance map.
 const maxMapTerms = 10
 
@@ -393,11 +329,29 @@ func acceptsGzip(header string) bool {
 	return false
 }
 
-// mapJob starts (or joins) the background job computing a base map.
-func (s *Server) mapJob(modelID, variant, term string, corpora []string) (*JobRow, error) {
-	return s.mapJobFor(modelID, mapKey(variant, term, corpora), "map", map[string]any{"variant": variant, "term": term, "corpora": corpora},
+// mapJob starts (or joins) the background job computing a base map and,
+// with docs, then the overlay of those documents on it (termMap.overlayKey).
+func (s *Server) mapJob(modelID, variant, term string, corpora, docs []string) (*JobRow, error) {
+	args := map[string]any{"variant": variant, "term": term, "corpora": corpora}
+	if len(docs) > 0 {
+		args["docs"] = docs
+	}
+	return s.mapJobFor(modelID, mapKey(variant, term, corpora), "map", args,
 		func(ctx context.Context, rep *Reporter) error {
-			return s.computeMap(ctx, rep, modelID, variant, term, corpora)
+			if err := s.computeMap(ctx, rep, modelID, variant, term, corpora); err != nil || len(docs) == 0 {
+				return err
+			}
+			row, m, err := s.model(ctx, modelID)
+			if err != nil {
+				return err
+			}
+			t := &termMap{row: row, m: m, variant: variant, term: term, corpora: corpora, docs: docs}
+			if base := s.maps.get(t.cacheKey()); base != nil && base.emb != nil {
+				if _, err := s.overlayEntry(ctx, t, base); err != nil {
+					return fmt.Errorf("the map is computed, its overlay of documents %s is not: %w", strings.Join(docs, ", "), err)
+				}
+			}
+			return nil
 		})
 }
 

@@ -14,11 +14,7 @@ func TestMapAPI(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodGet, base+"?term=guitar&variant=x", ""), 400, "variant")
 	wantError(t, ts.doJSON(http.MethodGet, base+"?term=guitar&corpus=nosuch", ""), 404, "nosuch")
 
-	rec := ts.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", "")
-	if rec.Code == http.StatusAccepted {
-		ts.waitJob(decode[map[string]string](t, rec)["job_id"])
-		rec = ts.doJSON(http.MethodGet, base+"?term=guitar&variant=ce", "")
-	}
+	rec := ts.computeMapAt(base, url.Values{"term": {"guitar"}, "variant": {"ce"}})
 	if rec.Code != 200 {
 		t.Fatalf("map: got %d (%s)", rec.Code, rec.Body)
 	}
@@ -57,14 +53,9 @@ func TestMapAPI(t *testing.T) {
 func TestMapTerms(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
 	base := "/api/models/" + modelID + "/map?variant=ce&term="
+	route := "/api/models/" + modelID + "/map"
 	get := func(q string) MapData {
-		rec := ts.doJSON(http.MethodGet, base+url.QueryEscape(q), "")
-		if rec.Code == http.StatusAccepted {
-			if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != JobDone {
-				t.Fatalf("%s: %s %s", q, j.State, j.Message)
-			}
-			rec = ts.doJSON(http.MethodGet, base+url.QueryEscape(q), "")
-		}
+		rec := ts.computeMapAt(route, url.Values{"variant": {"ce"}, "term": {q}})
 		if rec.Code != 200 {
 			t.Fatalf("%s: %d %s", q, rec.Code, rec.Body)
 		}
@@ -90,11 +81,7 @@ func TestMapTerms(t *testing.T) {
 		}
 	}
 	if doc.DocID != "" {
-		rec := ts.doJSON(http.MethodGet, base+url.QueryEscape("guitar,drums")+"&docs="+url.QueryEscape(doc.DocID), "")
-		if rec.Code == http.StatusAccepted {
-			ts.waitJob(decode[map[string]string](t, rec)["job_id"])
-			rec = ts.doJSON(http.MethodGet, base+url.QueryEscape("guitar,drums")+"&docs="+url.QueryEscape(doc.DocID), "")
-		}
+		rec := ts.computeMapAt(route, url.Values{"variant": {"ce"}, "term": {"guitar,drums"}, "docs": {doc.DocID}})
 		ov := decode[MapData](t, rec)
 		for _, p := range ov.Points[len(md.Points):] {
 			if p.Term == "guitar" || p.Term == "drums" {
@@ -111,24 +98,16 @@ func TestMapTerms(t *testing.T) {
 // (placed with tsne's Transform) and checks the base points do not move.
 func TestMapOverlay(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
-	base := "/api/models/" + modelID + "/map?term=guitar&variant=siamese-ce"
-	rec := ts.doJSON(http.MethodGet, base, "")
-	if rec.Code == http.StatusAccepted {
-		ts.waitJob(decode[map[string]string](t, rec)["job_id"])
-		rec = ts.doJSON(http.MethodGet, base, "")
-	}
-	md := decode[MapData](t, rec)
+	route := "/api/models/" + modelID + "/map"
+	params := url.Values{"term": {"guitar"}, "variant": {"siamese-ce"}}
+	md := decode[MapData](t, ts.computeMapAt(route, params))
 	if len(md.Points) < 2 {
 		t.Fatalf("base map: %d points", len(md.Points))
 	}
-	docs := md.Points[0].DocID + "," + md.Points[1].DocID
-	rec = ts.doJSON(http.MethodGet, base+"&docs="+url.QueryEscape(docs), "")
-	if rec.Code == http.StatusAccepted {
-		// The cached map came from the store, without its t-SNE state: the
-		// overlay waits for the map to be computed again.
-		ts.waitJob(decode[map[string]string](t, rec)["job_id"])
-		rec = ts.doJSON(http.MethodGet, base+"&docs="+url.QueryEscape(docs), "")
-	}
+	// The overlay is computed by a POST (a job when the map came from the
+	// store, without its t-SNE state: the map is computed again), then read.
+	params.Set("docs", md.Points[0].DocID+","+md.Points[1].DocID)
+	rec := ts.computeMapAt(route, params)
 	if rec.Code != 200 {
 		t.Fatalf("overlay: %d %s", rec.Code, rec.Body)
 	}
@@ -147,5 +126,6 @@ func TestMapOverlay(t *testing.T) {
 			t.Errorf("overlay point kind %q, want accompany or oov", p.Kind)
 		}
 	}
-	wantError(t, ts.doJSON(http.MethodGet, base+"&docs=nosuch", ""), 404, "nosuch")
+	params.Set("docs", "nosuch")
+	wantError(t, ts.doJSON(http.MethodPost, route, jsonOf(params)), 404, "nosuch")
 }

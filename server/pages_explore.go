@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"net/url"
 	"slices"
@@ -19,6 +20,11 @@ import (
 // readyModels returns the ready models' view models and the one selected by the
 // "model" query parameter (default: the newest ready one).
 func (p *pages) readyModels(c echo.Context) ([]views.Model, string, error) {
+	return p.readyModelsFor(c, c.QueryParam("model"))
+}
+
+// readyModelsFor is readyModels selecting model sel.
+func (p *pages) readyModelsFor(c echo.Context, sel string) ([]views.Model, string, error) {
 	ms, err := p.modelVMs(c)
 	if err != nil {
 		return nil, "", err
@@ -29,7 +35,6 @@ func (p *pages) readyModels(c echo.Context) ([]views.Model, string, error) {
 			ready = append(ready, m)
 		}
 	}
-	sel := c.QueryParam("model")
 	if sel == "" && len(ready) > 0 {
 		sel = ready[0].ID
 	}
@@ -37,37 +42,48 @@ func (p *pages) readyModels(c echo.Context) ([]views.Model, string, error) {
 }
 
 // spaceView renders the explorer's map of the whole space of the selected model.
-func (p *pages) spaceView(c echo.Context, vm views.ExplorerPage) error {
+func (p *pages) spaceView(c echo.Context, q url.Values, vm views.ExplorerPage, status int) error {
 	vm.View = "space"
-	vm.Projection = c.QueryParam("projection")
+	vm.Projection = q.Get("projection")
 	if vm.Projection != projPCA {
 		vm.Projection = projTSNE
 	}
 	vm.K = 10
-	if k, err := strconv.Atoi(c.QueryParam("k")); err == nil && k >= 1 && k <= maxSpaceK {
+	if k, err := strconv.Atoi(q.Get("k")); err == nil && k >= 1 && k <= maxSpaceK {
 		vm.K = k
 	}
-	q := url.Values{}
-	q.Set("variant", vm.Variant)
-	q.Set("projection", vm.Projection)
+	sq := url.Values{}
+	sq.Set("variant", vm.Variant)
+	sq.Set("projection", vm.Projection)
 	for i, name := range []string{"perplexity", "iters", "seed"} {
-		if v := strings.TrimSpace(c.QueryParam(name)); v != "" {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
 			vm.TSNE[i] = v
-			q.Set(name, v)
+			sq.Set(name, v)
 		}
 	}
-	vm.SpaceURL = "/api/models/" + vm.ModelID + "/space?" + q.Encode()
+	if vm.Error == "" {
+		vm.SpaceURL = "/api/models/" + vm.ModelID + "/space?" + sq.Encode()
+	}
 	vm.Map = mapChart("space")
-	return render(c, http.StatusOK, views.ExplorerPageView(vm))
+	return render(c, status, views.ExplorerPageView(vm))
 }
 
 func (p *pages) explorer(c echo.Context) error {
-	ms, sel, err := p.readyModels(c)
+	return p.explorerPage(c, c.QueryParams(), http.StatusOK, "")
+}
+
+// explorerPage renders the explorer for the parameters q: a term map, a
+// context map or the whole space, whose script reads the map (a GET, which
+// computes nothing: the page's forms and its "Compute" button post to
+// exploreCompute). With fail, the page says it (status: its status) in
+// place of the map.
+func (p *pages) explorerPage(c echo.Context, q url.Values, status int, fail string) error {
+	ms, sel, err := p.readyModelsFor(c, q.Get("model"))
 	if err != nil {
 		return err
 	}
-	vm := views.ExplorerPage{Models: ms, ModelID: sel, Term: strings.TrimSpace(c.QueryParam("term")),
-		Docs: c.QueryParam("docs"), Variant: c.QueryParam("variant"), Color: c.QueryParam("color")}
+	vm := views.ExplorerPage{Models: ms, ModelID: sel, Term: strings.TrimSpace(q.Get("term")),
+		Docs: q.Get("docs"), Variant: q.Get("variant"), Color: q.Get("color"), Error: fail}
 	if vm.Variant == "" {
 		vm.Variant = ce.VariantSiamese
 	}
@@ -77,7 +93,7 @@ func (p *pages) explorer(c echo.Context) error {
 		vm.Color = "cluster" // unknown colourings fall back to the default
 	}
 	if sel == "" {
-		return render(c, http.StatusOK, views.ExplorerPageView(vm))
+		return render(c, status, views.ExplorerPageView(vm))
 	}
 	ctx := c.Request().Context()
 	row, m, err := p.s.model(ctx, sel)
@@ -89,51 +105,159 @@ func (p *pages) explorer(c echo.Context) error {
 		return err
 	}
 	vm.Corpora = cs
-	vm.CorpusIDs = c.QueryParams()["corpus"]
+	vm.CorpusIDs = q["corpus"]
 	if len(vm.CorpusIDs) == 0 {
 		vm.CorpusIDs = []string{row.CorpusID}
 	}
-	if c.QueryParam("view") == "space" {
-		return p.spaceView(c, vm)
-	}
-	vm.ContextDoc = strings.TrimSpace(c.QueryParam("context_doc"))
-	vm.ContextDocs = p.s.contextDocs(ctx, row.ID, row.CorpusID, m)
-	if vm.ContextDoc != "" {
-		q := url.Values{}
-		q.Set("doc", vm.ContextDoc)
-		q.Set("variant", vm.Variant)
-		vm.MapURL = "/api/models/" + sel + "/context-map?" + q.Encode()
-		vm.Map = mapChart("map")
-		return render(c, http.StatusOK, views.ExplorerPageView(vm))
-	}
-	if vm.Term == "" {
-		// Default: the model corpus's most used tag, so the first visit shows a map.
-		if cr, err := p.s.store.Corpus(ctx, row.CorpusID); err == nil && len(cr.Stats.TagCounts) > 0 {
-			vm.Term = cr.Stats.TagCounts[0].Tag
-			if _, ok := m.Vocabulary().ID(demoTerm); ok && cr.Builtin {
-				vm.Term = demoTerm
+	// The "Compute" button posts the page's own parameters.
+	vm.Compute = []views.KV{{Key: "model", Value: sel}}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		for _, v := range q[k] {
+			if k != "model" && v != "" {
+				vm.Compute = append(vm.Compute, views.KV{Key: k, Value: v})
 			}
 		}
+	}
+	if q.Get("view") == "space" {
+		return p.spaceView(c, q, vm, status)
+	}
+	vm.ContextDoc = strings.TrimSpace(q.Get("context_doc"))
+	vm.ContextDocs = p.s.contextDocs(ctx, row.ID, row.CorpusID, m)
+	if vm.Error != "" {
+		return render(c, status, views.ExplorerPageView(vm))
+	}
+	if vm.ContextDoc != "" {
+		vm.MapURL = "/api/models/" + sel + "/context-map?" + contextQuery(q).Encode()
+		vm.Map = mapChart("map")
+		return render(c, status, views.ExplorerPageView(vm))
+	}
+	if vm.Term == "" {
+		vm.Term = p.s.defaultTerm(ctx, row, m)
 	}
 	terms, err := mapTerms(m, vm.Term)
 	if err != nil {
 		var he *echo.HTTPError
 		if errors.As(err, &he) {
 			vm.Error = fmt.Sprint(he.Message) + "."
-			return render(c, http.StatusOK, views.ExplorerPageView(vm))
+			return render(c, status, views.ExplorerPageView(vm))
 		}
 		return err
 	}
-	q := url.Values{}
-	q.Set("term", strings.Join(terms, ","))
-	q.Set("variant", vm.Variant)
-	q.Set("corpus", strings.Join(vm.CorpusIDs, ","))
+	tq := url.Values{}
+	tq.Set("term", strings.Join(terms, ","))
+	tq.Set("variant", vm.Variant)
+	tq.Set("corpus", strings.Join(vm.CorpusIDs, ","))
 	if vm.Docs != "" {
-		q.Set("docs", vm.Docs)
+		tq.Set("docs", vm.Docs)
 	}
-	vm.MapURL = "/api/models/" + sel + "/map?" + q.Encode()
+	vm.MapURL = "/api/models/" + sel + "/map?" + tq.Encode()
 	vm.Map = mapChart("map")
-	return render(c, http.StatusOK, views.ExplorerPageView(vm))
+	return render(c, status, views.ExplorerPageView(vm))
+}
+
+// contextQuery is the context map API's query of an explorer page's.
+func contextQuery(q url.Values) url.Values {
+	cq := url.Values{}
+	cq.Set("doc", strings.TrimSpace(q.Get("context_doc")))
+	cq.Set("variant", q.Get("variant"))
+	if q.Get("variant") == "" {
+		cq.Set("variant", ce.VariantSiamese)
+	}
+	return cq
+}
+
+// defaultTerm is the explorer's term when none is given: the model corpus's
+// most used tag (the demo's planted term on the demo corpus), so that the
+// first visit shows a map.
+func (s *Server) defaultTerm(ctx context.Context, row *ModelRow, m *ce.Model) string {
+	cr, err := s.store.Corpus(ctx, row.CorpusID)
+	if err != nil || len(cr.Stats.TagCounts) == 0 {
+		return ""
+	}
+	if _, ok := m.Vocabulary().ID(demoTerm); ok && cr.Builtin {
+		return demoTerm
+	}
+	return cr.Stats.TagCounts[0].Tag
+}
+
+// exploreCompute: POST /explorer — the explorer's forms and its "Compute"
+// button (with the page's CSRF token) start computing the map they ask for
+// and send the browser to the explorer page that shows it (a GET, which
+// reads it or follows its job). The same form sent twice computes once: a
+// map's job is joined and a quick map computed once (Server.computing). A
+// form the map cannot be made of (a term outside the vocabulary, an unknown
+// document) gets the explorer page saying why.
+func (p *pages) exploreCompute(c echo.Context) error {
+	r := c.Request()
+	if err := r.ParseForm(); err != nil {
+		return httpErr(http.StatusBadRequest, "bad form: %v", err)
+	}
+	q := url.Values{}
+	for k, vs := range r.PostForm {
+		if k == views.CSRFField || k == views.FormIDField {
+			continue
+		}
+		for _, v := range vs {
+			if v = strings.TrimSpace(v); v != "" {
+				q.Add(k, v)
+			}
+		}
+	}
+	if err := p.startExplore(c, q); err != nil {
+		var he *echo.HTTPError
+		if errors.As(err, &he) && he.Code < 500 && he.Code != http.StatusTooManyRequests && he.Code != http.StatusForbidden {
+			return p.explorerPage(c, q, he.Code, fmt.Sprint(he.Message)+".")
+		}
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, "/explorer?"+q.Encode())
+}
+
+// startExplore starts computing the map of explorer parameters q (the
+// same map explorerPage shows for them): the whole space, a context map or
+// a term map with its overlay.
+func (p *pages) startExplore(c echo.Context, q url.Values) error {
+	ctx := c.Request().Context()
+	_, sel, err := p.readyModelsFor(c, q.Get("model"))
+	if err != nil {
+		return err
+	}
+	if sel == "" {
+		return nil // no ready model: the page says so
+	}
+	row, m, err := p.s.model(ctx, sel)
+	if err != nil {
+		if errors.Is(err, errModelNotReady) || errors.Is(err, errModelBroken) {
+			return httpErr(http.StatusConflict, "model %q is %s, not ready", sel, row.State)
+		}
+		return notFound(err, "model", sel)
+	}
+	switch {
+	case q.Get("view") == "space":
+		variant, proj, ts, err := spaceParams(q)
+		if err != nil {
+			return err
+		}
+		_, _, err = p.s.startSpace(ctx, row, variant, proj, ts)
+		return err
+	case strings.TrimSpace(q.Get("context_doc")) != "":
+		_, err := p.s.startContextMap(ctx, row, m, contextQuery(q))
+		return err
+	}
+	tq := url.Values{}
+	tq.Set("term", q.Get("term"))
+	if tq.Get("term") == "" {
+		tq.Set("term", p.s.defaultTerm(ctx, row, m))
+	}
+	tq.Set("variant", q.Get("variant"))
+	tq.Set("corpus", strings.Join(q["corpus"], ","))
+	tq.Set("docs", q.Get("docs"))
+	t, err := p.s.resolveTermMap(ctx, row, m, tq)
+	if err != nil {
+		return err
+	}
+	_, _, err = p.s.startTermMap(ctx, t)
+	return err
 }
 
 func (p *pages) priming(c echo.Context) error {

@@ -178,12 +178,23 @@ func TestPagesWithModel(t *testing.T) {
 		t.Errorf("explorer default map URL %q: want the demo's polysemous term guitar", u)
 	}
 	// The context map (Figure 7): suggested documents hold an OOV tag; choosing
-	// one points the map at the context-map API.
-	sugg := testid(doc, "context-docs").Find("a")
+	// one (a form posting its fields to the explorer, which then shows the
+	// page of those fields) points the map at the context-map API.
+	sugg := testid(doc, "context-docs").Find("form")
 	if sugg.Length() == 0 {
 		t.Fatal("explorer offers no document for the context map (the demo reserves OOV tags)")
 	}
-	href, _ := sugg.First().Attr("href")
+	if m, _ := sugg.First().Attr("method"); m != "post" || sugg.First().Find(`input[name="csrf_token"]`).Length() != 1 {
+		t.Errorf("a context document's form: method %q, want a POST with the CSRF token", m)
+	}
+	fields := url.Values{}
+	sugg.First().Find(`input[type="hidden"]`).Each(func(_ int, in *goquery.Selection) {
+		if n, _ := in.Attr("name"); n != "csrf_token" {
+			v, _ := in.Attr("value")
+			fields.Set(n, v)
+		}
+	})
+	href := "/explorer?" + fields.Encode()
 	doc, body := ts.page(href)
 	checkNoExternal(t, href, body)
 	if u, _ := testid(doc, "map").Attr("data-map-url"); !strings.Contains(u, "/context-map?doc=") {

@@ -32,8 +32,6 @@ func (s *Server) routes() *echo.Echo {
 	jsonSmall := []echo.MiddlewareFunc{small, requireJSON}
 	// Page forms: the CSRF token, read after the body limit is in place.
 	formSmall := []echo.MiddlewareFunc{small, s.requireCSRF}
-	// GET routes that start work (a map job, a t-SNE): refused from other sites.
-	work := s.sameSiteWork
 
 	// Static assets from the binary.
 	assets := staticHandler(static.FS)
@@ -63,11 +61,16 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/models/:id/restart", mod.restart, jsonSmall...)
 	api.POST("/models/:id/prime", mod.prime, jsonSmall...)
 	api.POST("/models/:id/embed", mod.embed, jsonSmall...)
-	api.GET("/models/:id/map", mod.mapPoints, work)
-	api.GET("/models/:id/context-map", mod.contextMap, work)
+	// A map's GET only reads it; its POST computes it (mapcompute.go).
+	api.GET("/models/:id/map", mod.mapPoints)
+	api.POST("/models/:id/map", mod.computeMapPoints, jsonSmall...)
+	api.GET("/models/:id/context-map", mod.contextMap)
+	api.POST("/models/:id/context-map", mod.computeContextMap, jsonSmall...)
 	api.GET("/models/:id/neighbours", mod.neighbours)
-	api.GET("/models/:id/space", mod.spaceMap, work)
-	api.GET("/models/:id/space/neighbours", mod.spaceNeighbours, work)
+	api.GET("/models/:id/space", mod.spaceMap)
+	api.POST("/models/:id/space", mod.computeSpaceMap, jsonSmall...)
+	api.GET("/models/:id/space/neighbours", mod.spaceNeighbours)
+	api.POST("/models/:id/space/neighbours", mod.computeSpaceNeighbours, jsonSmall...)
 	api.GET("/models/:id/tags", mod.tags)
 
 	jobs := &jobsAPI{s}
@@ -92,7 +95,8 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/train", p.startTraining, formSmall...)
 	e.GET("/models", p.models)
 	e.GET("/models/:id", p.model)
-	e.GET("/explorer", p.explorer, work)
+	e.GET("/explorer", p.explorer)
+	e.POST("/explorer", p.exploreCompute, formSmall...)
 	e.GET("/priming", p.priming)
 	e.GET("/compare", p.compare)
 	e.POST("/compare", p.startCompare, formSmall...)

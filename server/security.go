@@ -30,8 +30,9 @@ import (
 //  2. checkAccessToken: with an access token (always on a non-loopback bind)
 //     every request carries it as a cookie, a bearer header or ?token=.
 //  3. checkCrossSite: a state-changing request from another site (by
-//     Sec-Fetch-Site, Origin or Referer: guard.crossSite) is refused;
-//     sameSiteWork refuses by the same rule the GET routes that start work.
+//     Sec-Fetch-Site, Origin or Referer: guard.crossSite) is refused. Every
+//     route that starts work is a POST (no GET computes a map:
+//     mapcompute.go), so this one check covers them all.
 //  4. requireJSON (JSON API routes): a body must be declared
 //     application/json, which a cross-site page cannot send without a CORS
 //     preflight, and the server grants none.
@@ -436,36 +437,12 @@ func (s *Server) checkCrossSite(next echo.HandlerFunc) echo.HandlerFunc {
 	}
 }
 
-// sameSiteWork (route middleware of the GET routes that start work: the
-// term, context and whole-space maps, the space's neighbours, and the
-// explorer page whose script asks for a map) refuses a request from another
-// site by the same rule as checkCrossSite, before anything is computed or
-// stored: an <img> or a link on another site must not start a t-SNE job.
-func (s *Server) sameSiteWork(next echo.HandlerFunc) echo.HandlerFunc {
-	return func(c echo.Context) error {
-		if why := s.guard.crossSite(c.Request()); why != "" {
-			return s.refuseCrossSite(c, why)
-		}
-		return next(c)
-	}
-}
-
-// refuseCrossSite answers 403 to a request from another site. A page (a link
-// followed from another site) gets a link to the same URL: following it is a
-// request from this server's own page.
+// refuseCrossSite answers 403 to a request from another site.
 func (s *Server) refuseCrossSite(c echo.Context, why string) error {
 	r := c.Request()
 	s.log.Warn("refused a cross-site request", "method", r.Method, "path", r.URL.Path,
 		"origin", shown(r.Header.Get("Origin")), "referer", shown(r.Header.Get("Referer")), "host", shown(r.Host))
-	msg := "cross-site request refused: " + why
-	if isAPI(c) || r.Method != http.MethodGet {
-		return refuse(c, http.StatusForbidden, msg)
-	}
-	u := localURL(r.URL.EscapedPath(), r.URL.RawQuery)
-	page := "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Forbidden · taglens</title></head><body><h1>Forbidden</h1><p>" +
-		html.EscapeString(msg) + ". This page starts computing a map, which a page of another site may not do.</p><p><a href=\"" +
-		html.EscapeString(u) + "\">Open it here</a> if you meant to.</p></body></html>\n"
-	return answerAndClose(c, http.StatusForbidden, echo.MIMETextHTMLCharsetUTF8, []byte(page))
+	return refuse(c, http.StatusForbidden, "cross-site request refused: "+why)
 }
 
 // pageCSRF gives every page request (not /api/, not /static/) a CSRF cookie if

@@ -161,6 +161,10 @@ type Server struct {
 	maps     *mapCache
 	// centroids caches the term centroids of the whole-space maps.
 	centroids centroidCache
+	// computing runs each quick map computation (an overlay, a context
+	// map) and centroiding each model's centroids once at a time per key.
+	computing   flight[*mapEntry]
+	centroiding flight[*centroidSet]
 
 	mu      sync.Mutex
 	httpSrv *http.Server      // set by Serve

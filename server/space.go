@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"net/http"
+	"net/url"
 	"slices"
 	"sort"
 	"strconv"
@@ -64,23 +65,23 @@ func spaceKey(variant, projection, corpusID string, ts tsneSettings) string {
 
 // parseTSNE reads the t-SNE controls of a request (perplexity, iters, seed),
 // with the defaults 0 (automatic), 1000 and 1.
-func parseTSNE(c echo.Context) (tsneSettings, error) {
+func parseTSNE(q url.Values) (tsneSettings, error) {
 	ts := tsneSettings{Iterations: 1000, Seed: 1}
-	if v := c.QueryParam("perplexity"); v != "" {
+	if v := q.Get("perplexity"); v != "" {
 		p, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(p >= 1 && p <= maxPerplexity) {
 			return ts, httpErr(http.StatusBadRequest, "perplexity must be a number in 1..%d", maxPerplexity)
 		}
 		ts.Perplexity = p
 	}
-	if v := c.QueryParam("iters"); v != "" {
+	if v := q.Get("iters"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < minTSNEIters || n > maxTSNEIters {
 			return ts, httpErr(http.StatusBadRequest, "iters must be an integer in %d..%d", minTSNEIters, maxTSNEIters)
 		}
 		ts.Iterations = n
 	}
-	if v := c.QueryParam("seed"); v != "" {
+	if v := q.Get("seed"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
 			return ts, httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
@@ -140,6 +141,17 @@ func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, 
 	if cs := s.centroids.get(key); cs != nil {
 		return cs, nil
 	}
+	return s.centroiding.do(ctx, key, func() (*centroidSet, error) {
+		if cs := s.centroids.get(key); cs != nil {
+			return cs, nil
+		}
+		return s.computeCentroids(ctx, row, m, variant)
+	})
+}
+
+// computeCentroids computes and caches what termCentroids returns.
+func (s *Server) computeCentroids(ctx context.Context, row *ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
+	key := row.ID + "|" + variant
 	crow, err := s.store.Corpus(ctx, row.CorpusID)
 	if err != nil {
 		return nil, notFound(err, "corpus", row.CorpusID)
@@ -173,40 +185,80 @@ func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, 
 	return cs, nil
 }
 
+// spaceParams reads a whole-space map's parameters: the variant, the
+// projection (default t-SNE) and t-SNE's controls (parseTSNE).
+func spaceParams(q url.Values) (variant, proj string, ts tsneSettings, err error) {
+	if variant, err = checkVariant(q.Get("variant")); err != nil {
+		return
+	}
+	switch proj = q.Get("projection"); proj {
+	case "":
+		proj = projTSNE
+	case projTSNE, projPCA:
+	default:
+		err = httpErr(http.StatusBadRequest, "projection must be %q or %q", projTSNE, projPCA)
+		return
+	}
+	ts, err = parseTSNE(q)
+	return
+}
+
 // spaceMap: GET /api/models/:id/space[?variant=siamese-ce|ce][&projection=tsne|pca]
 // [&perplexity=P][&iters=N][&seed=S] — the whole-space map (one point per
-// vocabulary term); perplexity, iters and seed are t-SNE's. Computed by a
-// background job and cached like the term maps; while it runs the answer is
-// 202 {"job_id","state"}.
+// vocabulary term); perplexity, iters and seed are t-SNE's. Answered when
+// computed and stored, else 404 with its state (notComputed); POST computes
+// it (computeSpaceMap).
 func (h *modelsAPI) spaceMap(c echo.Context) error {
 	row, _, err := h.s.readyModel(c)
 	if err != nil {
 		return err
 	}
-	variant, err := checkVariant(c.QueryParam("variant"))
+	q := c.QueryParams()
+	variant, proj, ts, err := spaceParams(q)
 	if err != nil {
 		return err
 	}
-	proj := c.QueryParam("projection")
-	switch proj {
-	case "":
-		proj = projTSNE
-	case projTSNE, projPCA:
-	default:
-		return httpErr(http.StatusBadRequest, "projection must be %q or %q", projTSNE, projPCA)
-	}
-	ts, err := parseTSNE(c)
-	if err != nil {
-		return err
-	}
-	if e := h.s.loadMap(c.Request().Context(), row.ID, spaceKey(variant, proj, row.CorpusID, ts), spaceMapJSON); e != nil {
+	key := spaceKey(variant, proj, row.CorpusID, ts)
+	if e := h.s.loadMap(c.Request().Context(), row.ID, key, spaceMapJSON); e != nil {
 		return serveMap(c, e)
 	}
-	job, err := h.s.spaceJob(row, variant, proj, ts)
+	return h.s.notComputed(c, "the map of the whole space", row.ID, key, q)
+}
+
+// computeSpaceMap: POST /api/models/:id/space {"variant"?,"projection"?,
+// "perplexity"?,"iters"?,"seed"?} — 200 with the whole-space map when it is
+// computed, else 202 with the background job computing it.
+func (h *modelsAPI) computeSpaceMap(c echo.Context) error {
+	q, err := jsonParams(c, "variant", "projection", "perplexity", "iters", "seed")
 	if err != nil {
 		return err
 	}
-	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
+	row, _, err := h.s.readyModel(c)
+	if err != nil {
+		return err
+	}
+	variant, proj, ts, err := spaceParams(q)
+	if err != nil {
+		return err
+	}
+	e, job, err := h.s.startSpace(c.Request().Context(), row, variant, proj, ts)
+	if err != nil {
+		return err
+	}
+	if e != nil {
+		return serveMap(c, e)
+	}
+	return accepted(c, job)
+}
+
+// startSpace returns a stored whole-space map, or starts (or joins) the job
+// computing it.
+func (s *Server) startSpace(ctx context.Context, row *ModelRow, variant, proj string, ts tsneSettings) (*mapEntry, *JobRow, error) {
+	if e := s.loadMap(ctx, row.ID, spaceKey(variant, proj, row.CorpusID, ts), spaceMapJSON); e != nil {
+		return e, nil, nil
+	}
+	job, err := s.spaceJob(row, variant, proj, ts)
+	return nil, job, err
 }
 
 // spaceJob starts (or joins) the job computing a whole-space map.
@@ -279,28 +331,52 @@ const maxSpaceK = 100
 // the k vocabulary terms nearest to T by the Euclidean distance of their
 // centroids (the space the whole-space map projects), nearest first. T may
 // be a tag of the corpus outside the vocabulary (its feature-based centroid).
+// A GET answers from the model's centroids in memory (a whole-space map
+// computed by this process made them), else 404 (notComputed); POST
+// (computeSpaceNeighbours) computes them first.
 func (h *modelsAPI) spaceNeighbours(c echo.Context) error {
+	return h.nearest(c, c.QueryParams(), false)
+}
+
+// computeSpaceNeighbours: POST /api/models/:id/space/neighbours {"term","k"?,"variant"?}.
+func (h *modelsAPI) computeSpaceNeighbours(c echo.Context) error {
+	q, err := jsonParams(c, "term", "k", "variant")
+	if err != nil {
+		return err
+	}
+	return h.nearest(c, q, true)
+}
+
+// nearest answers the space's neighbours of q's term, computing the model's
+// centroids when compute is set.
+func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 	row, m, err := h.s.readyModel(c)
 	if err != nil {
 		return err
 	}
-	variant, err := checkVariant(c.QueryParam("variant"))
+	variant, err := checkVariant(q.Get("variant"))
 	if err != nil {
 		return err
 	}
-	term := strings.TrimSpace(c.QueryParam("term"))
+	term := strings.TrimSpace(q.Get("term"))
 	if term == "" {
 		return httpErr(http.StatusBadRequest, "term is required")
 	}
 	k := 10
-	if v := c.QueryParam("k"); v != "" {
+	if v := q.Get("k"); v != "" {
 		if k, err = strconv.Atoi(v); err != nil || k < 1 || k > maxSpaceK {
 			return httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", maxSpaceK)
 		}
 	}
-	cs, err := h.s.termCentroids(c.Request().Context(), row, m, variant)
-	if err != nil {
-		return err
+	cs := h.s.centroids.get(row.ID + "|" + variant)
+	if cs == nil && !compute {
+		return h.s.notComputed(c, "the term centroids of the model (the whole space's neighbours)", row.ID, "", q)
+	}
+	if cs == nil {
+		ctx := c.Request().Context()
+		if cs, err = h.s.termCentroids(ctx, row, m, variant); err != nil {
+			return err
+		}
 	}
 	if id, ok := m.Vocabulary().ID(term); ok {
 		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": nearestTerms(cs, cs.vecs[id], id, k)})

@@ -9,23 +9,16 @@ import (
 	"testing"
 )
 
-// TestSpaceMap checks the whole-space map API on a trained model: a first
-// request starts a job (202), then the map answers with one point per term
+// TestSpaceMap checks the whole-space map API on a trained model: a POST
+// starts a job (202), then the map answers with one point per term
 // (parallel arrays, each term once); the neighbours of a term are k other
 // terms, nearest first; bad parameters are refused with the reason.
 func TestSpaceMap(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
 	var oovTerm string
+	route := "/api/models/" + modelID + "/space"
 	for _, proj := range []string{"pca", "tsne"} {
-		path := "/api/models/" + modelID + "/space?projection=" + proj
-		rec := ts.do(http.MethodGet, path, nil, "")
-		if rec.Code == http.StatusAccepted {
-			job := decode[map[string]string](t, rec)
-			if j := ts.waitJob(job["job_id"]); j.State != JobDone {
-				t.Fatalf("%s: map job %s: %s", proj, j.State, j.Message)
-			}
-			rec = ts.do(http.MethodGet, path, nil, "")
-		}
+		rec := ts.computeMapAt(route, url.Values{"projection": {proj}})
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: status %d: %s", proj, rec.Code, rec.Body)
 		}
@@ -55,15 +48,8 @@ func TestSpaceMap(t *testing.T) {
 	}
 	// t-SNE's controls make another map, cached under its own key.
 	var maps [2]SpaceMap
-	for i, q := range []string{"", "&perplexity=5&iters=300&seed=2"} {
-		path := "/api/models/" + modelID + "/space?projection=tsne" + q
-		rec := ts.do(http.MethodGet, path, nil, "")
-		if rec.Code == http.StatusAccepted {
-			if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != JobDone {
-				t.Fatalf("%s: %s %s", q, j.State, j.Message)
-			}
-			rec = ts.do(http.MethodGet, path, nil, "")
-		}
+	for i, q := range []url.Values{{"projection": {"tsne"}}, {"projection": {"tsne"}, "perplexity": {"5"}, "iters": {"300"}, "seed": {"2"}}} {
+		rec := ts.computeMapAt(route, q)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: %d %s", q, rec.Code, rec.Body)
 		}
@@ -72,6 +58,8 @@ func TestSpaceMap(t *testing.T) {
 	if slices.Equal(maps[0].X, maps[1].X) {
 		t.Error("another perplexity, iteration count and seed gave the same map")
 	}
+	// This server computed the model's centroids for its maps: a GET of the
+	// neighbours reads them.
 	term := "guitar"
 	rec := ts.do(http.MethodGet, "/api/models/"+modelID+"/space/neighbours?k=5&term="+term, nil, "")
 	if rec.Code != http.StatusOK {
@@ -129,6 +117,11 @@ func TestSpaceMap(t *testing.T) {
 		rec := ts.do(http.MethodGet, "/api/models/"+modelID+c.path, nil, "")
 		if rec.Code != c.code || !strings.Contains(rec.Body.String(), c.want) {
 			t.Errorf("%s: %d %s; want %d naming %q", c.path, rec.Code, rec.Body, c.code, c.want)
+		}
+		// The POST of the same parameters is refused the same way.
+		u, _ := url.Parse(c.path)
+		if rec := ts.doJSON(http.MethodPost, "/api/models/"+modelID+u.Path, jsonOf(u.Query())); rec.Code != c.code || !strings.Contains(rec.Body.String(), c.want) {
+			t.Errorf("POST %s: %d %s; want %d naming %q", c.path, rec.Code, rec.Body, c.code, c.want)
 		}
 	}
 	if rec := ts.do(http.MethodGet, "/api/models/nope/space", nil, ""); rec.Code != http.StatusNotFound {

@@ -129,6 +129,10 @@ type ExplorerPage struct {
 	// TSNE holds the t-SNE controls of the whole-space map as given
 	// (perplexity, iters, seed; empty for the defaults).
 	TSNE [3]string
+	// Compute are the fields of the "Compute this map" form (POST
+	// /explorer): the page's own parameters. Reading a map starts nothing;
+	// the page's script shows the form when its map is not computed.
+	Compute []KV
 }
 
 // ContextDoc is a document offered for the context map.

@@ -108,9 +108,9 @@ func TestServeCrash(t *testing.T) {
 		}
 		startCrashTraining(srv.base, corpusID, round)
 		if round%2 == 0 {
-			getJSON(fmt.Sprintf("%s/api/models/%s/map?term=t%d,t%d", srv.base, modelID, round, round+1), nil)
+			postCrashJSON(fmt.Sprintf("%s/api/models/%s/map", srv.base, modelID), fmt.Sprintf(`{"term":"t%d,t%d"}`, round, round+1))
 		} else {
-			getJSON(fmt.Sprintf("%s/api/models/%s/space?iters=1000&seed=%d", srv.base, modelID, round), nil)
+			postCrashJSON(fmt.Sprintf("%s/api/models/%s/space", srv.base, modelID), fmt.Sprintf(`{"iters":1000,"seed":%d}`, round))
 		}
 		postCrashJSON(srv.base+"/api/evaluations", fmt.Sprintf(`{"model_ids":[%q],"trials":2,"baselines":["random","lsa"]}`, modelID))
 		time.Sleep(time.Duration(50+rng.IntN(1500)) * time.Millisecond)
@@ -162,9 +162,8 @@ func TestServeCrash(t *testing.T) {
 		t.Error("no job was interrupted by a kill: the test did not exercise a crash during work")
 	}
 	waitCrashJob(t, srv.base, startCrashTraining(srv.base, corpusID, 999), "a training after the crashes")
-	var mp map[string]any
-	getJSON(fmt.Sprintf("%s/api/models/%s/map?term=t1,t2,t3", srv.base, modelID), &mp)
-	if id, ok := mp["job_id"].(string); ok {
+	mp := postCrashJSON(fmt.Sprintf("%s/api/models/%s/map", srv.base, modelID), `{"term":"t1,t2,t3"}`)
+	if id := mp["job_id"]; id != "" {
 		waitCrashJob(t, srv.base, id, "a map after the crashes")
 	}
 	ev := postCrashJSON(srv.base+"/api/evaluations", fmt.Sprintf(`{"model_ids":[%q],"trials":1,"baselines":["random"]}`, modelID))

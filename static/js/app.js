@@ -371,37 +371,69 @@
     return li;
   }
 
-  // loadMap fetches a map that a background job computes: on 202 it follows
-  // the job's progress in status and fetches again when it is done; on 200 it
-  // hands the body to draw; otherwise it shows the error.
+  // loadMap reads a map (a GET, which computes nothing) and hands it to
+  // draw. A map not computed answers 404 with its state: while its job is
+  // queued or running, status follows the job and the map is read again once
+  // it is done; otherwise status says why there is no map and the page's
+  // "Compute this map" button (a POST of the page's parameters) is shown.
   function loadMap(url, status, what, draw) {
     fetch(url).then(function (r) {
       return r.json().then(function (body) { return { status: r.status, body: body }; });
     }).then(function (res) {
-      if (res.status === 202) {
+      var b = res.body || {};
+      if (res.status === 404 && (b.state === "queued" || b.state === "running")) {
         status.textContent = "Computing " + what + " in the background…";
-        var es = new EventSource("/api/jobs/" + encodeURIComponent(res.body.job_id) + "/events");
+        status.setAttribute("data-state", b.state);
+        var es = new EventSource("/api/jobs/" + encodeURIComponent(b.job_id) + "/events");
         es.addEventListener("progress", function (ev) {
           var j = JSON.parse(ev.data);
           // A queued job's message says why it waits and its place in the queue.
           status.textContent = j.state === "queued" ? "Waiting to compute " + what + " — " + j.message :
             "Computing " + what + ": " + Math.round(100 * j.progress) + "% — " + j.message;
         });
-        es.addEventListener("end", function (ev) {
+        es.addEventListener("end", function () {
           es.close();
-          var j = JSON.parse(ev.data);
-          if (j.state === "done") loadMap(url, status, what, draw);
-          else status.textContent = "The map job " + j.state + ": " + j.message;
+          loadMap(url, status, what, draw); // the map, or why the job did not make it
         });
         return;
       }
+      if (res.status === 404 && b.state) {
+        status.textContent = b.state === "not-computed" ? what.charAt(0).toUpperCase() + what.slice(1) + " is not computed yet." :
+          "The computation of " + what + " " + b.state + (b.message ? ": " + b.message : "") + ".";
+        status.setAttribute("data-state", b.state);
+        var compute = status.parentNode.querySelector("[data-testid=map-compute]");
+        if (compute) compute.hidden = false;
+        return;
+      }
       if (res.status !== 200) {
-        status.textContent = res.body.error || ("error " + res.status);
+        status.textContent = b.error || ("error " + res.status);
         status.classList.add("alert", "alert-error");
         return;
       }
-      draw(res.body);
+      draw(b);
     });
+  }
+
+  // postExplorer opens the explorer for the parameters q (URLSearchParams)
+  // by a POST with the page's CSRF token: the server starts computing that
+  // map and shows its page (a GET would only read it).
+  function postExplorer(q) {
+    var form = document.createElement("form");
+    form.method = "post";
+    form.action = "/explorer";
+    form.hidden = true;
+    var add = function (k, v) {
+      var i = document.createElement("input");
+      i.type = "hidden";
+      i.name = k;
+      i.value = v;
+      form.appendChild(i);
+    };
+    var tok = document.querySelector("input[name=csrf_token]");
+    if (tok) add("csrf_token", tok.value);
+    q.forEach(function (v, k) { add(k, v); });
+    document.body.appendChild(form);
+    form.submit();
   }
 
   // instanceSeries groups the points of a term map into series: by sense
@@ -502,10 +534,13 @@
       res.neighbours.forEach(function (n) {
         var li = neighbourItem(n, function () {
           if (pick(n.term, pt.doc_id, pt.corpus)) return;
-          var q = new URLSearchParams(params);
+          // The map of that term, in the same model, corpora and colouring.
+          var q = new URLSearchParams(params), page = new URL(window.location.href).searchParams;
           q.set("term", n.term);
           q.delete("doc");
-          window.location.href = "/explorer?" + q.toString();
+          q.set("model", modelURL.replace(/^.*\/models\//, ""));
+          if (page.get("color")) q.set("color", page.get("color"));
+          postExplorer(q);
         });
         if (n.in_doc) li.className = "hit";
         nb.appendChild(li);

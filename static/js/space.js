@@ -252,7 +252,7 @@
       if (COLOURINGS.indexOf(col) >= 0) ui.color.value = col;
       ui.isolate.checked = page.searchParams.get("isolate") === "1";
       filter();
-      if (s && index[s] !== undefined) select(index[s]); else draw();
+      if (s && index[s] !== undefined) select(index[s], true); else draw();
       restoreZoom();
     }
 
@@ -330,15 +330,35 @@
       box.setAttribute("data-ready", "true");
     }
 
-    function select(i) {
+    // select selects term i and lists its nearest terms: a click asks for
+    // them by a POST, which computes the model's term centroids if need be;
+    // restoring the URL's selection only reads them (a GET), and offers a
+    // button to compute them when they are not.
+    function select(i, restoring) {
       selected = i;
       keepURL();
       selEl.innerHTML = "<b>" + T.esc(data.terms[i]) + "</b> <span class='muted'>(" + T.esc(docsText(i)) + ")</span>";
       nb.textContent = "…";
-      var q = "?term=" + encodeURIComponent(data.terms[i]) + "&variant=" + encodeURIComponent(variant) + "&k=" + encodeURIComponent(ui.k.value);
-      fetch(modelURL + "/space/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
+      var q = { term: data.terms[i], variant: variant, k: ui.k.value };
+      var req = restoring ? fetch(modelURL + "/space/neighbours?" + new URLSearchParams(q).toString()) :
+        fetch(modelURL + "/space/neighbours", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(q) });
+      req.then(function (r) {
+        return r.json().then(function (body) { return { status: r.status, body: body }; });
+      }).then(function (r) {
+        var res = r.body || {};
         nb.replaceChildren();
         near = [];
+        if (r.status === 404 && res.state) {
+          var b = document.createElement("button");
+          b.type = "button";
+          b.className = "link";
+          b.textContent = "List the nearest terms";
+          b.setAttribute("data-testid", "space-neighbours-compute");
+          b.addEventListener("click", function () { select(i, false); });
+          nb.appendChild(b);
+          draw();
+          return;
+        }
         if (!res.neighbours) { nb.textContent = res.error || "no neighbours"; draw(); return; }
         res.neighbours.forEach(function (x) {
           var j = index[x.term];
