@@ -7,11 +7,14 @@ import (
 	"time"
 )
 
-// Form ids (views.FormIDField): the training form carries a random id, and
-// the server remembers for formTTL what each id's submission answered, so
-// that the same form submitted twice — a double click, a reload that posts
-// again, a retry after a lost answer — starts its trainings once and both
-// submissions are sent to the same page.
+// Form ids (views.FormIDField): the training and comparison forms carry a
+// random id, and the server remembers for formTTL what each id's submission
+// answered, so that the same form submitted twice — a double click, a
+// reload that posts again, a retry after a lost answer — starts its
+// trainings or its evaluation once and both submissions are sent to the
+// same page. (The other forms that start work are idempotent by what they
+// ask for: an upload by its content (Store.InsertUpload), an explorer form
+// by its map's key (a running map job is joined, a computed map read).)
 
 const (
 	// formTTL is how long a submitted form's answer is remembered.

@@ -82,6 +82,10 @@ func (p *pages) compare(c echo.Context) error {
 		}
 		vm.Evals = append(vm.Evals, ev)
 	}
+	// A new form id per rendering: submitting this form twice starts its
+	// evaluation once (formOnce).
+	r := c.Request()
+	c.SetRequest(r.WithContext(views.WithFormID(r.Context(), newFormID())))
 	return render(c, http.StatusOK, views.ComparePageView(vm))
 }
 
@@ -140,11 +144,25 @@ func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) (vie
 	return vm, nil
 }
 
-// startCompare: POST /compare (form) → redirect to the evaluation page.
+// startCompare: POST /compare (form) → redirect to the evaluation page. The
+// same form (by its form id) submitted again is sent to the same page
+// without starting another evaluation.
 func (p *pages) startCompare(c echo.Context) error {
 	if err := c.Request().ParseForm(); err != nil {
 		return httpErr(http.StatusBadRequest, "bad form: %v", err)
 	}
+	url, err := p.s.forms.do(c.Request().Context(), c.Request().PostForm.Get(views.FormIDField), func() (string, error) {
+		return p.compareForm(c)
+	})
+	if err != nil {
+		return err
+	}
+	return c.Redirect(http.StatusSeeOther, url)
+}
+
+// compareForm starts the evaluation of a submitted comparison form and
+// returns its page.
+func (p *pages) compareForm(c echo.Context) (string, error) {
 	f := c.Request().PostForm
 	req := EvalRequest{ModelIDs: f["model_ids"], Baselines: f["baselines"], CorpusID: f.Get("corpus_id"),
 		Subset: f.Get("subset"), Protocol: f.Get("protocol"), SeedTrials: f.Get("seed_trials") == "on"}
@@ -168,15 +186,15 @@ func (p *pages) startCompare(c echo.Context) error {
 	if v := f.Get("trials"); v != "" && !req.SeedTrials {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return httpErr(http.StatusBadRequest, "trials must be an integer")
+			return "", httpErr(http.StatusBadRequest, "trials must be an integer")
 		}
 		req.Trials = n
 	}
 	ev, _, err := p.s.createEval(c.Request().Context(), req)
 	if err != nil {
-		return err
+		return "", err
 	}
-	return c.Redirect(http.StatusSeeOther, "/compare/"+ev.ID)
+	return "/compare/" + ev.ID, nil
 }
 
 func (p *pages) evaluation(c echo.Context) error {

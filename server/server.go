@@ -152,7 +152,7 @@ type Server struct {
 	closeOnce sync.Once
 
 	guard *guard   // Host, Origin, CSRF and access-token checks (security.go)
-	forms formOnce // the answers of submitted training forms, by form id
+	forms formOnce // the answers of submitted training and comparison forms, by form id
 
 	models *modelCache
 	// verdicts caches the home page's verdict per evaluation id (reports
