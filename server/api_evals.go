@@ -240,7 +240,7 @@ func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Sett
 // OOV models in the OOV setting, oov): with seedTrials one entry per variant
 // whose trial t is ms[t], otherwise one per model and variant (named after the
 // model when there are several).
-func variantEntries(ms []*ce.Model, rows []*ModelRow, variants []string, oov, seedTrials bool) []compare.Entry {
+func variantEntries(ms []*ce.Model, rows []*ModelRow, variants []ce.Variant, oov, seedTrials bool) []compare.Entry {
 	// tuning records which model a contextual variant came from (nothing for
 	// the OOV variants).
 	tuning := func(rows []*ModelRow, ms []*ce.Model) func(i int) map[string]any {

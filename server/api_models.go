@@ -247,23 +247,28 @@ func (h *modelsAPI) prime(c echo.Context) error {
 	return c.JSON(http.StatusOK, res)
 }
 
-// checkVariant returns the model variant v names, Siamese-CE when v is
-// empty, or a 400 error for an unknown name.
+// parseVariant returns the network v names (ce.ParseVariant: Siamese-CE when
+// v is empty), or a 400 error naming the accepted names.
+func parseVariant(v string) (ce.Variant, error) {
+	pv, err := ce.ParseVariant(v)
+	if err != nil {
+		return "", httpErr(http.StatusBadRequest, "variant: %v", err)
+	}
+	return pv, nil
+}
+
+// checkVariant is parseVariant for the handlers that keep the variant as
+// text (in the keys and jobs of maps).
 func checkVariant(v string) (string, error) {
-	if v == "" {
-		return ce.VariantSiamese, nil
-	}
-	if !ce.ValidVariant(v) {
-		return "", httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
-	}
-	return v, nil
+	pv, err := parseVariant(v)
+	return string(pv), err
 }
 
 // primeWith primes req's typed tag set with m (app.Prime; tags matched as
 // ce.Model.Lookup does): 400 for a wrong variant, k or tag set, 422 naming
 // the tags, the variant and suggestions when no tag is in the vocabulary.
 func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
-	p := app.Priming{Variant: req.Variant, Tags: req.Tags}
+	p := app.Priming{Variant: ce.Variant(req.Variant), Tags: req.Tags}
 	if req.K != nil {
 		if *req.K < 1 || *req.K > app.MaxPrimeK {
 			return nil, httpErr(http.StatusBadRequest, "k must be an integer in 1..%d, got %d", app.MaxPrimeK, *req.K)
@@ -272,7 +277,7 @@ func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
 	}
 	var ie *app.InputError
 	if err := p.Normalize(); errors.As(err, &ie) && ie.Field == "variant" {
-		return nil, httpErr(http.StatusBadRequest, "variant must be %q or %q", ce.VariantCE, ce.VariantSiamese)
+		return nil, httpErr(http.StatusBadRequest, "%v", ie)
 	} else if err != nil {
 		return nil, httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", app.MaxPrimeK)
 	}
@@ -311,14 +316,15 @@ func (h *modelsAPI) embed(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if req.Variant, err = checkVariant(req.Variant); err != nil {
+	variant, err := parseVariant(req.Variant)
+	if err != nil {
 		return err
 	}
 	tags := app.CleanTags(req.Tags)
 	if len(tags) == 0 {
 		return httpErr(http.StatusBadRequest, "tags: give at least one tag")
 	}
-	vecs, oov, err := m.Embed(req.Variant, tags)
+	vecs, oov, err := m.Embed(variant, tags)
 	if err != nil {
 		return httpErr(http.StatusUnprocessableEntity, "%v", err)
 	}
@@ -364,7 +370,7 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 			return httpErr(http.StatusBadRequest, "k must be an integer in 1..100")
 		}
 	}
-	variant, err := checkVariant(c.QueryParam("variant"))
+	variant, err := parseVariant(c.QueryParam("variant"))
 	if err != nil {
 		return err
 	}
@@ -393,12 +399,9 @@ func (h *modelsAPI) projector(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	variant := c.QueryParam("variant")
-	if variant == "" {
-		variant = ce.VariantSiamese
-	}
-	if !ce.ValidVariant(variant) {
-		return httpErr(http.StatusBadRequest, "variant must be %s or %s", ce.VariantSiamese, ce.VariantCE)
+	variant, err := parseVariant(c.QueryParam("variant"))
+	if err != nil {
+		return err
 	}
 	corpusID := c.QueryParam("corpus")
 	if corpusID == "" {

@@ -76,7 +76,7 @@ func (s *Server) contextMapReq(ctx context.Context, row *ModelRow, m *ce.Model, 
 	if err != nil {
 		return nil, "", "", notFound(err, "document", docID)
 	}
-	cm := &app.ContextMap{Model: m, Variant: variant, Doc: *doc, Corpus: crow.Name, Term: strings.TrimSpace(q.Get("term"))}
+	cm := &app.ContextMap{Model: m, Variant: ce.Variant(variant), Doc: *doc, Corpus: crow.Name, Term: strings.TrimSpace(q.Get("term"))}
 	if err := cm.Check(); err != nil {
 		return nil, "", "", contextMapErr(err)
 	}
@@ -113,7 +113,7 @@ func (s *Server) startContextMap(ctx context.Context, row *ModelRow, m *ce.Model
 		if err != nil {
 			return nil, contextMapErr(err)
 		}
-		data := &MapData{Term: cm.Term, Variant: cm.Variant, Points: pts, KL: kl, Topics: app.NumTopics(m), Perplexity: cm.Perplexity, Iterations: cm.Iterations}
+		data := &MapData{Term: cm.Term, Variant: string(cm.Variant), Points: pts, KL: kl, Topics: app.NumTopics(m), Perplexity: cm.Perplexity, Iterations: cm.Iterations}
 		b, err := jsonMarshal(data)
 		if err != nil {
 			return nil, err

@@ -57,7 +57,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 		if err != nil || j.State != JobDone {
 			return
 		}
-		if _, err := s.mapJob(m.ID, ce.VariantSiamese, demoTerm, []string{row.ID}, nil); err != nil {
+		if _, err := s.mapJob(m.ID, string(ce.DefaultVariant), demoTerm, []string{row.ID}, nil); err != nil {
 			s.log.Warn("demo map not started", "err", err)
 		}
 		// Every baseline, so that the first screen can say plainly whether the
@@ -100,7 +100,7 @@ func (s *Server) demoVerdict(ctx context.Context, id string) (*views.Verdict, er
 		}
 		v := &views.Verdict{EvalID: e.ID, Setting: fmt.Sprintf("The demo model against every baseline: %s priming on the %s documents of the demo corpus, %d trials.", rep.Protocol, rep.Subset, rep.Trials)}
 		for _, metric := range []string{"map", "auc"} {
-			l, ok := rep.LeadOf(metric, []string{ce.VariantCE, ce.VariantSiamese})
+			l, ok := rep.LeadOf(metric, ce.VariantNames(ce.Variants))
 			if !ok {
 				return nil, nil
 			}

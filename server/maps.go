@@ -249,7 +249,7 @@ func mapReqKey(c echo.Context) string {
 	}
 	variant := q.Get("variant")
 	if variant == "" {
-		variant = ce.VariantSiamese
+		variant = string(ce.DefaultVariant)
 	}
 	return c.Param("id") + "\x00" + variant + "\x00" + q.Get("corpus") + "\x00" + strings.TrimSpace(q.Get("term"))
 }
@@ -431,7 +431,7 @@ func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant
 	if err != nil {
 		return err
 	}
-	im := &app.InstanceMap{Model: m, Variant: variant, Terms: terms, MaxPoints: maxMapPoints, Progress: rep.Progress}
+	im := &app.InstanceMap{Model: m, Variant: ce.Variant(variant), Terms: terms, MaxPoints: maxMapPoints, Progress: rep.Progress}
 	for _, cid := range corpora {
 		c, err := s.store.Documents(ctx, cid)
 		if err != nil {
@@ -491,7 +491,7 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			if err != nil {
 				return nil, err
 			}
-			ids, oov, vecs, oovVecs, err := m.EmbedDocument(variant, d.Tags)
+			ids, oov, vecs, oovVecs, err := m.EmbedDocument(ce.Variant(variant), d.Tags)
 			if err != nil {
 				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)
 			}

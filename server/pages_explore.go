@@ -85,7 +85,7 @@ func (p *pages) explorerPage(c echo.Context, q url.Values, status int, fail stri
 	vm := views.ExplorerPage{Models: ms, ModelID: sel, Term: strings.TrimSpace(q.Get("term")),
 		Docs: q.Get("docs"), Variant: q.Get("variant"), Color: q.Get("color"), Error: fail}
 	if vm.Variant == "" {
-		vm.Variant = ce.VariantSiamese
+		vm.Variant = string(ce.DefaultVariant)
 	}
 	switch vm.Color {
 	case "cluster", "term", "corpus", "topic", "oov":
@@ -161,7 +161,7 @@ func contextQuery(q url.Values) url.Values {
 	cq.Set("doc", strings.TrimSpace(q.Get("context_doc")))
 	cq.Set("variant", q.Get("variant"))
 	if q.Get("variant") == "" {
-		cq.Set("variant", ce.VariantSiamese)
+		cq.Set("variant", string(ce.DefaultVariant))
 	}
 	return cq
 }

@@ -165,7 +165,7 @@ func (s *Server) computeCentroids(ctx context.Context, row *ModelRow, m *ce.Mode
 	for _, i := range split.Train {
 		docs = append(docs, c.Docs[i].Tags)
 	}
-	vecs, counts, err := m.TermCentroids(ctx, variant, docs)
+	vecs, counts, err := m.TermCentroids(ctx, ce.Variant(variant), docs)
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +178,7 @@ func (s *Server) computeCentroids(ctx context.Context, row *ModelRow, m *ce.Mode
 	for i, d := range c.Docs {
 		all[i] = d.Tags
 	}
-	if cs.oov.Terms, cs.oov.Vecs, cs.oov.Counts, err = m.OOVCentroids(ctx, variant, all); err != nil {
+	if cs.oov.Terms, cs.oov.Vecs, cs.oov.Counts, err = m.OOVCentroids(ctx, ce.Variant(variant), all); err != nil {
 		return nil, err
 	}
 	s.centroids.put(key, cs)

@@ -22,12 +22,13 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	corpusPath := fs.String("corpus", "", "corpus whose documents are embedded")
 	format := fs.String("format", "", "corpus format (tsv, lines, csv, jsonl, matrix, arff); empty detects it")
 	outDir := fs.String("out", "", "output directory for tensors.tsv and metadata.tsv")
-	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
+	variantFlag := fs.String("variant", string(ce.DefaultVariant), "network: siamese-ce or ce")
 	if err := parseFlags(fs, args, "model", "corpus", "out"); err != nil {
 		return err
 	}
-	if !ce.ValidVariant(*variant) {
-		return &usageError{msg: fmt.Sprintf("unknown --variant %q", *variant)}
+	variant, err := ce.ParseVariant(*variantFlag)
+	if err != nil {
+		return &usageError{msg: err.Error()}
 	}
 	if err := checkOutput(output{flag: "out", path: *outDir, folder: true}); err != nil {
 		return fmt.Errorf("export: %w", err)
@@ -47,7 +48,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := os.MkdirAll(*outDir, 0o755); err != nil {
 		return err
 	}
-	n, skipped, err := exportProjector(ctx, m, *variant, c, *outDir)
+	n, skipped, err := exportProjector(ctx, m, variant, c, *outDir)
 	if err != nil {
 		return err
 	}
@@ -57,7 +58,7 @@ func runExport(ctx context.Context, args []string, stdout, stderr io.Writer) err
 
 // exportProjector writes tensors.tsv and metadata.tsv of the documents of c
 // into dir (internal/projector).
-func exportProjector(ctx context.Context, m *ce.Model, variant string, c *corpus.Corpus, dir string) (rows, skipped int, err error) {
+func exportProjector(ctx context.Context, m *ce.Model, variant ce.Variant, c *corpus.Corpus, dir string) (rows, skipped int, err error) {
 	tf, err := os.Create(filepath.Join(dir, "tensors.tsv"))
 	if err != nil {
 		return 0, 0, err

@@ -73,7 +73,7 @@ func TestUsageErrorReported(t *testing.T) {
 		{[]string{"train", "--corpus", "c", "--out", "o", "--average", "1"}, "--average 1: must be below 1"},
 		{[]string{"train", "--corpus", "c", "--out", "o", "--within-doc", "1.5"}, "--within-doc 1.5: must be at most 1"},
 		{[]string{"train", "--corpus", "c", "--out", "o", "--term-norm", "l2"}, "--term-norm \"l2\": must be unit or none"},
-		{[]string{"prime", "--model", "m", "--tags", "a", "--variant", "x"}, "unknown --variant"},
+		{[]string{"prime", "--model", "m", "--tags", "a", "--variant", "x"}, `unknown variant "x" (want siamese-ce or ce)`},
 	} {
 		var stdout, stderr bytes.Buffer
 		err := run(context.Background(), tc.args, &stdout, &stderr)

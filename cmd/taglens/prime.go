@@ -19,7 +19,7 @@ func runPrime(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	modelPath := fs.String("model", "", "model file written by taglens train")
 	tags := fs.String("tags", "", "comma-separated tag set (the document / context)")
 	k := fs.Int("k", 10, fmt.Sprintf("number of primed terms per list (1..%d)", app.MaxPrimeK))
-	variant := fs.String("variant", ce.VariantSiamese, "network: siamese-ce or ce")
+	variantFlag := fs.String("variant", string(ce.DefaultVariant), "network: siamese-ce or ce")
 	asJSON := fs.Bool("json", false, "print the result as JSON on stdout")
 	if err := parseFlags(fs, args); err != nil {
 		return err
@@ -30,14 +30,15 @@ func runPrime(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err := requireFlags(fs, "model", "tags"); err != nil {
 		return err
 	}
-	if !ce.ValidVariant(*variant) {
-		return &usageError{msg: fmt.Sprintf("unknown --variant %q (want %s or %s)", *variant, ce.VariantSiamese, ce.VariantCE)}
+	variant, err := ce.ParseVariant(*variantFlag)
+	if err != nil {
+		return &usageError{msg: err.Error()}
 	}
 	m, err := ce.ReadFile(*modelPath)
 	if err != nil {
 		return err
 	}
-	res, err := app.Prime(m, app.Priming{Variant: *variant, Tags: strings.Split(*tags, ","), K: *k})
+	res, err := app.Prime(m, app.Priming{Variant: variant, Tags: strings.Split(*tags, ","), K: *k})
 	if err != nil {
 		return err
 	}

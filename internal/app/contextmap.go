@@ -42,7 +42,7 @@ import (
 // rows themselves, up to a reflection.
 type ContextMap struct {
 	Model   *ce.Model
-	Variant string          // ce.VariantCE or ce.VariantSiamese
+	Variant ce.Variant      // ce.VariantCE or ce.VariantSiamese
 	Doc     corpus.Document // the document
 	Corpus  string          // the name of its corpus, for the points
 	// Term is the OOV tag to place; Check sets it to the document's first OOV
@@ -164,7 +164,7 @@ func (cm *ContextMap) instances(q []int, oovDocs []eval.OOVDoc) ([][]float64, er
 	}
 	rows := make([]float64, len(q)*v)
 	cm.Model.EvalModel(cm.Variant).Distances(cm.ctxIDs, q, nil, rows)
-	om, err := cm.Model.OOVEvalModel(cm.Variant+"-"+ce.OOVFeature, oovDocs)
+	om, err := cm.Model.OOVEvalModel(cm.Variant.WithOOV(ce.OOVFeature), oovDocs)
 	if err != nil {
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package app
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -64,8 +65,8 @@ type EvalSpec struct {
 	Setting   eval.Setting
 	Missing   eval.Band // zero outside incomplete-context
 	Trials    int
-	Baselines []string // in report order, without repeats
-	Variants  []string // in report order (compare.VariantEntries)
+	Baselines []string     // in report order, without repeats
+	Variants  []ce.Variant // in report order (compare.VariantEntries)
 	lenient   bool
 }
 
@@ -184,30 +185,35 @@ func chooseBaselines(names []string) ([]string, error) {
 	return out, nil
 }
 
-// chooseVariants returns the variants names asks for in setting: the
-// setting's own when names is empty, none for "none" alone.
-func chooseVariants(names []string, setting eval.Setting) ([]string, error) {
+// chooseVariants returns the variants names asks for in setting
+// (ce.ParseVariant, or ce.ParseOOVVariant in the OOV setting): the setting's
+// own when names is empty, none for "none" alone.
+func chooseVariants(names []string, setting eval.Setting) ([]ce.Variant, error) {
 	oov := setting == eval.OOVSetting
 	switch {
 	case len(names) == 0 && oov:
 		return slices.Clone(ce.OOVVariants), nil
 	case len(names) == 0:
-		return []string{ce.VariantCE, ce.VariantSiamese}, nil
+		return slices.Clone(ce.Variants), nil
 	case len(names) == 1 && names[0] == "none":
 		return nil, nil
 	}
-	for _, v := range names {
-		ok := ce.ValidVariant(v)
-		want := ce.VariantCE + " or " + ce.VariantSiamese
-		if oov {
-			ok = ce.ValidOOVVariant(v)
-			want = strings.Join(ce.OOVVariants, ", ")
-		}
-		if !ok {
-			return nil, &InputError{Field: "variants", Reason: fmt.Sprintf("unknown variant %q for the %s setting (want %s)", v, setting, want)}
-		}
+	parse := ce.ParseVariant
+	if oov {
+		parse = ce.ParseOOVVariant
 	}
-	return slices.Clone(names), nil
+	out := make([]ce.Variant, len(names))
+	for i, name := range names {
+		v, err := parse(name)
+		if strings.TrimSpace(name) == "" {
+			err = errors.New("a variant's name is empty")
+		}
+		if err != nil {
+			return nil, &InputError{Field: "variants", Reason: fmt.Sprintf("%v in the %s setting", err, setting)}
+		}
+		out[i] = v
+	}
+	return out, nil
 }
 
 // CheckCorpus checks the setting of s against the evaluated corpus, other

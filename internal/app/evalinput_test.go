@@ -22,7 +22,7 @@ func TestEvalInputDefaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	if s.Subset != "test" || s.Protocol != eval.Priming || s.Setting != eval.WithinCorpus || !s.Missing.IsZero() ||
-		s.Trials != DefaultTrials || s.Baselines != nil || !slices.Equal(s.Variants, []string{ce.VariantCE, ce.VariantSiamese}) {
+		s.Trials != DefaultTrials || s.Baselines != nil || !slices.Equal(s.Variants, []ce.Variant{ce.VariantCE, ce.VariantSiamese}) {
 		t.Errorf("defaults %+v", s)
 	}
 }
@@ -45,11 +45,11 @@ func TestEvalInputAccepted(t *testing.T) {
 		{"variants none with a baseline", EvalInput{Models: 1, Variants: []string{"none"}, Baselines: []string{"random"}},
 			func(s *EvalSpec) bool { return s.Variants == nil && len(s.Baselines) == 1 }},
 		{"one variant", EvalInput{Models: 1, Variants: []string{"siamese-ce"}},
-			func(s *EvalSpec) bool { return slices.Equal(s.Variants, []string{ce.VariantSiamese}) }},
+			func(s *EvalSpec) bool { return slices.Equal(s.Variants, []ce.Variant{ce.VariantSiamese}) }},
 		{"the OOV setting's variants", EvalInput{Models: 1, Subset: "oov", Setting: "oov"},
 			func(s *EvalSpec) bool { return slices.Equal(s.Variants, ce.OOVVariants) && s.Protocol == eval.Priming }},
 		{"an OOV variant", EvalInput{Models: 1, Setting: "oov", Variants: []string{"ce-avg"}},
-			func(s *EvalSpec) bool { return slices.Equal(s.Variants, []string{ce.VariantCEAvg}) }},
+			func(s *EvalSpec) bool { return slices.Equal(s.Variants, []ce.Variant{ce.VariantCEAvg}) }},
 		{"lenient: baselines kept in the OOV setting (noted by the run)", EvalInput{Models: 1, Setting: "oov", Baselines: []string{"random"}, Lenient: true},
 			func(s *EvalSpec) bool { return slices.Equal(s.Baselines, []string{"random"}) }},
 		{"incomplete context", EvalInput{Models: 1, Setting: "incomplete-context", Missing: "10-30"},
@@ -95,11 +95,12 @@ func TestEvalInputRefused(t *testing.T) {
 		{"too many trials", web(EvalInput{Models: 1, Trials: intp(11)}), "trials", "trials must be in 1..10"},
 		{"unknown baseline", EvalInput{Models: 1, Baselines: []string{"random", "magic"}}, "baselines", `unknown baseline "magic" (want random, lsa,`},
 		{"all among others", EvalInput{Models: 1, Baselines: []string{"all", "random"}}, "baselines", `unknown baseline "all"`},
-		{"unknown variant", EvalInput{Models: 1, Variants: []string{"lsa"}}, "variants", `unknown variant "lsa" for the within-corpus setting (want ce or siamese-ce)`},
+		{"unknown variant", EvalInput{Models: 1, Variants: []string{"lsa"}}, "variants", `unknown variant "lsa" (want siamese-ce or ce) in the within-corpus setting`},
 		{"a network in the OOV setting", EvalInput{Models: 1, Setting: "oov", Variants: []string{"ce"}}, "variants",
-			"want ce-feature, siamese-ce-feature, ce-avg, siamese-ce-avg"},
+			`unknown variant "ce" (want ce-feature, siamese-ce-feature, ce-avg or siamese-ce-avg) in the oov setting`},
 		{"an OOV model outside it", EvalInput{Models: 1, Variants: []string{"ce-avg"}}, "variants", `unknown variant "ce-avg"`},
 		{"baselines in the OOV setting", EvalInput{Models: 1, Setting: "oov", Baselines: []string{"random"}}, "baselines", "none handles OOV terms"},
+		{"a blank variant", EvalInput{Models: 1, Variants: []string{"ce", " "}}, "variants", "a variant's name is empty"},
 		{"nothing to evaluate", EvalInput{Models: 1, Variants: []string{"none"}}, "variants", "nothing to evaluate: no variant and no baseline"},
 	} {
 		s, err := tt.in.Normalize()

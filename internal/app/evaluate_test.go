@@ -36,7 +36,7 @@ func TestEvaluate(t *testing.T) {
 	var docs int
 	ev := &Evaluation{Models: []*ce.Model{m}, Corpus: c, Subset: "test", Protocol: eval.Priming,
 		Setting: eval.WithinCorpus, Trials: 2, Seed: 5, Baselines: []string{"random", "lsa"},
-		Variants: compare.VariantEntries([]string{ce.VariantCE}, false, []*ce.Model{m}, nil, ""),
+		Variants: compare.VariantEntries([]ce.Variant{ce.VariantCE}, false, []*ce.Model{m}, nil, ""),
 		Split:    func(*ce.Model) (corpus.Split, error) { return split, nil },
 		Notes:    []string{"caller"}, Note: func(s string) { notes = append(notes, s) },
 		Docs: func(_, n int, _ string) { docs = n }}
@@ -61,7 +61,7 @@ func TestEvaluate(t *testing.T) {
 	if _, err := Evaluate(context.Background(), ev); !errors.Is(err, ErrNoEntries) {
 		t.Errorf("no entry: %v, want ErrNoEntries", err)
 	}
-	ev.Variants = compare.VariantEntries([]string{ce.VariantCE}, false, []*ce.Model{m}, nil, "")
+	ev.Variants = compare.VariantEntries([]ce.Variant{ce.VariantCE}, false, []*ce.Model{m}, nil, "")
 	ev.Split = func(*ce.Model) (corpus.Split, error) { return corpus.Split{Train: split.Train}, nil }
 	var nd *NoDocsError
 	if _, err := Evaluate(context.Background(), ev); !errors.As(err, &nd) || nd.Subset != "test" {

@@ -38,7 +38,7 @@ type Progress func(fraction float64, stage, msg string)
 // t-SNE.
 type InstanceMap struct {
 	Model   *ce.Model
-	Variant string           // ce.VariantCE or ce.VariantSiamese
+	Variant ce.Variant       // ce.VariantCE or ce.VariantSiamese
 	Terms   []string         // terms of the model's vocabulary, at least one
 	Corpora []*corpus.Corpus // the documents, named by their corpus's Name
 	// MaxPoints bounds the map: a corpus stops adding documents once the map

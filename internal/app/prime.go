@@ -16,9 +16,9 @@ const DefaultPrimeK = 10
 
 // Priming asks for the terms a tag set primes (paper Eq. 8 and 9).
 type Priming struct {
-	Variant string   // network: ce.VariantSiamese (when empty) or ce.VariantCE
-	Tags    []string // the tag set (the document, the context)
-	K       int      // terms per list, 1..MaxPrimeK; DefaultPrimeK when zero
+	Variant ce.Variant // network: ce.VariantSiamese (when empty) or ce.VariantCE
+	Tags    []string   // the tag set (the document, the context)
+	K       int        // terms per list, 1..MaxPrimeK; DefaultPrimeK when zero
 }
 
 // InputError says which field of a use case's input is wrong and why.
@@ -43,12 +43,11 @@ func (e *InputError) Named(name string) string {
 // Normalize sets the defaults of p, drops blank tags and trims the others,
 // and checks the variant, then K (an *InputError).
 func (p *Priming) Normalize() error {
-	if p.Variant == "" {
-		p.Variant = ce.VariantSiamese
+	v, err := ce.ParseVariant(string(p.Variant))
+	if err != nil {
+		return &InputError{Field: "variant", Reason: err.Error()}
 	}
-	if !ce.ValidVariant(p.Variant) {
-		return &InputError{Field: "variant", Reason: fmt.Sprintf("want %s or %s", ce.VariantSiamese, ce.VariantCE)}
-	}
+	p.Variant = v
 	if p.K == 0 {
 		p.K = DefaultPrimeK
 	}

@@ -24,7 +24,7 @@ const Header = "tag\tdoc_id\tin_doc_tags\tkind"
 // vectors to tensors, and to metadata the tag, the document id, the document's
 // tags and the kind (instance or oov). Documents without an in-vocabulary tag
 // are skipped and counted. It stops with ctx.Err() when ctx is cancelled.
-func Write(ctx context.Context, m *ce.Model, variant string, docs []corpus.Document, tensors, metadata io.Writer) (rows, skipped int, err error) {
+func Write(ctx context.Context, m *ce.Model, variant ce.Variant, docs []corpus.Document, tensors, metadata io.Writer) (rows, skipped int, err error) {
 	tw, mw := bufio.NewWriter(tensors), bufio.NewWriter(metadata)
 	fmt.Fprintln(mw, Header)
 	clean := strings.NewReplacer("\t", " ", "\n", " ", "\r", " ").Replace

@@ -26,6 +26,7 @@ import (
 
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
+	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/eval"
 )
 
@@ -188,9 +189,9 @@ var (
 	settingOrder = []eval.Setting{eval.WithinCorpus, eval.CrossCorpora, eval.IncompleteContext, eval.OOVSetting}
 	subsetOrder  = []string{"train", "valid", "test", "all", "oov"}
 	// modelOrder is the report order of model names; others follow alphabetically.
-	modelOrder = append(slices.Clone(baselines.Names), "ce", "siamese-ce", "ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg")
+	modelOrder = append(slices.Clone(baselines.Names), ourModels...)
 	// ourModels are the paper's models (CE and Siamese-CE and their OOV variants).
-	ourModels = []string{"ce", "siamese-ce", "ce-feature", "siamese-ce-feature", "ce-avg", "siamese-ce-avg"}
+	ourModels = append(ce.VariantNames(ce.Variants), ce.VariantNames(ce.OOVVariants)...)
 )
 
 // rank returns the position of s in order, or len(order) when absent.

@@ -32,7 +32,7 @@ func (s *Document) renderGoal(w *bytes.Buffer) {
 	for _, r := range sel {
 		fmt.Fprintf(w, "| %s | %s | %s |", r.Corpus, r.Protocol, r.Subset)
 		for _, metric := range []string{"map", "auc"} {
-			c, ok := compareOurs(r, []string{"ce", "siamese-ce"}, metric)
+			c, ok := compareOurs(r, suiteOurs, metric)
 			if !ok {
 				w.WriteString(" – | – | – | – | – |")
 				continue

@@ -13,7 +13,7 @@ import (
 )
 
 // suiteOurs are the model names of taglens's own method in the suite's reports.
-var suiteOurs = []string{"ce", "siamese-ce"}
+var suiteOurs = ce.VariantNames(ce.Variants)
 
 // suiteProtocols are the evaluations of each corpus of the suite, in the order
 // of the document's sections.

@@ -22,7 +22,7 @@ import (
 // in-vocabulary tags' CE). Blank and repeated tags are ignored. It returns an
 // *OOVError when no tag is in the vocabulary, or an error for an unknown
 // variant.
-func (m *Model) Embed(variant string, tags []string) (vectors map[string][]float64, oov []string, err error) {
+func (m *Model) Embed(variant Variant, tags []string) (vectors map[string][]float64, oov []string, err error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, nil, err
@@ -112,7 +112,7 @@ type PrimeResult struct {
 // k ≤ 0 means 10; k is capped at |Γ|. Ties are broken by term order. It
 // returns an *OOVError when no tag is in the vocabulary, or an error for an
 // empty set or an unknown variant.
-func (m *Model) Prime(variant string, tags []string, k int) (*PrimeResult, error) {
+func (m *Model) Prime(variant Variant, tags []string, k int) (*PrimeResult, error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, err
@@ -145,7 +145,7 @@ func (m *Model) Prime(variant string, tags []string, k int) (*PrimeResult, error
 // PrimeDocument is Prime for the tags of a stored document, matched exactly
 // as training and EmbedDocument match them (no case folding, no
 // suggestions): the neighbours of an instance on a map.
-func (m *Model) PrimeDocument(variant string, tags []string, k int) (*PrimeResult, error) {
+func (m *Model) PrimeDocument(variant Variant, tags []string, k int) (*PrimeResult, error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, err
@@ -227,7 +227,7 @@ func topK(m *Model, dist []float64, inDoc []bool, k int) []Primed {
 // EmbedDocument returns CE(τ|δ) (len(δ_iv) × dim CE, row i for ids[i]) of the
 // in-vocabulary tags of one document, each in the document's context, plus the
 // concept-based CE of its OOV tags; used by export and the explorer.
-func (m *Model) EmbedDocument(variant string, tags []string) (ids []int, oov []string, ce, oovCE [][]float64, err error) {
+func (m *Model) EmbedDocument(variant Variant, tags []string) (ids []int, oov []string, ce, oovCE [][]float64, err error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, nil, nil, nil, err
@@ -260,7 +260,7 @@ func (m *Model) EmbedDocument(variant string, tags []string) (ids []int, oov []s
 // space — and the number of such documents (0 leaves a zero row). Documents
 // without an in-vocabulary tag are skipped. It stops with ctx's error when ctx
 // is cancelled.
-func (m *Model) TermCentroids(ctx context.Context, variant string, docs [][]string) (centroids [][]float64, counts []int, err error) {
+func (m *Model) TermCentroids(ctx context.Context, variant Variant, docs [][]string) (centroids [][]float64, counts []int, err error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, nil, err
@@ -312,7 +312,7 @@ func (m *Model) TermCentroids(ctx context.Context, variant string, docs [][]stri
 // those documents' vocabulary tags, the context l(δ) from the same tags), and
 // the number of such documents. Tags whose documents hold no vocabulary tag
 // are left out. It stops with ctx's error when ctx is cancelled.
-func (m *Model) OOVCentroids(ctx context.Context, variant string, docs [][]string) (terms []string, centroids [][]float64, counts []int, err error) {
+func (m *Model) OOVCentroids(ctx context.Context, variant Variant, docs [][]string) (terms []string, centroids [][]float64, counts []int, err error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, nil, nil, err

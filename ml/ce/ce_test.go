@@ -140,7 +140,7 @@ func TestModelFileRoundTripAndCorruption(t *testing.T) {
 	}
 	// Same answers after the round trip.
 	tags := []string{"guitar", "c0_t1", "c0_t2"}
-	for _, v := range []string{VariantCE, VariantSiamese} {
+	for _, v := range Variants {
 		a, _, err := m.Embed(v, tags)
 		if err != nil {
 			t.Fatal(err)

@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math/rand/v2"
-	"slices"
-	"strings"
 
 	"github.com/taglens/taglens/ml/eval"
 )
@@ -26,14 +24,15 @@ func (m *Model) contextTo(scaled []float64, doc []int) {
 // evalModel is CE or Siamese-CE as an eval.Model.
 type evalModel struct {
 	m    *Model
-	name string
+	name Variant
 	e    *embedder
 }
 
-// EvalModel returns the variant ("ce" or "siamese-ce") as an eval.Model: the
-// distance is e(τ, τ_i|δ) = ‖CE(τ|δ) − CE(τ_i|δ)‖₂ in CE space (Eq. 8). It
-// panics on another variant name (check user input with ValidVariant).
-func (m *Model) EvalModel(variant string) eval.Model {
+// EvalModel returns the variant (VariantCE or VariantSiamese) as an
+// eval.Model: the distance is e(τ, τ_i|δ) = ‖CE(τ|δ) − CE(τ_i|δ)‖₂ in CE space
+// (Eq. 8). It panics on another variant (user input goes through
+// ParseVariant).
+func (m *Model) EvalModel(variant Variant) eval.Model {
 	e, err := m.net(variant)
 	if err != nil {
 		panic(err.Error())
@@ -41,13 +40,7 @@ func (m *Model) EvalModel(variant string) eval.Model {
 	return &evalModel{m: m, name: variant, e: e}
 }
 
-// ValidVariant reports whether variant names a network of the model.
-func ValidVariant(variant string) bool { return variant == VariantCE || variant == VariantSiamese }
-
-// ValidOOVVariant reports whether name is one of OOVVariants.
-func ValidOOVVariant(name string) bool { return slices.Contains(OOVVariants, name) }
-
-func (x *evalModel) Name() string     { return x.name }
+func (x *evalModel) Name() string     { return string(x.name) }
 func (x *evalModel) Contextual() bool { return true }
 func (x *evalModel) VocabSize() int   { return x.e.v }
 
@@ -113,7 +106,7 @@ const (
 // oovModel is one of the four OOV models of §4.4 as an eval.OOVModel.
 type oovModel struct {
 	m       *Model
-	name    string
+	name    Variant
 	e       *embedder
 	feature bool
 	docs    map[string][][]int // OOV term → in-vocabulary terms of the documents holding it
@@ -134,18 +127,12 @@ type oovModel struct {
 // The concept-based models ignore docs: CE(τ_oov|δ_iv) = (1/m) Σ_i CE(x(τ_i,δ_iv))
 // over the m in-vocabulary terms of the document, and the distance is the
 // plain Euclidean distance to each CE(τ_j|δ_iv).
-func (m *Model) OOVEvalModel(name string, docs []eval.OOVDoc) (eval.OOVModel, error) {
-	var variant string
-	var feature bool
-	switch name {
-	case VariantCEFeature, VariantSiameseFeature:
-		variant, feature = strings.TrimSuffix(name, "-feature"), true
-	case VariantCEAvg, VariantSiameseAvg:
-		variant = strings.TrimSuffix(name, "-avg")
-	default:
+func (m *Model) OOVEvalModel(name Variant, docs []eval.OOVDoc) (eval.OOVModel, error) {
+	if !name.OOV() {
 		return nil, fmt.Errorf("ce: unknown OOV model %q", name)
 	}
-	e, err := m.net(variant)
+	feature := name == VariantCEFeature || name == VariantSiameseFeature
+	e, err := m.net(name.Network())
 	if err != nil {
 		return nil, err
 	}
@@ -161,7 +148,7 @@ func (m *Model) OOVEvalModel(name string, docs []eval.OOVDoc) (eval.OOVModel, er
 	return x, nil
 }
 
-func (x *oovModel) Name() string   { return x.name }
+func (x *oovModel) Name() string   { return string(x.name) }
 func (x *oovModel) VocabSize() int { return x.e.v }
 
 // OOVDistances implements eval.OOVModel (see OOVEvalModel for the two methods).

@@ -28,7 +28,7 @@ func FuzzDecode(f *testing.F) {
 		}
 		// A model that decodes must be usable: embedding may fail with an
 		// error (e.g. none of the terms is in a mutated vocabulary), never panic.
-		for _, v := range []string{VariantCE, VariantSiamese} {
+		for _, v := range Variants {
 			got.Embed(v, doc)
 		}
 	})

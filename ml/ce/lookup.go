@@ -187,7 +187,7 @@ func abs(x int) int {
 // An OOVError says that no tag of a typed set is in the vocabulary: it
 // names the tags, the variant asked for and the closest terms of each.
 type OOVError struct {
-	Variant string
+	Variant Variant
 	Tags    []TagMatch // every tag of the set, each OOV
 }
 
@@ -201,7 +201,7 @@ func (e *OOVError) Error() string {
 	if len(names) > 1 {
 		what = "none of the tags " + strings.Join(names, ", ") + " is"
 	}
-	fmt.Fprintf(&b, "%s in the vocabulary of the model (%s embedding)", what, VariantLabel(e.Variant))
+	fmt.Fprintf(&b, "%s in the vocabulary of the model (%s embedding)", what, VariantLabel(string(e.Variant)))
 	var hints []string
 	for _, t := range e.Tags {
 		if len(t.Suggest) > 0 {

@@ -12,36 +12,6 @@ import (
 	"github.com/taglens/taglens/ml/topic"
 )
 
-// Variant names of the two trained networks.
-const (
-	VariantCE      = "ce"         // the subnetwork after stage 1 (prediction learning)
-	VariantSiamese = "siamese-ce" // the subnetwork after stage 2 (distance learning)
-)
-
-// Names of the four OOV models of §4.4 (Model.OOVEvalModel), evaluated in the
-// OOV setting (§6.2.4): feature-based or concept-based (centroid), on each network.
-const (
-	VariantCEFeature      = "ce-feature"
-	VariantSiameseFeature = "siamese-ce-feature"
-	VariantCEAvg          = "ce-avg"
-	VariantSiameseAvg     = "siamese-ce-avg"
-)
-
-// OOVVariants are the OOV models in report order.
-var OOVVariants = []string{VariantCEFeature, VariantSiameseFeature, VariantCEAvg, VariantSiameseAvg}
-
-// VariantLabel is a model name as pages and reports print it: "CE" and
-// "Siamese-CE" for the two variants, any other name (a baseline's) as it is.
-func VariantLabel(name string) string {
-	switch name {
-	case VariantCE:
-		return "CE"
-	case VariantSiamese:
-		return "Siamese-CE"
-	}
-	return name
-}
-
 // A LogEntry is one validation evaluation during training.
 type LogEntry struct {
 	Stage   string  `json:"stage"`    // "stage1", "stage2" or "pilot α=…,λ=…"
@@ -110,10 +80,10 @@ type Model struct {
 	ctxProj *features.Projection   // PCA + scaling of the context l(δ) (Eq. 3)
 	lda     *topic.LDA
 	sizes   []int
-	params  map[string][]float64 // VariantCE, VariantSiamese
+	params  map[Variant][]float64 // VariantCE, VariantSiamese
 	info    Info
 
-	nets map[string]*embedder
+	nets map[Variant]*embedder
 	fold foldIndex // case-folded spellings of Γ, built on first use (lookup.go)
 }
 
@@ -131,7 +101,7 @@ func (m *Model) Topics() *topic.LDA { return m.lda }
 func (m *Model) Sizes() []int { return slices.Clone(m.sizes) }
 
 // Params returns a copy of the flat parameter vector of a variant (nn's layout).
-func (m *Model) Params(variant string) ([]float64, error) {
+func (m *Model) Params(variant Variant) ([]float64, error) {
 	p, ok := m.params[variant]
 	if !ok {
 		return nil, fmt.Errorf("ce: unknown variant %q (want %q or %q)", variant, VariantCE, VariantSiamese)
@@ -144,7 +114,7 @@ func (m *Model) CEDim() int { return m.sizes[len(m.sizes)-2] }
 
 // init builds the derived inference state.
 func (m *Model) init() {
-	m.nets = make(map[string]*embedder, len(m.params))
+	m.nets = make(map[Variant]*embedder, len(m.params))
 	for v, p := range m.params {
 		m.nets[v] = newEmbedder(m.sizes, p, m.termRows(), m.ctxProj.Out)
 	}
@@ -159,7 +129,7 @@ func (m *Model) termRows() [][]float64 {
 	return rows
 }
 
-func (m *Model) net(variant string) (*embedder, error) {
+func (m *Model) net(variant Variant) (*embedder, error) {
 	e, ok := m.nets[variant]
 	if !ok {
 		return nil, fmt.Errorf("ce: unknown variant %q (want %q or %q)", variant, VariantCE, VariantSiamese)
@@ -268,8 +238,8 @@ func (m *Model) encode() []byte {
 	e.f64s(m.lda.Phi)
 	e.f64s(m.lda.TopicMass)
 	e.ints(m.sizes)
-	for _, v := range []string{VariantCE, VariantSiamese} {
-		e.str(v)
+	for _, v := range Variants {
+		e.str(string(v))
 		e.f64s(m.params[v])
 	}
 	encodeInfo(e, &m.info)
@@ -409,7 +379,7 @@ func decode(payload []byte, version uint32) (*Model, error) {
 	if tag := d.str(); d.err == nil && tag != payloadTag {
 		d.fail("unknown payload %q", tag)
 	}
-	m := &Model{params: map[string][]float64{}}
+	m := &Model{params: map[Variant][]float64{}}
 	terms := d.strs()
 	m.terms = &features.TermFeatures{V: d.int(), NumDocs: d.int()}
 	m.terms.DF = d.ints()
@@ -422,8 +392,8 @@ func decode(payload []byte, version uint32) (*Model, error) {
 	phi := d.f64s()
 	mass := d.f64s()
 	m.sizes = d.ints()
-	for _, want := range []string{VariantCE, VariantSiamese} {
-		if got := d.str(); d.err == nil && got != want {
+	for _, want := range Variants {
+		if got := d.str(); d.err == nil && got != string(want) {
 			d.fail("network %q where %q was expected", got, want)
 		}
 		m.params[want] = d.f64s()

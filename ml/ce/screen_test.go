@@ -218,7 +218,7 @@ func TestKernelScreenDistancesExact(t *testing.T) {
 	}
 	tc, m := trainSmall(t)
 	v := m.vocab.Len()
-	for _, variant := range []string{VariantCE, VariantSiamese} {
+	for _, variant := range Variants {
 		em := m.EvalModel(variant).(*evalModel)
 		for _, i := range tc.split.Test[:20] {
 			doc, _ := m.vocab.Encode(tc.c.Docs[i])

@@ -343,7 +343,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	}
 	t.set = set
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
-	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[string][]float64{}}
+	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[Variant][]float64{}}
 	t.m.info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
 		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
@@ -419,7 +419,7 @@ func (t *trainer) validate(params []float64) (validation, error) {
 // (shared, not copied) and the trainer's inputs.
 func (t *trainer) snapshot(params []float64) *Model {
 	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
-	m.nets = map[string]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
+	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
 	return m
 }
 

@@ -22,11 +22,12 @@ func (p *Plan) AddBaselines(names []string, scope baselines.Scope) (skipped []st
 	return skipped
 }
 
-// Variants are the trained networks of a model (*ce.Model): its CE variants as
-// eval models, and its OOV variants for the OOV setting.
-type Variants interface {
-	EvalModel(variant string) eval.Model
-	OOVEvalModel(variant string, docs []eval.OOVDoc) (eval.OOVModel, error)
+// Variants are the trained networks of a model (*ce.Model, whose variant
+// names are a ce.Variant): its CE variants as eval models, and its OOV
+// variants for the OOV setting.
+type Variants[V ~string] interface {
+	EvalModel(variant V) eval.Model
+	OOVEvalModel(variant V, docs []eval.OOVDoc) (eval.OOVModel, error)
 }
 
 // VariantEntries returns an entry for each of the variants: trial t evaluates
@@ -35,8 +36,8 @@ type Variants interface {
 // models[i] in the report's tuning column (tuning may be nil, and return nil).
 // With oov the entries are of the OOV setting (Entry.OOV), otherwise of
 // contextual models (Entry.Model). suffix ends every entry's name.
-func VariantEntries[M Variants](variants []string, oov bool, models []M, tuning func(i int) map[string]any, suffix string) []Entry {
-	model := func(t int) (Variants, map[string]any) {
+func VariantEntries[V ~string, M Variants[V]](variants []V, oov bool, models []M, tuning func(i int) map[string]any, suffix string) []Entry {
+	model := func(t int) (M, map[string]any) {
 		i := min(t, len(models)-1)
 		if tuning == nil {
 			return models[i], nil
@@ -45,7 +46,7 @@ func VariantEntries[M Variants](variants []string, oov bool, models []M, tuning 
 	}
 	entries := make([]Entry, 0, len(variants))
 	for _, v := range variants {
-		e := Entry{Name: v + suffix}
+		e := Entry{Name: string(v) + suffix}
 		if oov {
 			e.OOV = func(t int, docs []eval.OOVDoc) (eval.OOVModel, map[string]any, error) {
 				m, tun := model(t)
