@@ -35,7 +35,7 @@ func (m *Model) Embed(variant Variant, tags []string) (vectors map[string][]floa
 		return nil, oov, &OOVError{Variant: variant, Tags: rs}
 	}
 	d := e.ceDim()
-	c := make([]float64, m.ctxProj.Out)
+	c := make([]float64, m.ctxDim())
 	m.contextTo(c, ids)
 	ce := make([]float64, len(ids)*d)
 	e.embedTerms(ce, ids, c)
@@ -163,7 +163,7 @@ func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult 
 	defaults.Positive(&k, 10)
 	v, d := e.v, e.ceDim()
 	k = min(k, v)
-	c := make([]float64, m.ctxProj.Out)
+	c := make([]float64, m.ctxDim())
 	m.contextTo(c, ids)
 	ce := make([]float64, v*d)
 	e.embedVocab(ce, c)
@@ -237,7 +237,7 @@ func (m *Model) EmbedDocument(variant Variant, tags []string) (ids []int, oov []
 		return nil, oov, nil, nil, fmt.Errorf("ce: no tag of the document is in the model's vocabulary")
 	}
 	d := e.ceDim()
-	c := make([]float64, m.ctxProj.Out)
+	c := make([]float64, m.ctxDim())
 	m.contextTo(c, ids)
 	flat := make([]float64, len(ids)*d)
 	e.embedTerms(flat, ids, c)
@@ -269,7 +269,7 @@ func (m *Model) TermCentroids(ctx context.Context, variant Variant, docs [][]str
 	v := m.vocab.Len()
 	sum := make([]float64, v*d)
 	counts = make([]int, v)
-	c := make([]float64, m.ctxProj.Out)
+	c := make([]float64, m.ctxDim())
 	var flat []float64
 	for i, tags := range docs {
 		if i%256 == 0 {
@@ -335,7 +335,7 @@ func (m *Model) OOVCentroids(ctx context.Context, variant Variant, docs [][]stri
 	terms = slices.Sorted(maps.Keys(holding))
 	d := e.ceDim()
 	tx := make([]float64, m.terms.Dim())
-	c := make([]float64, m.ctxProj.Out)
+	c := make([]float64, m.ctxDim())
 	q := make([]float64, d)
 	flat := make([]float64, len(terms)*d)
 	counts = make([]int, len(terms))

@@ -36,7 +36,8 @@ const (
 	// Version 7 appends Info.Kappa (older files: "printed"). Version 8 appends
 	// Info.SplitSeed and Info.SplitFromFile (older files: the training seed, false).
 	// Version 9 appends Info.Stage2From (older files: Info.BestEpoch1, the only start).
-	FormatVersion = 9
+	// Version 10 appends Info.Context (older files: "lda").
+	FormatVersion = 10
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

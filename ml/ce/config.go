@@ -258,12 +258,31 @@ type Config struct {
 	// spread, so Eq. 2 stays as printed there (docs/quality-notes.md, D4, D5).
 	TermSmooth float64 `json:"term_smooth,omitempty" param:"term_smooth"`
 
+	// Context is what the context part of x(τ,δ) holds: ContextLDA, the
+	// paper's l(δ) (Eq. 3), or ContextLDAMean, l(δ) followed by the mean of
+	// the scaled rows t(τ') of the document's terms (taglens's extension,
+	// design.md, decision 4). With the mean, a positive training example
+	// (τ ∈ δ, δ) sees the mean over δ without τ, so the network cannot learn
+	// that a term is in its document from its own row in the mean. Empty means
+	// DefaultContext.
+	Context string `json:"context,omitempty" param:"context"`
+
 	// epochHook, if not nil, is called after every validation evaluation of
 	// stage 1, the pilots and stage 2 with the stage name, the epoch and the
 	// trainer (read only). Tests use it to log further validation figures
 	// (extended-priming MAP) per epoch and to compare training and inference.
 	epochHook func(stage string, epoch int, t *trainer)
 }
+
+// Contexts of Config.Context.
+const (
+	ContextLDA     = "lda"
+	ContextLDAMean = "lda+mean"
+	DefaultContext = ContextLDA
+)
+
+// Contexts are the accepted values of Config.Context.
+var Contexts = []string{ContextLDA, ContextLDAMean}
 
 // DefaultAverage is the default Config.Average.
 const DefaultAverage = 0.998
@@ -411,6 +430,9 @@ func (c Config) forVocabulary(v int) Config {
 		if v <= LargeAbove {
 			c.MaxEpochs2 = SmallMaxEpochs2
 		}
+	}
+	if c.Context == "" {
+		c.Context = DefaultContext
 	}
 	if c.TermNorm == "" {
 		c.TermNorm = "none"

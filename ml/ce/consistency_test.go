@@ -110,3 +110,92 @@ func TestTrainingMatchesInference(t *testing.T) {
 		}
 	}
 }
+
+// TestContextMean checks ContextLDAMean: the context part of a training
+// example is l(δ) followed by the mean of the scaled term rows over δ less the
+// focused term (positive) or less the term at position τ mod |δ| (negative),
+// while inference uses the mean over all of δ; and a model file round trip
+// keeps the choice and the distances.
+func TestContextMean(t *testing.T) {
+	tc := makeTestCorpus(3, 300)
+	cfg := smallConfig(5)
+	cfg.MaxEpochs1, cfg.MaxEpochs2 = 1, 1
+	cfg.Context = ContextLDAMean
+	m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Info().Context != ContextLDAMean {
+		t.Fatalf("Info.Context = %q", m.Info().Context)
+	}
+	dl, dm := m.ctxProj.Out, meanDim(m.terms.Dim())
+	if got := m.ctxDim(); got != dl+dm || m.sizes[0] != m.terms.Dim()+dl+dm {
+		t.Fatalf("ctxDim %d, sizes %v: want %d+%d context inputs", got, m.sizes, dl, dm)
+	}
+	// A trainSet of three documents over the model's term rows.
+	rows := m.termRows()
+	docs := [][]int{{0, 2, 5}, {1}, {3, 4}}
+	set := &trainSet{v: m.vocab.Len(), docs: docs, termX: rows}
+	for range docs {
+		set.ctxX = append(set.ctxX, make([]float64, dl))
+	}
+	for _, d := range docs {
+		s := make([]float64, dm)
+		for _, τ := range d {
+			for i := range s {
+				s[i] += rows[τ][i]
+			}
+		}
+		set.sum = append(set.sum, s)
+	}
+	meanOf := func(terms ...int) []float64 {
+		out := make([]float64, dm)
+		for _, τ := range terms {
+			for i := range out {
+				out[i] += rows[τ][i] / float64(len(terms))
+			}
+		}
+		return out
+	}
+	dst := make([]float64, dl+dm)
+	for _, c := range []struct {
+		e    example
+		want []float64
+	}{
+		{example{term: 2, doc: 0}, meanOf(0, 5)},
+		{example{term: 7, doc: 0, neg: true}, meanOf(0, 5)}, // 7 mod 3 = 1: leaves out d[1] = 2
+		{example{term: 9, doc: 0, neg: true}, meanOf(2, 5)}, // 9 mod 3 = 0: leaves out 0
+		{example{term: 1, doc: 1}, make([]float64, dm)},     // one term: zeros
+		{example{term: 4, doc: 2}, meanOf(3)},               // positive: the other term
+		{example{term: 8, doc: 2, neg: true}, meanOf(4)},    // 8 mod 2 = 0: leaves out 3
+	} {
+		set.ctxTo(dst, c.e)
+		for i, w := range c.want {
+			if math.Abs(dst[dl+i]-w) > 1e-12 {
+				t.Fatalf("%+v: mean[%d] = %v, want %v", c.e, i, dst[dl+i], w)
+			}
+		}
+	}
+	// Inference: the mean over the whole document.
+	ctx := make([]float64, m.ctxDim())
+	m.contextTo(ctx, []int{0, 2, 5})
+	for i, w := range meanOf(0, 2, 5) {
+		if math.Abs(ctx[dl+i]-w) > 1e-12 {
+			t.Fatalf("inference mean[%d] = %v, want %v", i, ctx[dl+i], w)
+		}
+	}
+	r := roundTrip(t, m)
+	if r.Info().Context != ContextLDAMean {
+		t.Fatalf("after a round trip Info.Context = %q", r.Info().Context)
+	}
+	q := []int{0, 2, 5}
+	a := make([]float64, len(q)*m.vocab.Len())
+	b := make([]float64, len(a))
+	m.EvalModel(VariantSiamese).Distances(q, q, nil, a)
+	r.EvalModel(VariantSiamese).Distances(q, q, nil, b)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("distance %d: %v before the round trip, %v after", i, a[i], b[i])
+		}
+	}
+}

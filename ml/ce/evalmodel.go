@@ -6,6 +6,7 @@ import (
 	"math/rand/v2"
 
 	"github.com/taglens/taglens/ml/eval"
+	"gonum.org/v1/gonum/floats"
 )
 
 // contextTo sets scaled (ContextDim) to the decorrelated, scaled local context
@@ -15,10 +16,35 @@ import (
 // contexts were computed the same way, so training and test inputs agree, and
 // the context of a document does not depend on any random stream. OOV terms
 // must already be removed (§4.4: the context uses in-vocabulary terms only).
+// With ContextLDAMean the mean of the scaled rows t(τ') over the document's
+// terms follows (zeros for an empty document).
 func (m *Model) contextTo(scaled []float64, doc []int) {
 	raw := make([]float64, m.lda.NumTopics())
 	m.lda.InferVBTo(raw, doc)
-	m.ctxProj.TransformTo(scaled, raw)
+	m.ctxProj.TransformTo(scaled[:m.ctxProj.Out], raw)
+	if m.info.Context != ContextLDAMean {
+		return
+	}
+	mean := scaled[m.ctxProj.Out:]
+	clear(mean)
+	for _, τ := range doc {
+		floats.Add(mean, m.terms.Row(τ)[:len(mean)])
+	}
+	if len(doc) > 0 {
+		floats.Scale(1/float64(len(doc)), mean)
+	}
+}
+
+// meanDim is the width of the mean term row of ContextLDAMean: the first
+// (largest) principal components of t(τ).
+func meanDim(termDim int) int { return min(termDim, 30) }
+
+// ctxDim is the width of the context part of the network's input.
+func (m *Model) ctxDim() int {
+	if m.info.Context == ContextLDAMean {
+		return m.ctxProj.Out + meanDim(m.terms.Dim())
+	}
+	return m.ctxProj.Out
 }
 
 // evalModel is CE or Siamese-CE as an eval.Model.
@@ -52,7 +78,7 @@ func (x *evalModel) Distances(ctx, queries []int, _ *rand.Rand, dst []float64) {
 	if len(dst) != len(queries)*v {
 		panic(fmt.Sprintf("ce: Distances: len(dst) = %d, want %d", len(dst), len(queries)*v))
 	}
-	c := make([]float64, x.m.ctxProj.Out)
+	c := make([]float64, x.m.ctxDim())
 	x.m.contextTo(c, ctx)
 	buf := x.e.vocabScratch()
 	defer x.e.vocab.Put(buf)
@@ -161,7 +187,7 @@ func (x *oovModel) OOVDistances(term string, ctx []int, _ *rand.Rand, dst []floa
 	if len(ctx) == 0 {
 		return errors.New("ce: OOV term without an in-vocabulary term in its document")
 	}
-	c := make([]float64, x.m.ctxProj.Out)
+	c := make([]float64, x.m.ctxDim())
 	x.m.contextTo(c, ctx)
 	ce := make([]float64, v*d)
 	x.e.embedVocab(ce, c)

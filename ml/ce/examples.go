@@ -26,11 +26,50 @@ type trainSet struct {
 	ctxX   [][]float64 // |Δ| × dC: PCA-decorrelated, (-1,1)-scaled l(δ) (Eq. 3)
 	ctxRaw [][]float64 // |Δ| × |Φ|: raw topic proportions p(φ|δ), for the KL of Eq. 6
 	multi  []int       // indices of documents with at least two terms (within-document I1 pairs)
+	// sum[δ] = Σ_{τ∈δ} termX[τ] when the context part ends with the mean term
+	// row (Config.Context = ContextLDAMean), nil otherwise.
+	sum [][]float64
 	// balanced selects the class-balanced weights of Eq. 5 (nn.Target.Balanced).
 	balanced bool
 }
 
-func (s *trainSet) inputDim() int { return len(s.termX[0]) + len(s.ctxX[0]) }
+func (s *trainSet) inputDim() int { return len(s.termX[0]) + s.ctxDim() }
+
+// ctxDim is the width of the context part: l(δ), and the mean term row with
+// ContextLDAMean.
+func (s *trainSet) ctxDim() int {
+	if s.sum != nil {
+		return len(s.ctxX[0]) + len(s.sum[0])
+	}
+	return len(s.ctxX[0])
+}
+
+// ctxTo writes the context part of example e's input into dst (ctxDim): l(δ),
+// then with ContextLDAMean the mean of termX over δ less one of its terms: the
+// focused term of a positive example (its own row would tell the network that
+// τ ∈ δ), and for a negative example the term at position τ mod |δ|, so that
+// both kinds see a mean of |δ|−1 rows and the mean's spread says nothing about
+// the kind. A one-term document gives zeros.
+func (s *trainSet) ctxTo(dst []float64, e example) {
+	dc := copy(dst, s.ctxX[e.doc])
+	if s.sum == nil {
+		return
+	}
+	mean := dst[dc:]
+	d := s.docs[e.doc]
+	if len(d) == 1 {
+		clear(mean)
+		return
+	}
+	left := int(e.term)
+	if e.neg {
+		left = d[int(e.term)%len(d)]
+	}
+	own, inv := s.termX[left][:len(mean)], 1/float64(len(d)-1)
+	for i, x := range s.sum[e.doc] {
+		mean[i] = (x - own[i]) * inv
+	}
+}
 
 // hasTerm reports whether sorted document d contains term t.
 func hasTerm(d []int, t int) bool {
@@ -91,12 +130,12 @@ func (s *trainSet) epochExamples(rng *rand.Rand, limit int, buf []example) []exa
 // fillInputs writes x(τ,δ) = (termX[τ], ctxX[δ]) of each example into the rows of
 // x (len(ex) × inputDim, row-major).
 func (s *trainSet) fillInputs(ex []example, x []float64) {
-	dt, dc := len(s.termX[0]), len(s.ctxX[0])
-	w := dt + dc
+	dt := len(s.termX[0])
+	w := s.inputDim()
 	for i, e := range ex {
 		row := x[i*w : (i+1)*w]
 		copy(row[:dt], s.termX[e.term])
-		copy(row[dt:], s.ctxX[e.doc])
+		s.ctxTo(row[dt:], e)
 	}
 }
 

@@ -68,6 +68,7 @@ type Info struct {
 	StopReason1     string     `json:"stop_reason1"`
 	Stage2From      int        `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
 	StopReason2     string     `json:"stop_reason2"`
+	Context         string     `json:"context"` // the context part (Config.Context)
 	Log             []LogEntry `json:"log,omitempty"`
 }
 
@@ -116,7 +117,7 @@ func (m *Model) CEDim() int { return m.sizes[len(m.sizes)-2] }
 func (m *Model) init() {
 	m.nets = make(map[Variant]*embedder, len(m.params))
 	for v, p := range m.params {
-		m.nets[v] = newEmbedder(m.sizes, p, m.termRows(), m.ctxProj.Out)
+		m.nets[v] = newEmbedder(m.sizes, p, m.termRows(), m.ctxDim())
 	}
 }
 
@@ -301,6 +302,7 @@ func encodeInfo(e *encoder, in *Info) {
 	e.u64(in.SplitSeed)  // since version 8
 	e.bool(in.SplitFromFile)
 	e.int(in.Stage2From) // since version 9
+	e.str(in.Context)    // since version 10
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -367,6 +369,10 @@ func decodeInfo(d *decoder, version uint32) Info {
 	in.Stage2From = in.BestEpoch1 // before version 9 stage 2 always started there
 	if version >= 9 {
 		in.Stage2From = d.int()
+	}
+	in.Context = ContextLDA // the only choice before version 10
+	if version >= 10 {
+		in.Context = d.str()
 	}
 	return in
 }
@@ -448,8 +454,11 @@ func (m *Model) checkSections(terms []string, k, v int, alpha, beta float64, phi
 	if m.ctxProj.In != k {
 		return fmt.Errorf("context projection reads %d features, LDA has %d topics", m.ctxProj.In, k)
 	}
-	if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxProj.Out || m.sizes[len(m.sizes)-1] != V {
-		return fmt.Errorf("network sizes %v do not fit inputs %d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxProj.Out, V)
+	if !slices.Contains(Contexts, m.info.Context) {
+		return fmt.Errorf("unknown context part %q", m.info.Context)
+	}
+	if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxDim() || m.sizes[len(m.sizes)-1] != V {
+		return fmt.Errorf("network sizes %v do not fit inputs %d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxDim(), V)
 	}
 	for _, s := range m.sizes {
 		if s <= 0 || s > 1<<20 {

@@ -67,6 +67,8 @@ var Params = []Param{
 		Help: "scaling of the PCA-decorrelated input parts into (-1,1): per-component or common"},
 	{Name: "term_norm", Flag: "term-norm", Label: "Term rows", Default: "none up to 1000 terms, unit above",
 		Help: "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed)"},
+	{Name: "context", Flag: "context", Label: "Context part", Default: DefaultContext,
+		Help: ContextLDA + " (the paper's LDA topic mixture l(δ)) or " + ContextLDAMean + " (l(δ) and the mean term features of the document, leave-one-out in training)"},
 	{Name: "term_smooth", Flag: "term-smooth", Label: "Term smoothing α", Default: "none up to 1000 terms, 0.5 above",
 		Help: "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); negative = none"},
 }

@@ -240,7 +240,7 @@ func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst
 		panic(fmt.Sprintf("ce: ScreenDistances: len(dst) = %d, want %d", len(dst), len(queries)*v))
 	}
 	s := e.screener()
-	c := make([]float64, x.m.ctxProj.Out)
+	c := make([]float64, x.m.ctxDim())
 	x.m.contextTo(c, ctx)
 	w := s.work(len(queries))
 	defer s.pool.Put(w)

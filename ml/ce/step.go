@@ -108,7 +108,7 @@ func (s *stepper) fill2(ps []pair, lambda float64) {
 				row, tg = x2[i*in:(i+1)*in], &s.t2[i]
 			}
 			copy(row[:dt], s.set.termX[e.term])
-			copy(row[dt:], s.set.ctxX[e.doc])
+			s.set.ctxTo(row[dt:], e)
 			*tg = nn.Target{Idx: s.set.docs[e.doc], Complement: e.neg, Balanced: s.set.balanced}
 		}
 		s.types[i] = p.kind

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"time"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/corpus"
@@ -341,11 +342,20 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 			set.multi = append(set.multi, i)
 		}
 	}
+	if cfg.Context == ContextLDAMean {
+		set.sum = make([][]float64, len(docs))
+		for i, d := range docs {
+			set.sum[i] = make([]float64, meanDim(terms.Dim()))
+			for _, τ := range d {
+				floats.Add(set.sum[i], set.termX[τ][:len(set.sum[i])])
+			}
+		}
+	}
 	t.set = set
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
 	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[Variant][]float64{}}
 	t.m.info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
-		Topics: K, TermDim: terms.Dim(), ContextDim: ctxProj.Out, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
+		Topics: K, TermDim: terms.Dim(), ContextDim: set.ctxDim(), Context: cfg.Context, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
 		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
@@ -419,7 +429,8 @@ func (t *trainer) validate(params []float64) (validation, error) {
 // (shared, not copied) and the trainer's inputs.
 func (t *trainer) snapshot(params []float64) *Model {
 	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
-	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.m.ctxProj.Out)}
+	m.info.Context = t.m.info.Context
+	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.set.ctxDim())}
 	return m
 }
 

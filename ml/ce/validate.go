@@ -103,6 +103,8 @@ func (c Config) Validate() error {
 		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
 	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start):
 		return bad("stage2_start", "%q: must be one of %s", c.Stage2Start, strings.Join(Stage2Starts, ", "))
+	case c.Context != "" && !slices.Contains(Contexts, c.Context):
+		return bad("context", "%q: must be one of %s", c.Context, strings.Join(Contexts, ", "))
 	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":
 		return bad("term_norm", "%q: must be unit or none", c.TermNorm)
 	}
