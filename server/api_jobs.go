@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
@@ -29,25 +30,54 @@ func toJobJSON(j *JobRow, eta float64) jobJSON {
 		TargetID: j.TargetID, ETA: eta, CreatedAt: j.CreatedAt.UTC().Format(time.RFC3339)}
 }
 
+// Pages of the job history: GET /api/jobs lists the newest defaultJobsLimit
+// jobs unless ?limit= (up to maxJobsLimit) and ?offset= say otherwise.
+const (
+	defaultJobsLimit = 100
+	maxJobsLimit     = 1000
+)
+
+// list: GET /api/jobs[?kind=][&limit=N][&offset=N] — the job history,
+// newest first, one page of it.
 func (h *jobsAPI) list(c echo.Context) error {
+	limit, offset, err := pageParams(c, defaultJobsLimit, maxJobsLimit)
+	if err != nil {
+		return err
+	}
 	// One query; the jobs at work are shown in their live state, from memory.
 	live := map[string]LiveJob{}
 	for _, j := range h.s.jobs.Active() {
 		live[j.Row.ID] = j
 	}
-	rows, err := h.s.store.Jobs(c.Request().Context(), c.QueryParam("kind"))
+	ctx, kind := c.Request().Context(), c.QueryParam("kind")
+	answer := func() ([]byte, error) {
+		rows, err := h.s.store.Jobs(ctx, kind, limit, offset)
+		if err != nil {
+			return nil, err
+		}
+		out := make([]jobJSON, 0, len(rows))
+		for _, r := range rows {
+			if j, ok := live[r.ID]; ok && !r.Finished() { // ended since the snapshot: the stored row is newer
+				out = append(out, toJobJSON(j.Row, j.ETA))
+			} else {
+				out = append(out, toJobJSON(r, 0))
+			}
+		}
+		b, err := json.Marshal(out)
+		return append(b, '\n'), err
+	}
+	var body []byte
+	if len(live) == 0 && offset == 0 {
+		// With no job at work the first page is the store's alone: its
+		// answer is made once per write of the store (cachedRead).
+		body, err = cachedRead(h.s.store, fmt.Sprintf("jobs.json\x00%s\x00%d", kind, limit), answer)
+	} else {
+		body, err = answer()
+	}
 	if err != nil {
 		return err
 	}
-	out := make([]jobJSON, 0, len(rows))
-	for _, r := range rows {
-		if j, ok := live[r.ID]; ok && !r.Finished() { // ended since the snapshot: the stored row is newer
-			out = append(out, toJobJSON(j.Row, j.ETA))
-		} else {
-			out = append(out, toJobJSON(r, 0))
-		}
-	}
-	return c.JSON(http.StatusOK, out)
+	return c.Blob(http.StatusOK, echo.MIMEApplicationJSON, body)
 }
 
 func (h *jobsAPI) get(c echo.Context) error {
@@ -149,4 +179,21 @@ func writeSSE(w *echo.Response, event string, v any) error {
 	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
 	w.Flush()
 	return nil
+}
+
+// pageParams reads a list's ?limit= (1..max, default def) and ?offset= (≥ 0,
+// default 0).
+func pageParams(c echo.Context, def, max int) (limit, offset int, err error) {
+	limit = def
+	if v := c.QueryParam("limit"); v != "" {
+		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > max {
+			return 0, 0, httpErr(http.StatusBadRequest, "limit must be an integer in 1..%d", max)
+		}
+	}
+	if v := c.QueryParam("offset"); v != "" {
+		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
+			return 0, 0, httpErr(http.StatusBadRequest, "offset must be a non-negative integer")
+		}
+	}
+	return limit, offset, nil
 }

@@ -324,30 +324,16 @@ func (m *Jobs) Active() []LiveJob {
 	return out
 }
 
-// Lookup returns the jobs with the given ids: the live state of those queued
-// or running, the stored one of the others (in one query), unknown ones left
-// out; with each, its ETA.
-func (m *Jobs) Lookup(ctx context.Context, ids []string) (map[string]LiveJob, error) {
-	out := make(map[string]LiveJob, len(ids))
-	var rest []string
+// LiveStates returns the states of the jobs queued or running, by id, from
+// memory.
+func (m *Jobs) LiveStates() map[string]string {
 	m.mu.Lock()
-	for _, id := range ids {
-		if rj, ok := m.running[id]; ok {
-			cp := *rj.row
-			out[id] = LiveJob{Row: &cp, ETA: rj.eta}
-		} else if id != "" {
-			rest = append(rest, id)
-		}
+	defer m.mu.Unlock()
+	out := make(map[string]string, len(m.running))
+	for id, rj := range m.running {
+		out[id] = rj.row.State
 	}
-	m.mu.Unlock()
-	stored, err := m.store.JobsByID(ctx, rest)
-	if err != nil {
-		return nil, err
-	}
-	for id, j := range stored {
-		out[id] = LiveJob{Row: j}
-	}
-	return out, nil
+	return out
 }
 
 // Subscribe returns a channel of the job's updates, starting with its current

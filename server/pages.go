@@ -53,7 +53,14 @@ func (p *pages) corpusVMs(c echo.Context) ([]views.Corpus, map[string]string, er
 }
 
 func (p *pages) modelVMs(c echo.Context) ([]views.Model, error) {
-	rows, err := p.s.store.Models(c.Request().Context())
+	// The models with their jobs' stored states in one query, the states
+	// of the jobs at work from memory.
+	return p.modelPage(c, 0, 0)
+}
+
+// modelPage is modelVMs for at most limit models (0: all) from the offset-th.
+func (p *pages) modelPage(c echo.Context, limit, offset int) ([]views.Model, error) {
+	rows, err := p.s.store.ModelList(c.Request().Context(), limit, offset)
 	if err != nil {
 		return nil, err
 	}
@@ -61,18 +68,15 @@ func (p *pages) modelVMs(c echo.Context) ([]views.Model, error) {
 	if err != nil {
 		return nil, err
 	}
-	// The models' jobs in one lookup, not one query per model.
-	ids := make([]string, 0, len(rows))
-	for _, r := range rows {
-		ids = append(ids, r.JobID)
-	}
-	jobs, err := p.s.jobs.Lookup(c.Request().Context(), ids)
-	if err != nil {
-		return nil, err
-	}
+	live := p.s.jobs.LiveStates()
 	out := make([]views.Model, len(rows))
 	for i, r := range rows {
-		out[i] = newModelVM(r, names, jobs[r.JobID].Row)
+		out[i] = newModelVM(r, names, nil)
+		if st, ok := live[r.JobID]; ok {
+			out[i].JobState = st
+		} else {
+			out[i].JobState = r.JobState
+		}
 	}
 	return out, nil
 }
@@ -109,24 +113,15 @@ func jobVM(j *JobRow, eta float64, chartID, doneURL string) *views.Job {
 
 func (p *pages) home(c echo.Context) error {
 	ctx := c.Request().Context()
-	cs, err := p.s.store.Corpora(ctx)
+	// Counts, not lists: the page costs the same however many models and
+	// evaluations there are.
+	var vm views.HomePage
+	var err error
+	vm.Corpora, vm.Models, vm.Evals, vm.DemoModelID, err = p.s.store.Counts(ctx)
 	if err != nil {
 		return err
 	}
-	ms, err := p.s.store.Models(ctx)
-	if err != nil {
-		return err
-	}
-	es, err := p.s.store.Evals(ctx)
-	if err != nil {
-		return err
-	}
-	vm := views.HomePage{Corpora: len(cs), Models: len(ms), Evals: len(es)}
-	for _, m := range ms {
-		if m.State == ModelReady && vm.DemoModelID == "" {
-			vm.DemoModelID, vm.DemoReady = m.ID, true
-		}
-	}
+	vm.DemoReady = vm.DemoModelID != ""
 	if vm.DemoReady {
 		if vm.Verdict, err = p.s.demoVerdict(ctx, vm.DemoModelID); err != nil {
 			return err

@@ -12,6 +12,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/views"
@@ -145,12 +146,38 @@ func (p *pages) trainForm(c echo.Context) (string, error) {
 // maxSeedGroup bounds the models of one seed group (the train form's "Seeds").
 const maxSeedGroup = 10
 
+// modelsPerPage is how many models the models page lists at a time.
+const modelsPerPage = 50
+
+// models: GET /models[?page=N] — the models, newest first, modelsPerPage a
+// page: the page costs the same however many models there are.
 func (p *pages) models(c echo.Context) error {
-	ms, err := p.modelVMs(c)
+	_, total, _, _, err := p.s.store.Counts(c.Request().Context())
 	if err != nil {
 		return err
 	}
-	return render(c, http.StatusOK, views.ModelsPageView(views.ModelsPage{Models: ms}))
+	vm := views.ModelsPage{Page: 1, Pages: max(1, (total+modelsPerPage-1)/modelsPerPage), Total: total}
+	if n, err := strconv.Atoi(c.QueryParam("page")); err == nil && n > 1 {
+		vm.Page = min(n, vm.Pages)
+	}
+	// The table shows the stored models and their corpora only: it is
+	// rendered once per write of the store (cachedRead).
+	table, err := cachedRead(p.s.store, fmt.Sprint("models.html\x00", vm.Page), func() (string, error) {
+		ms, err := p.modelPage(c, modelsPerPage, (vm.Page-1)*modelsPerPage)
+		if err != nil {
+			return "", err
+		}
+		var b strings.Builder
+		err = views.ModelTable(ms).Render(c.Request().Context(), &b)
+		return b.String(), err
+	})
+	if err != nil {
+		return err
+	}
+	vm.Table = templ.Raw(table)
+	vm.First = min((vm.Page-1)*modelsPerPage+1, total)
+	vm.Last = min(vm.Page*modelsPerPage, total)
+	return render(c, http.StatusOK, views.ModelsPageView(vm))
 }
 
 func (p *pages) model(c echo.Context) error {

@@ -142,23 +142,20 @@ func (s *Store) Corpus(ctx context.Context, id string) (*CorpusRow, error) {
 // Corpora lists all corpora, newest first. The rows carry no Stats and no
 // Split (use Corpus for one corpus's): the lists of the home and corpora pages
 // are read on every visit and must not decode every corpus's tag counts.
+// The rows are read from memory while nothing was written since
+// (cachedRead): they are shared, and the lists never change them.
 func (s *Store) Corpora(ctx context.Context) ([]*CorpusRow, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT id, name, format, detected, docs, tags, builtin, created_at FROM corpora ORDER BY created_at DESC, id`)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []*CorpusRow
-	for rows.Next() {
-		var r CorpusRow
-		var created int64
-		if err := rows.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &r.Builtin, &created); err != nil {
-			return nil, err
-		}
-		r.CreatedAt = time.UnixMilli(created)
-		out = append(out, &r)
-	}
-	return out, rows.Err()
+	return cachedRead(s, "corpora", func() ([]*CorpusRow, error) {
+		return queryAll(ctx, s, func(sc scanner) (*CorpusRow, error) {
+			var r CorpusRow
+			var created int64
+			if err := sc.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &r.Builtin, &created); err != nil {
+				return nil, err
+			}
+			r.CreatedAt = time.UnixMilli(created)
+			return &r, nil
+		}, `SELECT id, name, format, detected, docs, tags, builtin, created_at FROM corpora ORDER BY created_at DESC, id`)
+	})
 }
 
 // Documents re-reads the documents of a stored corpus, in their original order.

@@ -69,7 +69,7 @@ func (s *Store) Eval(ctx context.Context, id string) (*EvalRow, error) {
 // Evals lists evaluations, newest first.
 func (s *Store) Evals(ctx context.Context) ([]*EvalRow, error) {
 	// Reports can be large; the lists only need to know whether one exists.
-	return queryAll(ctx, s.db, func(sc scanner) (*EvalRow, error) {
+	return queryAll(ctx, s, func(sc scanner) (*EvalRow, error) {
 		var r EvalRow
 		var req string
 		var c int64

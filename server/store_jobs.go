@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"time"
 )
 
@@ -98,15 +99,28 @@ func (s *Store) Job(ctx context.Context, id string) (*JobRow, error) {
 	return r, err
 }
 
-// Jobs lists jobs, newest first; kind "" means every kind.
-func (s *Store) Jobs(ctx context.Context, kind string) ([]*JobRow, error) {
+// Jobs lists jobs, newest first, from the offset-th: at most limit of
+// them (0: all); kind "" means every kind. A page reads its rows only (the
+// jobs_created indexes hold the order).
+func (s *Store) Jobs(ctx context.Context, kind string, limit, offset int) ([]*JobRow, error) {
 	q := `SELECT ` + jobCols + ` FROM jobs`
 	var args []any
 	if kind != "" {
 		q += ` WHERE kind = ?`
 		args = append(args, kind)
 	}
-	return queryAll(ctx, s.db, scanJob, q+` ORDER BY created_at DESC, id`, args...)
+	q += ` ORDER BY created_at DESC, id`
+	if limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, limit, offset)
+	}
+	read := func() ([]*JobRow, error) { return queryAll(ctx, s, scanJob, q, args...) }
+	if offset > 0 {
+		return read()
+	}
+	// The first page, the one the API answers by default, from memory
+	// while nothing was written since (cachedRead); the rows are shared.
+	return cachedRead(s, fmt.Sprintf("jobs\x00%s\x00%d", kind, limit), read)
 }
 
 // UpdateJob writes a job's state, progress, stage and message (and timestamps).
@@ -183,25 +197,4 @@ func (s *Store) PruneAllJobs(ctx context.Context, keep int) (int64, error) {
 		}
 	}
 	return n, nil
-}
-
-// JobsByID returns the stored jobs with the given ids (unknown ones left
-// out), in one query.
-func (s *Store) JobsByID(ctx context.Context, ids []string) (map[string]*JobRow, error) {
-	out := make(map[string]*JobRow, len(ids))
-	if len(ids) == 0 {
-		return out, nil
-	}
-	b, err := json.Marshal(ids)
-	if err != nil {
-		return nil, err
-	}
-	rows, err := queryAll(ctx, s.db, scanJob, `SELECT `+jobCols+` FROM jobs WHERE id IN (SELECT value FROM json_each(?))`, string(b))
-	if err != nil {
-		return nil, err
-	}
-	for _, r := range rows {
-		out[r.ID] = r
-	}
-	return out, nil
 }

@@ -42,6 +42,8 @@ type ModelRow struct {
 	Info      json.RawMessage // what training recorded (stopping epoch, pairing, …)
 	Error     string          // why a failed model cannot be used, when known
 	CreatedAt time.Time
+	// JobState is the stored state of the job JobID names (ModelList only).
+	JobState string
 }
 
 // TrainPoint is one entry of a training curve.
@@ -137,7 +139,56 @@ func (s *Store) Model(ctx context.Context, id string) (*ModelRow, error) {
 
 // Models lists all models, newest first.
 func (s *Store) Models(ctx context.Context) ([]*ModelRow, error) {
-	return queryAll(ctx, s.db, scanModel, `SELECT `+modelCols+` FROM models ORDER BY created_at DESC, id`)
+	return queryAll(ctx, s, scanModel, `SELECT `+modelCols+` FROM models ORDER BY created_at DESC, id`)
+}
+
+// ModelList lists the models, newest first, as the pages list them: without
+// their parameters, training curve and training record, each with the
+// stored state of the job it names (ModelRow.JobState), in one query; at
+// most limit of them (0: all) from the offset-th.
+func (s *Store) ModelList(ctx context.Context, limit, offset int) ([]*ModelRow, error) {
+	q := `SELECT m.id, m.corpus_id, m.name, m.seed, m.state, m.size, m.job_id, m.error, m.created_at, COALESCE(j.state, '')
+		FROM models m LEFT JOIN jobs j ON j.id = m.job_id ORDER BY m.created_at DESC, m.id`
+	var args []any
+	if limit > 0 {
+		q += ` LIMIT ? OFFSET ?`
+		args = append(args, limit, offset)
+	}
+	// From memory while nothing was written since (cachedRead): the rows
+	// are shared, and never changed by the lists.
+	return cachedRead(s, fmt.Sprintf("models\x00%d\x00%d", limit, offset), func() ([]*ModelRow, error) { return s.modelList(ctx, q, args) })
+}
+
+func (s *Store) modelList(ctx context.Context, q string, args []any) ([]*ModelRow, error) {
+	return queryAll(ctx, s, func(sc scanner) (*ModelRow, error) {
+		var r ModelRow
+		var seed, created int64
+		if err := sc.Scan(&r.ID, &r.CorpusID, &r.Name, &seed, &r.State, &r.Size, &r.JobID, &r.Error, &created, &r.JobState); err != nil {
+			return nil, err
+		}
+		r.Seed, r.CreatedAt = uint64(seed), time.UnixMilli(created)
+		return &r, nil
+	}, q, args...)
+}
+
+// Counts returns how many corpora, models and evaluations the store holds,
+// and the newest ready model ("" when none), in one query.
+func (s *Store) Counts(ctx context.Context) (corpora, models, evals int, newestReady string, err error) {
+	type counts struct {
+		corpora, models, evals int
+		ready                  string
+	}
+	c, err := cachedRead(s, "counts", func() (c counts, err error) {
+		st, err := s.prepared(ctx, `SELECT (SELECT COUNT(*) FROM corpora), (SELECT COUNT(*) FROM models),
+			(SELECT COUNT(*) FROM evaluations),
+			COALESCE((SELECT id FROM models WHERE state = ? ORDER BY created_at DESC, id LIMIT 1), '')`)
+		if err != nil {
+			return c, err
+		}
+		err = st.QueryRowContext(ctx, ModelReady).Scan(&c.corpora, &c.models, &c.evals, &c.ready)
+		return c, err
+	})
+	return c.corpora, c.models, c.evals, c.ready, err
 }
 
 // SetModelJob records the job currently training the model.

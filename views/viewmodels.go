@@ -1,5 +1,7 @@
 package views
 
+import "github.com/a-h/templ"
+
 // View models: plain structs the server fills; components never see ml types.
 
 // Chart is a go-echarts snippet: the element (a sized div with ChartID) and the
@@ -93,9 +95,11 @@ type ModelPage struct {
 	Job    *Job
 }
 
-// ModelsPage lists models.
+// ModelsPage lists models, a page at a time: models First..Last (from 1)
+// of Total, on page Page of Pages; Table is the page's ModelTable, rendered.
 type ModelsPage struct {
-	Models []Model
+	Table                           templ.Component
+	Page, Pages, First, Last, Total int
 }
 
 // ExplorerPage is the t-SNE map page.
