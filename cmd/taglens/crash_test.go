@@ -115,7 +115,7 @@ func TestServeCrash(t *testing.T) {
 		postCrashJSON(srv.base+"/api/evaluations", fmt.Sprintf(`{"model_ids":[%q],"trials":2,"baselines":["random","lsa"]}`, modelID))
 		time.Sleep(time.Duration(50+rng.IntN(1500)) * time.Millisecond)
 		var jobs []map[string]any
-		getJSON(srv.base+"/api/jobs", &jobs)
+		getJSON(srv.base+"/api/jobs?limit=1000", &jobs)
 		for _, j := range jobs {
 			if j["state"] == "running" {
 				atKill[fmt.Sprintf("%v/%v", j["kind"], j["stage"])]++
@@ -133,7 +133,7 @@ func TestServeCrash(t *testing.T) {
 	defer srv.kill(t)
 	checkAfterRestart(t, srv.base, dir, kills)
 	var jobs []map[string]any
-	getJSON(srv.base+"/api/jobs", &jobs)
+	getJSON(srv.base+"/api/jobs?limit=1000", &jobs)
 	byKind := map[string]map[string]int{}
 	for _, j := range jobs {
 		k := fmt.Sprint(j["kind"])
@@ -308,7 +308,7 @@ func checkAfterRestart(t *testing.T, base, dir string, round int) {
 		}
 	}
 	var jobs []map[string]any
-	getJSON(base+"/api/jobs", &jobs)
+	getJSON(base+"/api/jobs?limit=1000", &jobs)
 	for _, j := range jobs {
 		if j["state"] == "interrupted" && !strings.HasPrefix(fmt.Sprint(j["message"]), "the server stopped while this job was") {
 			t.Errorf("round %d: interrupted job %v says %q, not why", round, j["id"], j["message"])
