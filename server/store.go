@@ -130,6 +130,9 @@ var migrations = []string{
 	`CREATE INDEX jobs_created ON jobs (created_at DESC, id);
 	CREATE INDEX jobs_kind_created ON jobs (kind, created_at DESC, id);
 	CREATE INDEX models_created ON models (created_at DESC, id);`,
+	// 8: seed groups, the models of one training started with several seeds
+	// (store_groups.go).
+	groupsMigration,
 }
 
 // maxConns bounds the store's open SQLite connections.
