@@ -185,6 +185,11 @@ func TestGetStartsNoWork(t *testing.T) {
 	if j, _ := ts.storedRows(); j != jobs1+1 {
 		t.Errorf("POST /explorer stored %d jobs, want 1", j-jobs1)
 	}
+	// A form whose map cannot be made gets the explorer page saying why.
+	rec = ts.formPost("/explorer", url.Values{"model": {modelID}, "term": {"nope-nope"}}, ck, tok, false)
+	if rec.Code != http.StatusNotFound || !strings.Contains(rec.Body.String(), "not in the model") || !strings.Contains(rec.Body.String(), `data-testid="explorer-form"`) {
+		t.Errorf("POST /explorer of an unknown term: %d, want 404 and the explorer page naming the term", rec.Code)
+	}
 	for _, j := range ts.jobs.Active() {
 		ts.waitJob(j.Row.ID)
 	}
