@@ -77,6 +77,20 @@ func (h *modelsAPI) create(c echo.Context) error {
 // job: the use case behind POST /api/models and the training form, with plain
 // inputs (errors carry their HTTP status for the handlers).
 func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow, *JobRow, error) {
+	m, _, err := s.newModelRow(ctx, req)
+	if err != nil {
+		return nil, nil, err
+	}
+	job, err := s.trainNew(m) // nothing is stored when the job is refused
+	if err != nil {
+		return nil, nil, err
+	}
+	return m, job, nil
+}
+
+// newModelRow checks a training request and returns the model row it asks
+// for (not stored) and its corpus.
+func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*ModelRow, *CorpusRow, error) {
 	if req.CorpusID == "" {
 		return nil, nil, httpErr(http.StatusBadRequest, "corpus_id is required")
 	}
@@ -106,12 +120,7 @@ func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow
 	if err != nil {
 		return nil, nil, err
 	}
-	m := &ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}
-	job, err := s.trainNew(m) // nothing is stored when the job is refused
-	if err != nil {
-		return nil, nil, err
-	}
-	return m, job, nil
+	return &ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}, row, nil
 }
 
 func (h *modelsAPI) list(c echo.Context) error {

@@ -26,21 +26,16 @@ func (p *pages) compare(c echo.Context) error {
 		return err
 	}
 	var vm views.ComparePage
-	group := textlist.Split(c.QueryParam("group"))
-	if len(group) > 0 {
-		// The seed group the train form started: every model, ready or not.
-		for _, id := range group {
-			r, err := p.s.store.Model(c.Request().Context(), id)
-			if err != nil {
-				return notFound(err, "model", id)
-			}
-			vm.Group = append(vm.Group, p.modelVM(c, r, names))
-		}
-		vm.SeedTrials = c.QueryParam("seed_trials") != ""
+	// The seed group the train form started, or another page's "compare this
+	// group": every model, ready or not, its ready ones chosen.
+	var group []string
+	if vm.Group, group, err = p.compareGroup(c, c.QueryParam("group"), names); err != nil {
+		return err
 	}
+	vm.SeedTrials = vm.Group != nil && c.QueryParam("seed_trials") != ""
 	for _, m := range ms {
 		picked := m.ID == sel
-		if len(group) > 0 {
+		if vm.Group != nil {
 			picked = slices.Contains(group, m.ID)
 		}
 		vm.Models = append(vm.Models, views.Option{Value: m.ID, Label: m.Name, Selected: picked, Kind: m.CorpusID})

@@ -119,32 +119,16 @@ func (p *pages) trainForm(c echo.Context) (string, error) {
 		}
 		return "/models/" + m.ID, nil
 	}
-	// A seed group: the same parameters with seeds seed, seed+1, …; the
-	// compare page then evaluates them as one model with trials.
-	first := uint64(1)
-	if req.Seed != nil {
-		first = *req.Seed
+	// A seed group: the same parameters with seeds seed, seed+1, …, stored
+	// as a group; its comparison page follows the members' trainings live
+	// and evaluates them as one model with trials once they are ready.
+	g, _, err := p.s.createGroup(c.Request().Context(), createGroupReq{CorpusID: req.CorpusID, Name: req.Name,
+		Seed: req.Seed, Seeds: seeds, Params: req.Params})
+	if err != nil {
+		return "", err
 	}
-	name := strings.TrimSpace(req.Name)
-	var ids []string
-	for k := range seeds {
-		r := req
-		seed := first + uint64(k)
-		r.Seed = &seed
-		if name != "" {
-			r.Name = fmt.Sprintf("%s · seed %d", name, seed)
-		}
-		m, _, err := p.s.createModel(c.Request().Context(), r)
-		if err != nil {
-			return "", err
-		}
-		ids = append(ids, m.ID)
-	}
-	return "/compare?seed_trials=1&group=" + url.QueryEscape(strings.Join(ids, ",")), nil
+	return "/compare?seed_trials=1&group=" + url.QueryEscape(g.ID), nil
 }
-
-// maxSeedGroup bounds the models of one seed group (the train form's "Seeds").
-const maxSeedGroup = 10
 
 // modelsPerPage is how many models the models page lists at a time.
 const modelsPerPage = 50
@@ -175,6 +159,23 @@ func (p *pages) models(c echo.Context) error {
 		return err
 	}
 	vm.Table = templ.Raw(table)
+	if vm.Page == 1 {
+		// The newest seed groups with their members' stored states, rendered
+		// once per write of the store too.
+		groups, err := cachedRead(p.s.store, "groups.html", func() (string, error) {
+			gs, err := p.modelsPageGroups(c)
+			if err != nil {
+				return "", err
+			}
+			var b strings.Builder
+			err = views.GroupList(gs).Render(c.Request().Context(), &b)
+			return b.String(), err
+		})
+		if err != nil {
+			return err
+		}
+		vm.Groups = templ.Raw(groups)
+	}
 	vm.First = min((vm.Page-1)*modelsPerPage+1, total)
 	vm.Last = min(vm.Page*modelsPerPage, total)
 	return render(c, http.StatusOK, views.ModelsPageView(vm))
@@ -192,6 +193,15 @@ func (p *pages) model(c echo.Context) error {
 		return err
 	}
 	vm := views.ModelPage{Model: p.modelVM(c, r, names), Curve: trainingChart("curve", r.Log)}
+	if vm.GroupID, err = p.s.store.ModelGroup(ctx, r.ID); err != nil {
+		return err
+	} else if vm.GroupID != "" {
+		g, err := p.s.store.Group(ctx, vm.GroupID)
+		if err != nil {
+			return err
+		}
+		vm.GroupName = g.Name
+	}
 	var params map[string]any
 	if err := jsonUnmarshal(r.Params, &params); err != nil {
 		return fmt.Errorf("model %s: stored parameters: %w", r.ID, err)

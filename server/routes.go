@@ -73,6 +73,12 @@ func (s *Server) routes() *echo.Echo {
 	api.POST("/models/:id/space/neighbours", mod.computeSpaceNeighbours, jsonSmall...)
 	api.GET("/models/:id/tags", mod.tags)
 
+	grp := &groupsAPI{s}
+	api.POST("/groups", grp.create, jsonSmall...)
+	api.GET("/groups", grp.list)
+	api.GET("/groups/:id", grp.get)
+	api.DELETE("/groups/:id", grp.delete, requireJSON)
+
 	jobs := &jobsAPI{s}
 	api.GET("/jobs", jobs.list)
 	api.GET("/jobs/:id", jobs.get)
@@ -95,6 +101,8 @@ func (s *Server) routes() *echo.Echo {
 	e.POST("/train", p.startTraining, formSmall...)
 	e.GET("/models", p.models)
 	e.GET("/models/:id", p.model)
+	e.GET("/groups/:id", p.group)
+	e.DELETE("/groups/:id", p.deleteGroup, s.requireCSRF)
 	e.GET("/explorer", p.explorer)
 	e.POST("/explorer", p.exploreCompute, formSmall...)
 	e.GET("/priming", p.priming)

@@ -93,6 +93,9 @@ type ModelPage struct {
 	Info   []KV
 	Curve  Chart
 	Job    *Job
+	// GroupID and GroupName name the seed group the model belongs to ("":
+	// none).
+	GroupID, GroupName string
 }
 
 // ModelsPage lists models, a page at a time: models First..Last (from 1)
@@ -100,6 +103,9 @@ type ModelPage struct {
 type ModelsPage struct {
 	Table                           templ.Component
 	Page, Pages, First, Last, Total int
+	// Groups is the newest seed groups (GroupList, rendered), on the first
+	// page; nil on the others.
+	Groups templ.Component
 }
 
 // ExplorerPage is the t-SNE map page.
@@ -213,9 +219,10 @@ type Option struct {
 
 // ComparePage is the comparison form and the stored evaluations.
 type ComparePage struct {
-	// Group lists the models of a seed group being compared (the train form's
-	// "Seeds"), with their states; SeedTrials checks the seed-trials box.
-	Group      []Model
+	// Group is the seed group being compared (the train form's "Seeds"),
+	// with its members' states and live progress; SeedTrials checks the
+	// seed-trials box.
+	Group      *Group
 	SeedTrials bool
 	Models     []Option
 	Baselines  []Option

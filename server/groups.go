@@ -1,0 +1,179 @@
+package server
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"math"
+	"net/http"
+	"strings"
+
+	"github.com/labstack/echo/v4"
+)
+
+// maxSeedGroup bounds the models of one seed group (the train form's "Seeds").
+const maxSeedGroup = 10
+
+// createGroupReq is the body of POST /api/groups: the training of Seeds
+// models on one corpus with the same parameters and the seeds Seed, Seed+1, ….
+type createGroupReq struct {
+	CorpusID string       `json:"corpus_id"`
+	Name     string       `json:"name"`
+	Seed     *uint64      `json:"seed"`
+	Seeds    int          `json:"seeds"`
+	Params   *TrainParams `json:"params"`
+}
+
+// createGroup stores a seed group and starts the trainings of its members:
+// the use case behind POST /api/groups and the training form's "Seeds". The
+// group and its first member are stored with the first member's job, in one
+// transaction, so nothing is stored when that job is refused; a later
+// refusal (a full queue) leaves the group with the members whose trainings
+// started, and its error says so.
+func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*GroupRow, []*JobRow, error) {
+	n := req.Seeds
+	if n < 2 || n > maxSeedGroup {
+		return nil, nil, httpErr(http.StatusBadRequest, "seeds must be an integer in 2..%d (one model: POST /api/models)", maxSeedGroup)
+	}
+	first := uint64(1)
+	if req.Seed != nil {
+		first = *req.Seed
+	}
+	if first > math.MaxUint64-uint64(n-1) {
+		return nil, nil, httpErr(http.StatusBadRequest, "seed: %d seeds from %d pass the largest seed", n, first)
+	}
+	name := strings.TrimSpace(req.Name)
+	if len(name) > 200 {
+		return nil, nil, httpErr(http.StatusBadRequest, "name is longer than 200 bytes")
+	}
+	g := &GroupRow{}
+	var jobs []*JobRow
+	for k := range n {
+		seed := first + uint64(k)
+		r := createModelReq{CorpusID: req.CorpusID, Seed: &seed, Params: req.Params}
+		if name != "" {
+			r.Name = fmt.Sprintf("%s · seed %d", name, seed)
+		}
+		m, corpus, err := s.newModelRow(ctx, r)
+		if err != nil {
+			return nil, nil, err // the first member: nothing is stored yet
+		}
+		if k == 0 {
+			g.CorpusID, g.Params, g.Name = corpus.ID, m.Params, name
+			if g.Name == "" {
+				g.Name = groupName(corpus.Name, m.Params, first, n)
+			}
+		}
+		job, err := s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
+			m.JobID = job.ID
+			if k == 0 {
+				if err := insertGroup(s.root, tx, g); err != nil {
+					return err
+				}
+			}
+			if err := insertModel(s.root, tx, m); err != nil {
+				return err
+			}
+			return addGroupMember(s.root, tx, g.ID, m.ID, k)
+		})
+		if err != nil {
+			if k == 0 {
+				return nil, nil, err
+			}
+			return g, jobs, partialGroupErr(g, k, n, first, err)
+		}
+		g.Members = append(g.Members, m)
+		jobs = append(jobs, job)
+	}
+	return g, jobs, nil
+}
+
+// partialGroupErr is the refusal of a group's member k of n after the
+// first k started: the status of the refusal, with what was stored.
+func partialGroupErr(g *GroupRow, k, n int, first uint64, err error) error {
+	var he *echo.HTTPError
+	var qf *QueueFullError
+	var code int
+	var msg string
+	switch {
+	case errors.As(err, &he):
+		code, msg = he.Code, fmt.Sprint(he.Message)
+	case errors.As(err, &qf):
+		code, msg = http.StatusTooManyRequests, qf.Error()
+	default:
+		return err
+	}
+	return httpErr(code, "seed group %q holds %d of the %d models asked for (seeds %d–%d), whose trainings started; the next was refused: %s",
+		g.ID, k, n, first, first+uint64(k-1), msg)
+}
+
+// groupName is a group's default name: its corpus, the parameters that are
+// not defaults, and its seeds.
+func groupName(corpusName string, params []byte, first uint64, n int) string {
+	var m map[string]any
+	settings := "defaults"
+	if err := jsonUnmarshal(params, &m); err == nil && len(m) > 0 {
+		parts := make([]string, 0, len(m))
+		for _, kv := range kvs(m) {
+			parts = append(parts, kv.Key+" "+kv.Value)
+		}
+		settings = strings.Join(parts, ", ")
+		if len(settings) > 120 {
+			cut := 117
+			for cut > 0 && !isRuneStart(settings[cut]) {
+				cut--
+			}
+			settings = settings[:cut] + "…"
+		}
+	}
+	return fmt.Sprintf("%s · %s · seeds %d–%d", corpusName, settings, first, first+uint64(n-1))
+}
+
+// isRuneStart reports whether b starts a UTF-8 encoded rune.
+func isRuneStart(b byte) bool { return b&0xC0 != 0x80 }
+
+// deleteGroup deletes group id. withModels deletes its models too (their
+// files, maps and caches), and then refuses with a 409 naming them when one
+// of them trains, deleting nothing; without it the models stay, in no
+// group.
+func (s *Server) deleteGroup(ctx context.Context, id string, withModels bool) error {
+	g, err := s.store.Group(ctx, id)
+	if err != nil {
+		return notFound(err, "group", id)
+	}
+	if withModels {
+		var training []*ModelRow
+		for _, m := range g.Members {
+			if m.State == ModelTraining {
+				training = append(training, m)
+			}
+		}
+		if len(training) > 0 {
+			verb := "are"
+			if len(training) == 1 {
+				verb = "is"
+			}
+			return httpErr(http.StatusConflict, "group %q: %s %s training; cancel the training first (nothing was deleted)", id, modelList(training), verb)
+		}
+		for _, m := range g.Members {
+			if err := s.deleteModel(ctx, m); err != nil {
+				return err
+			}
+		}
+	}
+	// Deleting its last model deleted the group.
+	if err := s.store.DeleteGroup(ctx, id); err != nil && !(withModels && errors.Is(err, ErrNotFound)) {
+		return notFound(err, "group", id)
+	}
+	return nil
+}
+
+// liveJobs are the jobs queued or running, by id, from memory.
+func (s *Server) liveJobs() map[string]LiveJob {
+	out := map[string]LiveJob{}
+	for _, j := range s.jobs.Active() {
+		out[j.Row.ID] = j
+	}
+	return out
+}
