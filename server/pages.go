@@ -127,8 +127,15 @@ func (p *pages) home(c echo.Context) error {
 			return err
 		}
 	}
+	// While the demo model trains, the page says so with its progress.
+	if vm.DemoTraining, err = p.demoTraining(c, "/"); err != nil {
+		return err
+	}
 	// The jobs at work, from memory: the page costs the same after 10,000 jobs.
 	for _, j := range p.s.jobs.Active() {
+		if vm.DemoTraining != nil && j.Row.ID == vm.DemoTraining.ID {
+			continue // shown above
+		}
 		done := ""
 		if j.Row.Kind == "train" {
 			done = "/models/" + j.Row.TargetID

@@ -93,6 +93,10 @@ func (p *pages) explorerPage(c echo.Context, q url.Values, status int, fail stri
 		vm.Color = "cluster" // unknown colourings fall back to the default
 	}
 	if sel == "" {
+		// No ready model: while the demo model trains, the page says so.
+		if vm.DemoTraining, err = p.demoTraining(c, "/explorer"); err != nil {
+			return err
+		}
 		return render(c, status, views.ExplorerPageView(vm))
 	}
 	ctx := c.Request().Context()
@@ -280,6 +284,12 @@ func (p *pages) priming(c echo.Context) error {
 			return fail(http.StatusBadRequest, "K must be an integer in 1..%d, got %q.", app.MaxPrimeK, v)
 		}
 		k = &n
+	}
+	if sel == "" {
+		// No ready model: while the demo model trains, the page says so.
+		if vm.DemoTraining, err = p.demoTraining(c, "/priming"); err != nil {
+			return err
+		}
 	}
 	if sel == "" || !q.Has("tags") {
 		return render(c, http.StatusOK, views.PrimingPageView(vm))

@@ -143,6 +143,9 @@ type ExplorerPage struct {
 	// /explorer): the page's own parameters. Reading a map starts nothing;
 	// the page's script shows the form when its map is not computed.
 	Compute []KV
+	// DemoTraining, when there is no ready model, is the demo model's
+	// training while it is queued or running.
+	DemoTraining *Job
 }
 
 // ContextDoc is a document offered for the context map.
@@ -206,6 +209,9 @@ type PrimingPage struct {
 	Result   *PrimeResult
 	Error    string
 	Unknown  []OOVTag // with Error: the tags, none in the vocabulary, and what they may mean
+	// DemoTraining, when there is no ready model, is the demo model's
+	// training while it is queued or running.
+	DemoTraining *Job
 }
 
 // Option is a choice in a select or checkbox list.
@@ -286,6 +292,9 @@ type HomePage struct {
 	DemoReady              bool
 	// Verdict summarises the demo model's first comparison (nil until done).
 	Verdict *Verdict
+	// DemoTraining is the demo model's training while it is queued or
+	// running (nil otherwise).
+	DemoTraining *Job
 }
 
 // Verdict says plainly whether the method or a baseline ranked best in one
