@@ -35,6 +35,8 @@ type modelJSON struct {
 	CreatedAt string         `json:"created_at"`
 	Log       []TrainPoint   `json:"log,omitempty"`
 	Info      map[string]any `json:"info,omitempty"`
+	// GroupID is the seed group of the model (the detail only; "" when none).
+	GroupID string `json:"group_id,omitempty"`
 }
 
 func toModelJSON(m *ModelRow, detail bool) (modelJSON, error) {
@@ -155,6 +157,9 @@ func (h *modelsAPI) get(c echo.Context) error {
 	}
 	mj, err := toModelJSON(m, true)
 	if err != nil {
+		return err
+	}
+	if mj.GroupID, err = h.s.store.ModelGroup(c.Request().Context(), id); err != nil {
 		return err
 	}
 	return c.JSON(http.StatusOK, mj)

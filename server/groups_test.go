@@ -108,6 +108,9 @@ func TestGroupsAPI(t *testing.T) {
 	if gs := decode[[]groupJSON](t, ts.doJSON(http.MethodGet, "/api/groups", "")); len(gs) != 1 || gs[0].ID != g.ID || len(gs[0].Models) != 3 {
 		t.Fatalf("GET /api/groups: %+v", gs)
 	}
+	if m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+g.Models[0].ID, "")); m.GroupID != g.ID {
+		t.Errorf("a member's detail names group %q, want %q", m.GroupID, g.ID)
+	}
 
 	// Deleting a model removes it from its group.
 	if rec := ts.doJSON(http.MethodDelete, "/api/models/"+g.Models[1].ID, ""); rec.Code != http.StatusNoContent {
@@ -124,6 +127,9 @@ func TestGroupsAPI(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodGet, "/api/groups/"+g.ID, ""), 404, "not found")
 	if ms := decode[[]modelJSON](t, ts.doJSON(http.MethodGet, "/api/models", "")); len(ms) != 2 {
 		t.Errorf("after deleting the group alone: %d models, want its 2 kept", len(ms))
+	}
+	if m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+g.Models[0].ID, "")); m.GroupID != "" {
+		t.Errorf("a model of a deleted group still names group %q", m.GroupID)
 	}
 
 	// With its models: refused while one trains, nothing deleted.
