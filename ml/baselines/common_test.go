@@ -87,27 +87,27 @@ func TestGlobalConcurrentAndDeterministic(t *testing.T) {
 	docs := globalPlanted(9, 150, 4)
 	const v = 8
 	fit := func() []eval.Model {
-		l, err := FitLSA(docs, v, nil)
+		l, err := FitLSA(context.Background(), docs, v, LSAOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		p, err := FitPCA(docs, v, &GlobalOptions{Dim: 3})
+		p, err := FitPCA(context.Background(), docs, v, PCAOptions{Dim: 3})
 		if err != nil {
 			t.Fatal(err)
 		}
-		it, err := FitInfoTheo(context.Background(), docs, v, &InfoTheoOptions{Dim: 3, TuneDocs: 50})
+		it, err := FitInfoTheo(context.Background(), docs, v, InfoTheoOptions{Dim: 3, TuneDocs: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		sg, err := FitSkipGram(context.Background(), docs, v, &SkipGramOptions{Dim: 3, Epochs: 2, TuneDocs: 50})
+		sg, err := FitSkipGram(context.Background(), docs, v, SkipGramOptions{Dim: 3, Epochs: 2, TuneDocs: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		pp, err := FitPPMISVD(context.Background(), docs, v, &PPMISVDOptions{Dims: []int{3}, TuneDocs: 50})
+		pp, err := FitPPMISVD(context.Background(), docs, v, PPMISVDOptions{Dims: []int{3}, TuneDocs: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
-		gl, err := FitGloVe(context.Background(), docs, v, &GloVeOptions{Dims: []int{3}, Epochs: 10, TuneDocs: 50})
+		gl, err := FitGloVe(context.Background(), docs, v, GloVeOptions{Dims: []int{3}, Epochs: 10, TuneDocs: 50})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -341,7 +341,7 @@ type badFit[O any] struct {
 	name  string
 	train [][]int
 	v     int
-	opt   *O
+	opt   O
 	want  string
 }
 
@@ -349,13 +349,14 @@ type badFit[O any] struct {
 // refuse (a vocabulary of one term, one training document, a term id outside
 // the vocabulary, below and above) and then on the cases of its own, and
 // checks each error.
-func checkBadFits[O any](t *testing.T, fit func(ctx context.Context, train [][]int, v int, opt *O) error, own []badFit[O]) {
+func checkBadFits[O any](t *testing.T, fit func(ctx context.Context, train [][]int, v int, opt O) error, own []badFit[O]) {
 	t.Helper()
+	var zero O // the defaults
 	cases := append([]badFit[O]{
-		{"one term", [][]int{{0}, {0}}, 1, nil, "vocabulary of 1"},
-		{"one document", [][]int{{0, 1}}, 2, nil, "1 training documents"},
-		{"negative term", [][]int{{0, 1}, {-1}}, 2, nil, "outside vocabulary"},
-		{"term outside", [][]int{{0, 1}, {2}}, 2, nil, "outside vocabulary"},
+		{"one term", [][]int{{0}, {0}}, 1, zero, "vocabulary of 1"},
+		{"one document", [][]int{{0, 1}}, 2, zero, "1 training documents"},
+		{"negative term", [][]int{{0, 1}, {-1}}, 2, zero, "outside vocabulary"},
+		{"term outside", [][]int{{0, 1}, {2}}, 2, zero, "outside vocabulary"},
 	}, own...)
 	for _, tc := range cases {
 		err := fit(context.Background(), tc.train, tc.v, tc.opt)

@@ -48,11 +48,11 @@ func pairCounts(train [][]int, v int) (*features.Sparse, error) {
 // ties keep LSA's dimension).
 const MaxModernDim = 200
 
-// ModernDims are the fixed points of the default dimension grid after LSA's.
-var ModernDims = []int{50, 100, 200}
+// modernDims are the fixed points of the default dimension grid after LSA's.
+var modernDims = []int{50, 100, 200}
 
 // dimGrid returns the dimension grid: dims if not empty, else LSA's dimension
-// (capped at MaxModernDim) followed by ModernDims; every point is capped at
+// (capped at MaxModernDim) followed by modernDims; every point is capped at
 // limit and repeats are dropped, keeping the first.
 func dimGrid(ctx context.Context, train [][]int, v int, dims []int, limit int, seed uint64) ([]int, error) {
 	var grid []int
@@ -63,7 +63,7 @@ func dimGrid(ctx context.Context, train [][]int, v int, dims []int, limit int, s
 		if err != nil {
 			return nil, err
 		}
-		grid = append([]int{min(l, MaxModernDim)}, ModernDims...)
+		grid = append([]int{min(l, MaxModernDim)}, modernDims...)
 	}
 	var out []int
 	for _, d := range grid {

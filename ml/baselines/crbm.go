@@ -39,7 +39,7 @@ const (
 	CRBMMeanField
 )
 
-// CRBMConfig holds the tunables of TrainCRBM. Zero values mean the defaults.
+// CRBMOptions tunes FitCRBM. The zero value means the defaults.
 //
 // The training defaults are those of MatRBM, the package the paper's CRBM is
 // based on (§6.2.5: "the recommended learning rate of 0.1 with moment 0.5 ...
@@ -48,7 +48,7 @@ const (
 // weights W included, moves by the batch mean of its CD gradient with
 // momentum, and the weights U and W decay by the penalty; the weights returned
 // are the average of the iterates of the last five epochs (MatRBM's avglast).
-type CRBMConfig struct {
+type CRBMOptions struct {
 	// Hidden is the number of binomial hidden units (default 10, the CE
 	// dimension, as in the paper).
 	Hidden int
@@ -61,7 +61,7 @@ type CRBMConfig struct {
 	// ConditionStep multiplies the learning rate of the condition weights W
 	// (default 1: MatRBM's update). With ConditionStep = BatchSize each
 	// column moves by the document's own gradient, as an earlier version of
-	// TrainCRBM did; the tests use it to train a CRBM whose condition is
+	// FitCRBM did; the tests use it to train a CRBM whose condition is
 	// strong enough to separate a polysemous term's senses.
 	ConditionStep float64
 	// Epochs over the training documents (default 50, MatRBM's).
@@ -94,9 +94,14 @@ type CRBMConfig struct {
 	// 10 × 20 chains, mtg-jamendo extended priming on the training subset,
 	// seed 1: CRBM MAP 0.382; unclamped 0.237; docs/quality-notes.md.)
 	ClampQuery bool
+	// Seed draws the initial weights and the order of the documents.
+	Seed uint64
+	// Progress, if not nil, is called after each epoch with the mean squared
+	// reconstruction error Σ_j (v0_j − v1_j)² per document.
+	Progress func(epoch int, reconErr float64)
 }
 
-func (c CRBMConfig) withDefaults() CRBMConfig {
+func (c CRBMOptions) withDefaults() CRBMOptions {
 	defaults.Positive(&c.Hidden, 10)
 	defaults.Positive(&c.LearningRate, 0.1)
 	defaults.Positive(&c.Momentum, 0.5)
@@ -137,7 +142,7 @@ func (c CRBMConfig) withDefaults() CRBMConfig {
 // (W is V×|Δ|). It is trained by CD-1; the relatedness of term j to query q in
 // document δ is the average activation of visible unit j in chains started
 // from the query's one-hot vector with δ's condition unit set (§6.2.5; see
-// CRBMConfig.ClampQuery), so the distance is −activation.
+// CRBMOptions.ClampQuery), so the distance is −activation.
 //
 // Only training documents have a condition unit. Knows reports whether a
 // context is one: a context is matched to training documents by content (its
@@ -148,7 +153,7 @@ func (c CRBMConfig) withDefaults() CRBMConfig {
 // CRBM on training documents only, as the paper did. Safe for concurrent use.
 type CRBM struct {
 	v, h int
-	cfg  CRBMConfig
+	cfg  CRBMOptions
 	u    []float64 // V×H
 	d    []float64 // V visible biases
 	c    []float64 // H hidden biases
@@ -236,7 +241,7 @@ func (m *CRBM) Knows(ctx []int) bool {
 
 // Distances fills dst[i*V+j] with −(average activation of visible unit j) in
 // chains started from unit queries[i] with ctx's condition set (see CRBM, and
-// CRBMConfig.Inference for how the average is computed). rng drives the
+// CRBMOptions.Inference for how the average is computed). rng drives the
 // Gibbs chains (unused by CRBMMeanField): Distances draws two numbers from it
 // to seed its own PCG stream, so the same rng state gives the same rows. The
 // queries of one call share the per-context work (the visible biases d + W a

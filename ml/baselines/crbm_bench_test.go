@@ -19,7 +19,7 @@ import (
 // counter).
 func BenchmarkCRBMDistances(b *testing.B) {
 	train, v := loadTrain(b, "mtg-jamendo")
-	m, err := TrainCRBM(context.Background(), train, v, CRBMConfig{}, 1, nil)
+	m, err := FitCRBM(context.Background(), train, v, CRBMOptions{Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -47,15 +47,15 @@ func BenchmarkCRBMDistances(b *testing.B) {
 func BenchmarkContextualBaselines(b *testing.B) {
 	train, v := loadTrain(b, "mtg-jamendo")
 	ctx := context.Background()
-	lda, err := TrainLDA(ctx, train, v, 19, 1, nil)
+	lda, err := FitLDA(ctx, train, v, TopicOptions{Topics: 19, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	plsa, err := TrainPLSA(ctx, train, v, 19, 1, nil)
+	plsa, err := FitPLSA(ctx, train, v, TopicOptions{Topics: 19, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}
-	crbm, err := TrainCRBM(ctx, train, v, CRBMConfig{Epochs: 5}, 1, nil)
+	crbm, err := FitCRBM(ctx, train, v, CRBMOptions{Epochs: 5, Seed: 1})
 	if err != nil {
 		b.Fatal(err)
 	}

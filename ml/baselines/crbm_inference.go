@@ -66,7 +66,7 @@ func (m *CRBM) meanField(ws *crbmWS, cond []float32, q int, out []float64) {
 }
 
 // Gibbs chains (CRBMGibbs). The chains are those of the paper (§6.2.5) and
-// of CRBMConfig; the implementation avoids recomputing what does not change:
+// of CRBMOptions; the implementation avoids recomputing what does not change:
 //
 //   - the visible biases b = d + W a of the context are computed once per
 //     Distances call and shared by its queries;

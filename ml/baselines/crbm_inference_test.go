@@ -169,7 +169,7 @@ func TestCRBMGibbsExact(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			r := rand.New(rand.NewPCG(uint64(c.v), uint64(c.h)))
 			m := &CRBM{v: c.v, h: c.h, u: make([]float64, c.v*c.h), d: make([]float64, c.v), c: make([]float64, c.h),
-				cfg: CRBMConfig{Trials: c.trials, Steps: c.steps, BurnIn: c.burnIn, ClampQuery: c.clamp}.withDefaults()}
+				cfg: CRBMOptions{Trials: c.trials, Steps: c.steps, BurnIn: c.burnIn, ClampQuery: c.clamp}.withDefaults()}
 			m.cfg.BurnIn = c.burnIn
 			for i := range m.u {
 				m.u[i] = c.uScale * r.NormFloat64()
@@ -292,7 +292,7 @@ func TestCRBMBernoulliLogit(t *testing.T) {
 func TestCRBMFillRowProduct(t *testing.T) {
 	const v, nh = 13, 6
 	r := rand.New(rand.NewPCG(2, 3))
-	m := &CRBM{v: v, h: nh, u: make([]float64, v*nh), d: make([]float64, v), c: make([]float64, nh), cfg: CRBMConfig{}.withDefaults()}
+	m := &CRBM{v: v, h: nh, u: make([]float64, v*nh), d: make([]float64, v), c: make([]float64, nh), cfg: CRBMOptions{}.withDefaults()}
 	for i := range m.u {
 		m.u[i] = 4 * r.NormFloat64()
 	}
@@ -343,7 +343,7 @@ func TestCRBMFillRowProduct(t *testing.T) {
 // otherwise.
 func TestCRBMMeanFieldFixedPoint(t *testing.T) {
 	for _, clamp := range []bool{false, true} {
-		m, docs := trainPlantedCRBM(t, CRBMConfig{Inference: CRBMMeanField, MeanFieldIter: 1000, ClampQuery: clamp})
+		m, docs := trainPlantedCRBM(t, CRBMOptions{Inference: CRBMMeanField, MeanFieldIter: 1000, ClampQuery: clamp})
 		for _, doc := range docs[:5] {
 			dst := make([]float64, len(doc)*plantedV)
 			m.Distances(doc, doc, nil, dst)

@@ -17,7 +17,7 @@ import (
 // stay near zero on this corpus (TestCRBMConditionStep) and the model cannot
 // tell the polysemous term's two senses apart, which is what the tests of the
 // condition and of the chains need to see.
-func trainPlantedCRBM(t *testing.T, cfg CRBMConfig) (*CRBM, [][]int) {
+func trainPlantedCRBM(t *testing.T, cfg CRBMOptions) (*CRBM, [][]int) {
 	t.Helper()
 	if cfg.BatchSize == 0 {
 		cfg.BatchSize, cfg.ConditionStep = 10, 10
@@ -26,7 +26,8 @@ func trainPlantedCRBM(t *testing.T, cfg CRBMConfig) (*CRBM, [][]int) {
 		}
 	}
 	docs := plantedCorpus(3)
-	m, err := TrainCRBM(context.Background(), docs, plantedV, cfg, 11, nil)
+	cfg.Seed = 11
+	m, err := FitCRBM(context.Background(), docs, plantedV, cfg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -51,7 +52,7 @@ func TestCRBMRanksPlanted(t *testing.T) {
 }
 
 func testCRBMRanksPlanted(t *testing.T, clamp bool) {
-	m, docs := trainPlantedCRBM(t, CRBMConfig{ClampQuery: clamp})
+	m, docs := trainPlantedCRBM(t, CRBMOptions{ClampQuery: clamp})
 	ctxA, ctxB := findDoc(docs, 0), findDoc(docs, 1)
 	dst := make([]float64, plantedV)
 	// A query inside its own training document: the document's other terms
@@ -116,7 +117,7 @@ func without(s []int, x int) []int {
 }
 
 func TestCRBMKnows(t *testing.T) {
-	m, docs := trainPlantedCRBM(t, CRBMConfig{Epochs: 2})
+	m, docs := trainPlantedCRBM(t, CRBMOptions{Epochs: 2})
 	d := slices.Clone(docs[0])
 	slices.Reverse(d)
 	if !m.Knows(d) {
@@ -153,7 +154,7 @@ func TestCRBMDefaultMatchesPaper(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the paper's 10⁴ Gibbs steps per query 40 times")
 	}
-	def, docs := trainPlantedCRBM(t, CRBMConfig{})
+	def, docs := trainPlantedCRBM(t, CRBMOptions{})
 	paper := &CRBM{v: def.v, h: def.h, cfg: def.cfg, u: def.u, d: def.d, c: def.c, cond: def.cond, index: def.index}
 	paper.cfg.Trials, paper.cfg.Steps, paper.cfg.BurnIn = 100, 100, 99
 	const runs = 40
@@ -212,7 +213,7 @@ func topSet(x []float64, n int) []int {
 // called from several goroutines at once (each with its own rng and dst) as
 // when called serially.
 func TestCRBMConcurrentDistances(t *testing.T) {
-	m, docs := trainPlantedCRBM(t, CRBMConfig{Epochs: 3})
+	m, docs := trainPlantedCRBM(t, CRBMOptions{Epochs: 3})
 	const workers = 4
 	want := make([][]float64, len(docs))
 	for i, d := range docs {

@@ -7,9 +7,8 @@ import (
 	"math/rand/v2"
 )
 
-// TrainCRBM trains a CRBM on the training documents docs (term indices in
-// [0, v)) by one-step contrastive divergence (Hinton 2002) from weights drawn
-// with seed: U ~ N(0, 0.01²), d_j = log(p_j/(1−p_j)) of the term's document
+// FitCRBM trains a CRBM on the training documents (term indices in [0, v)) by
+// one-step contrastive divergence (Hinton 2002) from weights drawn with o.Seed: U ~ N(0, 0.01²), d_j = log(p_j/(1−p_j)) of the term's document
 // frequency p_j, c = 0, W = 0. For each mini-batch B of documents (in a seeded
 // random order each epoch), with v0 = BoW(δ), p = probabilities:
 //
@@ -18,7 +17,7 @@ import (
 //	G_W = ⟨(v0 − v1) a_δᵀ⟩ − p·W   (⟨·⟩: mean over the |B| documents of the batch)
 //	for every parameter θ:  Δθ ← μ·Δθ + η·G_θ,  θ ← θ + Δθ
 //
-// as MatRBM does (see CRBMConfig). Column W_δ has a gradient term only in the
+// as MatRBM does (see CRBMOptions). Column W_δ has a gradient term only in the
 // batch holding δ; in the other batches it evolves by the penalty and its
 // momentum alone, a linear map applied lazily (crbmDecay) when δ comes next.
 // The model returned holds, for every parameter, the mean of its values
@@ -30,13 +29,15 @@ import (
 // documents (extended priming on CAL500's training documents: P@1 = 1.00,
 // MAP 0.978), which the paper's did not (its Siamese-CE beat CRBM there).
 //
-// progress, when not nil, is called after each epoch with the mean squared
+// o.Progress, when not nil, is called after each epoch with the mean squared
 // reconstruction error Σ_j (v0_j − v1_j)² per document. Empty documents are
 // skipped (they have no condition unit). Memory is about 4·V·|distinct term
 // sets| + 12·V·|Δ| bytes during training (W, its momentum and its running
 // sum in float32).
-func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed uint64, progress func(epoch int, reconErr float64)) (*CRBM, error) {
-	cfg = cfg.withDefaults()
+func FitCRBM(ctx context.Context, docs [][]int, v int, o CRBMOptions) (*CRBM, error) {
+	progress := o.Progress
+	o.Progress = nil // the model keeps its options
+	cfg := o.withDefaults()
 	if v <= 0 {
 		return nil, fmt.Errorf("baselines: CRBM: vocabulary size %d", v)
 	}
@@ -44,7 +45,7 @@ func TrainCRBM(ctx context.Context, docs [][]int, v int, cfg CRBMConfig, seed ui
 	if err != nil {
 		return nil, err
 	}
-	t := newCRBMTrainer(train, v, cfg, seed)
+	t := newCRBMTrainer(train, v, cfg, cfg.Seed)
 	for epoch := 1; epoch <= cfg.Epochs; epoch++ {
 		if err := ctx.Err(); err != nil {
 			return nil, fmt.Errorf("baselines: CRBM: %w", err)
@@ -78,12 +79,12 @@ func crbmTrainingSets(docs [][]int, v int) ([][]int, error) {
 	return train, nil
 }
 
-// crbmTrainer is the state of one TrainCRBM run: the model being trained,
+// crbmTrainer is the state of one FitCRBM run: the model being trained,
 // the condition weights W of every training document with their momentum,
 // the running sums of the averaging window and the per-batch buffers.
 type crbmTrainer struct {
 	m     *CRBM
-	cfg   CRBMConfig
+	cfg   CRBMOptions
 	train [][]int
 	v, nh int
 	rng   *rand.Rand
@@ -107,7 +108,7 @@ type crbmTrainer struct {
 
 // newCRBMTrainer draws the initial model from seed and allocates the
 // training state.
-func newCRBMTrainer(train [][]int, v int, cfg CRBMConfig, seed uint64) *crbmTrainer {
+func newCRBMTrainer(train [][]int, v int, cfg CRBMOptions, seed uint64) *crbmTrainer {
 	rng := rand.New(rand.NewPCG(seed, 0xc4b3))
 	nh := cfg.Hidden
 	t := &crbmTrainer{
@@ -141,7 +142,7 @@ func newCRBMTrainer(train [][]int, v int, cfg CRBMConfig, seed uint64) *crbmTrai
 
 // initCRBM returns the untrained model: U ~ N(0, 0.01²) drawn from rng,
 // d_j the logit of term j's smoothed document frequency, c = 0.
-func initCRBM(train [][]int, v int, cfg CRBMConfig, rng *rand.Rand) *CRBM {
+func initCRBM(train [][]int, v int, cfg CRBMOptions, rng *rand.Rand) *CRBM {
 	nh := cfg.Hidden
 	m := &CRBM{v: v, h: nh, cfg: cfg, u: make([]float64, v*nh), d: make([]float64, v), c: make([]float64, nh)}
 	for i := range m.u {
@@ -433,7 +434,7 @@ func (c crbmDecay) powerSum(n int) (p, g [4]float64) {
 // advance moves a column (w, vel), last updated after batch from, through n
 // batches without data gradient (batches from+1 … from+n), and adds to sum
 // (unless nil) the values w takes after those of them beyond batch winStart,
-// the averaging window of TrainCRBM.
+// the averaging window of FitCRBM.
 func (c crbmDecay) advance(w, vel, sum []float32, from, n, winStart int) {
 	if n <= 0 {
 		return

@@ -68,7 +68,7 @@ func TestCRBMDecayAdvance(t *testing.T) {
 func TestCRBMAverageLast(t *testing.T) {
 	docs := plantedCorpus(3)[:60]
 	train := func(epochs, avg int) *CRBM {
-		m, err := TrainCRBM(context.Background(), docs, plantedV, CRBMConfig{BatchSize: 100, Epochs: epochs, AverageLast: avg}, 5, nil)
+		m, err := FitCRBM(context.Background(), docs, plantedV, CRBMOptions{BatchSize: 100, Epochs: epochs, AverageLast: avg, Seed: 5})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -107,8 +107,9 @@ func TestCRBMAverageLast(t *testing.T) {
 // BatchSize) grows it |B| times faster, beyond that bound.
 func TestCRBMConditionStep(t *testing.T) {
 	docs := plantedCorpus(3)
-	maxW := func(cfg CRBMConfig) float64 {
-		m, err := TrainCRBM(context.Background(), docs, plantedV, cfg, 11, nil)
+	maxW := func(cfg CRBMOptions) float64 {
+		cfg.Seed = 11
+		m, err := FitCRBM(context.Background(), docs, plantedV, cfg)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -118,12 +119,12 @@ func TestCRBMConditionStep(t *testing.T) {
 		}
 		return s
 	}
-	def := CRBMConfig{}.withDefaults()
+	def := CRBMOptions{}.withDefaults()
 	bound := float64(def.Epochs) * def.LearningRate / (float64(def.BatchSize) * (1 - def.Momentum))
-	if got := maxW(CRBMConfig{}); got > bound || got == 0 {
+	if got := maxW(CRBMOptions{}); got > bound || got == 0 {
 		t.Errorf("defaults: max |W| = %v, want in (0, %v]", got, bound)
 	}
-	if got := maxW(CRBMConfig{ConditionStep: float64(def.BatchSize)}); got <= bound {
+	if got := maxW(CRBMOptions{ConditionStep: float64(def.BatchSize)}); got <= bound {
 		t.Errorf("per-document step: max |W| = %v, want above %v", got, bound)
 	}
 }

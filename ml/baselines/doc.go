@@ -51,6 +51,13 @@
 //     shrinkage): sparse neighbourhoods ranked by their own sum of
 //     similarities (eval.ListModel), not Eq. 9.
 //
+// Every baseline learnt from data is built in one form, FitX(ctx, train, v,
+// XOptions): the training documents (term indices in [0, v)), or for the
+// recommenders, which also tune on validation documents, FitX(ctx, Data,
+// XOptions); the options are passed by value and their zero value means the
+// defaults. Random (NewRandom) learns nothing. The tuning grids are the
+// package's own; an option fixes a knob instead of searching it.
+//
 // Train, Skip and Names (registry.go) are the one place that says how the
 // evaluator and the web app build each baseline and when a setting leaves one
 // out. Above 1,000 terms none but EASE^R builds a dense |Γ|×|Γ| matrix.

@@ -110,7 +110,7 @@ func TestGlobalBaselinesRealData(t *testing.T) {
 			}
 			ctx := context.Background()
 			start := time.Now()
-			lsa, err := FitLSA(train, v, nil)
+			lsa, err := FitLSA(context.Background(), train, v, LSAOptions{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -128,16 +128,16 @@ func TestGlobalBaselinesRealData(t *testing.T) {
 				mu.Unlock()
 				t.Logf("%s: fitted in %v: %v", name, time.Since(start), m.(eval.Tuned).Tuning()["dim"])
 			}
-			fit("pca", func() (eval.Model, error) { return FitPCA(train, v, &GlobalOptions{Dim: lsa.Dim}) })
+			fit("pca", func() (eval.Model, error) { return FitPCA(context.Background(), train, v, PCAOptions{Dim: lsa.Dim}) })
 			fit("infotheo", func() (eval.Model, error) {
-				m, err := FitInfoTheo(ctx, train, v, &InfoTheoOptions{Dim: lsa.Dim})
+				m, err := FitInfoTheo(ctx, train, v, InfoTheoOptions{Dim: lsa.Dim})
 				if err == nil {
 					t.Logf("infotheo: k=%d α=%v train P@2 %.4f", m.K, m.Alpha, m.TrainP2)
 				}
 				return m, err
 			})
 			fit("skipgram", func() (eval.Model, error) {
-				m, err := FitSkipGram(ctx, train, v, &SkipGramOptions{Dim: lsa.Dim, Epochs: 5})
+				m, err := FitSkipGram(ctx, train, v, SkipGramOptions{Dim: lsa.Dim, Epochs: 5})
 				if err == nil {
 					t.Logf("skipgram: window %d train P@2 %.4f grid %v", m.Window, m.TrainP2, m.Grid)
 				}

@@ -44,11 +44,13 @@ const (
 // GloVeOptions tunes FitGloVe. The zero value means the defaults.
 type GloVeOptions struct {
 	// Dims is the dimension grid; empty means LSA's dimension capped at
-	// MaxModernDim, then ModernDims (see dimGrid), each capped at |Γ|.
+	// MaxModernDim, then 50, 100 and 200 (modernDims, see dimGrid), each capped
+	// at |Γ|.
 	Dims []int
 	// Epochs, if positive, fixes the number of epochs over the nonzero counts;
 	// zero means the rule of GloVeUpdateBudget, with the number of epochs
-	// searched among its checkpoints (see GloVeCheckpoints).
+	// searched among its checkpoints, epochs 5, 10 and 25 below the last
+	// (gloveCheckpoints).
 	Epochs int
 	// XMax is the cutoff of the weighting function; zero means gloveXMax.
 	XMax float64
@@ -86,7 +88,7 @@ type GloVePoint struct {
 // adagrad). Terms are represented by w + w̃ (§4.2) and compared by cosine
 // distance. The cutoff x_max is scaled to the data (gloveXMax). The dimension
 // (dimGrid) and the number of epochs (the checkpoints of one run, see
-// GloVeCheckpoints and GloVeUpdateBudget) are chosen together by training P@2
+// gloveCheckpoints and GloVeUpdateBudget) are chosen together by training P@2
 // under the extended priming protocol, as InfoTheo is tuned (§6.2.5), ties
 // keeping the earlier grid point (dimensions in grid order, then fewer
 // epochs). Only the nonzero counts are stored. GloVe is non-contextual.
@@ -201,18 +203,18 @@ func gloveEpochs(epochs, nnz int) int {
 	return min(DefaultGloVeEpochs, max(MinGloVeEpochs, (GloVeUpdateBudget+nnz-1)/max(nnz, 1)))
 }
 
-// GloVeCheckpoints are the epochs, below the last, after which a training run
+// gloveCheckpoints are the epochs, below the last, after which a training run
 // is also evaluated: the number of epochs is tuned with the dimension, by
 // training P@2 (early stopping) at no extra training cost. On tag counts the
 // cost of Eq. 8 keeps falling long after the ranking stops improving (only the
 // nonzero X_ij are fitted; pairs that never co-occur are unconstrained).
-var GloVeCheckpoints = []int{5, 10, 25}
+var gloveCheckpoints = []int{5, 10, 25}
 
 // checkpoints returns the evaluated epochs of a run of epochs epochs: the
-// GloVeCheckpoints below epochs, then epochs.
+// gloveCheckpoints below epochs, then epochs.
 func checkpoints(epochs int) []int {
 	var out []int
-	for _, c := range GloVeCheckpoints {
+	for _, c := range gloveCheckpoints {
 		if c < epochs {
 			out = append(out, c)
 		}
@@ -329,16 +331,12 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 
 // FitGloVe trains GloVe on the encoded training documents (term indices in
 // [0, v)), choosing the dimension and the number of epochs on the grid
-// dimension × checkpoints unless it has one point. opt may be nil. It returns
-// an error for invalid input or options, or when no two terms co-occur, and
-// ctx.Err() when ctx is cancelled.
-func FitGloVe(ctx context.Context, train [][]int, v int, opt *GloVeOptions) (*GloVe, error) {
+// dimension × checkpoints unless it has one point. It returns an error for
+// invalid input or options, or when no two terms co-occur, and ctx.Err() when
+// ctx is cancelled.
+func FitGloVe(ctx context.Context, train [][]int, v int, o GloVeOptions) (*GloVe, error) {
 	if err := checkTrain(NameGloVe, train, v); err != nil {
 		return nil, err
-	}
-	var o GloVeOptions
-	if opt != nil {
-		o = *opt
 	}
 	if o.Rate == 0 {
 		o.Rate = DefaultGloVeRate

@@ -105,7 +105,7 @@ func TestGloVeXMaxAndEpochs(t *testing.T) {
 func TestGloVePlanted(t *testing.T) {
 	const per = 5
 	docs := globalPlanted(4, 300, per)
-	m, err := FitGloVe(context.Background(), docs, 2*per, &GloVeOptions{Dims: []int{4, 8}, TuneDocs: 100, Seed: 1})
+	m, err := FitGloVe(context.Background(), docs, 2*per, GloVeOptions{Dims: []int{4, 8}, TuneDocs: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +132,7 @@ func TestGloVePlanted(t *testing.T) {
 
 func TestGloVeDeterministic(t *testing.T) {
 	docs := globalPlanted(5, 100, 4)
-	opt := &GloVeOptions{Dims: []int{4}, Epochs: 8, Seed: 9}
+	opt := GloVeOptions{Dims: []int{4}, Epochs: 8, Seed: 9}
 	a, err := FitGloVe(context.Background(), docs, 8, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +161,7 @@ func TestGloVeCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	docs := globalPlanted(8, 50, 4)
-	if _, err := FitGloVe(ctx, docs, 8, &GloVeOptions{Dims: []int{2}}); err != context.Canceled {
+	if _, err := FitGloVe(ctx, docs, 8, GloVeOptions{Dims: []int{2}}); err != context.Canceled {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 	// Within an epoch: the training loop looks at ctx every checkEvery steps.
@@ -180,25 +180,25 @@ func TestGloVeCancelled(t *testing.T) {
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	points := 0
-	_, err = FitGloVe(ctx, docs, 8, &GloVeOptions{Dims: []int{2, 3}, Epochs: 2, TuneDocs: 20,
+	_, err = FitGloVe(ctx, docs, 8, GloVeOptions{Dims: []int{2, 3}, Epochs: 2, TuneDocs: 20,
 		Progress: func(GloVePoint) { points++; cancel() }})
 	checkCancelledAfterOne(t, err, points)
 }
 
 func TestGloVeBadInput(t *testing.T) {
 	ok := globalPlanted(1, 40, 4)
-	fit := func(ctx context.Context, train [][]int, v int, opt *GloVeOptions) error {
+	fit := func(ctx context.Context, train [][]int, v int, opt GloVeOptions) error {
 		_, err := FitGloVe(ctx, train, v, opt)
 		return err
 	}
 	checkBadFits(t, fit, []badFit[GloVeOptions]{
-		{"no pair", [][]int{{0}, {1}}, 2, &GloVeOptions{Dims: []int{2}}, "no two distinct terms"},
-		{"negative rate", ok, 8, &GloVeOptions{Rate: -0.1}, "learning rate"},
-		{"infinite rate", ok, 8, &GloVeOptions{Rate: math.Inf(1)}, "learning rate"},
-		{"negative epochs", ok, 8, &GloVeOptions{Epochs: -1}, "epochs"},
-		{"NaN x_max", ok, 8, &GloVeOptions{XMax: math.NaN()}, "x_max"},
-		{"negative x_max", ok, 8, &GloVeOptions{XMax: -5}, "x_max"},
-		{"zero dimension", ok, 8, &GloVeOptions{Dims: []int{3, 0}}, "dimension"},
+		{"no pair", [][]int{{0}, {1}}, 2, GloVeOptions{Dims: []int{2}}, "no two distinct terms"},
+		{"negative rate", ok, 8, GloVeOptions{Rate: -0.1}, "learning rate"},
+		{"infinite rate", ok, 8, GloVeOptions{Rate: math.Inf(1)}, "learning rate"},
+		{"negative epochs", ok, 8, GloVeOptions{Epochs: -1}, "epochs"},
+		{"NaN x_max", ok, 8, GloVeOptions{XMax: math.NaN()}, "x_max"},
+		{"negative x_max", ok, 8, GloVeOptions{XMax: -5}, "x_max"},
+		{"zero dimension", ok, 8, GloVeOptions{Dims: []int{3, 0}}, "dimension"},
 	})
 }
 
@@ -210,7 +210,7 @@ func TestGloVeGridAnyProcs(t *testing.T) {
 	fit := func(procs int) (*GloVe, []GloVePoint) {
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
 		var seen []GloVePoint
-		m, err := FitGloVe(context.Background(), docs, 12, &GloVeOptions{Dims: []int{6, 2, 4}, Seed: 3,
+		m, err := FitGloVe(context.Background(), docs, 12, GloVeOptions{Dims: []int{6, 2, 4}, Seed: 3,
 			Progress: func(p GloVePoint) { seen = append(seen, p) }})
 		if err != nil {
 			t.Fatal(err)

@@ -12,8 +12,8 @@ import (
 
 // The InfoTheo grid of paper §6.2.5.
 var (
-	InfoTheoKs     = []int{1, 3, 5}
-	InfoTheoAlphas = []float64{0.1, 0.2, 0.3, 0.4, 0.5}
+	infoTheoKs     = []int{1, 3, 5}
+	infoTheoAlphas = []float64{0.1, 0.2, 0.3, 0.4, 0.5}
 )
 
 // InfoTheoOptions tunes FitInfoTheo. The zero value means the defaults.
@@ -21,7 +21,8 @@ type InfoTheoOptions struct {
 	// Dim is the dimension of the PCA-reduced space; zero means LSA's dimension
 	// (the paper gives all global models the same dimension).
 	Dim int
-	// K and Alpha, if both set, fix the smoothing instead of the grid search.
+	// K and Alpha, if both set, fix the smoothing instead of the grid search
+	// k ∈ {1, 3, 5} × α ∈ {0.1, …, 0.5} (infoTheoKs, infoTheoAlphas).
 	K     int
 	Alpha float64
 	// TuneDocs is the number of training documents (seeded sample) on which the
@@ -75,24 +76,20 @@ type InfoTheoPoint struct {
 	TrainP2 float64 `json:"train_p2"`
 }
 
-// FitInfoTheo fits InfoTheo on the encoded training documents, tuning k and α
-// unless fixed. opt may be nil. It stops with ctx.Err() when ctx is cancelled.
+// FitInfoTheo fits InfoTheo on the encoded training documents (term indices in
+// [0, v)), tuning k and α unless fixed. It stops with ctx.Err() when ctx is cancelled.
 // Kept in one function: the grid's parallel fits, their in-order collection and
 // the final refit share the statistics computed once at the start.
-func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions) (*InfoTheo, error) {
+func FitInfoTheo(ctx context.Context, train [][]int, v int, o InfoTheoOptions) (*InfoTheo, error) {
 	if err := checkTrain(NameInfoTheo, train, v); err != nil {
 		return nil, err
-	}
-	var o InfoTheoOptions
-	if opt != nil {
-		o = *opt
 	}
 	dim, err := lsaDim(ctx, train, v, o.Dim, o.Seed)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: infotheo: %w", err)
 	}
 	_, idf, t := features.TermMatrix(train, v)
-	assoc := features.TopAssociates(t, slices.Max(InfoTheoKs))
+	assoc := features.TopAssociates(t, slices.Max(infoTheoKs))
 	if o.K > 0 && o.Alpha > 0 {
 		m, err := fitInfoTheoAt(train, v, idf, assoc, o.K, o.Alpha, dim, o.Seed, 0)
 		if err != nil {
@@ -111,8 +108,8 @@ func FitInfoTheo(ctx context.Context, train [][]int, v int, opt *InfoTheoOptions
 		a float64
 	}
 	var points []point
-	for _, k := range InfoTheoKs {
-		for _, a := range InfoTheoAlphas {
+	for _, k := range infoTheoKs {
+		for _, a := range infoTheoAlphas {
 			points = append(points, point{k, a})
 		}
 	}

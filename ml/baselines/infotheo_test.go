@@ -12,12 +12,12 @@ import (
 func TestInfoTheoPlanted(t *testing.T) {
 	const per = 5
 	docs := globalPlanted(3, 200, per)
-	m, err := FitInfoTheo(context.Background(), docs, 2*per, &InfoTheoOptions{TuneDocs: 100})
+	m, err := FitInfoTheo(context.Background(), docs, 2*per, InfoTheoOptions{TuneDocs: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Grid) != len(InfoTheoKs)*len(InfoTheoAlphas) {
-		t.Errorf("grid: got %d points, want %d", len(m.Grid), len(InfoTheoKs)*len(InfoTheoAlphas))
+	if len(m.Grid) != len(infoTheoKs)*len(infoTheoAlphas) {
+		t.Errorf("grid: got %d points, want %d", len(m.Grid), len(infoTheoKs)*len(infoTheoAlphas))
 	}
 	for _, g := range m.Grid {
 		if g.TrainP2 > m.TrainP2 {
@@ -71,7 +71,7 @@ func TestInfoTheoAlphaZeroIsPCA(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	p, err := FitPCA(docs, v, &GlobalOptions{Dim: dim})
+	p, err := FitPCA(context.Background(), docs, v, PCAOptions{Dim: dim})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -92,11 +92,11 @@ func TestInfoTheoLargeRefit(t *testing.T) {
 	const per = 600 // two planted groups: 1,200 terms > features.DefaultExactMaxTerms
 	docs := globalPlanted(7, 1500, per)
 	v := 2 * per
-	m, err := FitInfoTheo(context.Background(), docs, v, &InfoTheoOptions{Dim: 6, Seed: 3})
+	m, err := FitInfoTheo(context.Background(), docs, v, InfoTheoOptions{Dim: 6, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Grid) != len(InfoTheoKs)*len(InfoTheoAlphas) {
+	if len(m.Grid) != len(infoTheoKs)*len(infoTheoAlphas) {
 		t.Fatalf("grid of %d points", len(m.Grid))
 	}
 	var tuned float64
@@ -109,7 +109,7 @@ func TestInfoTheoLargeRefit(t *testing.T) {
 		t.Fatalf("TrainP2 %v, grid has %v for k=%d α=%v", m.TrainP2, tuned, m.K, m.Alpha)
 	}
 	_, idf, tm := features.TermMatrix(docs, v)
-	assoc := features.TopAssociates(tm, slices.Max(InfoTheoKs))
+	assoc := features.TopAssociates(tm, slices.Max(infoTheoKs))
 	full, err := fitInfoTheoAt(docs, v, idf, assoc, m.K, m.Alpha, m.Dim, 3, 0)
 	if err != nil {
 		t.Fatal(err)

@@ -17,29 +17,39 @@ import (
 //
 // θ(δ) is folded in with the topics fixed (topic.LDA.InferTo, Gibbs with the
 // rng given to Distances). The paper uses the same number of topics as the
-// model's local context; NewLDA can wrap that very model. Safe for concurrent
-// use.
+// model's local context (Settings.Topics). Safe for concurrent use.
 type LDA struct{ topicBaseline }
 
-// NewLDA returns the LDA baseline over a fitted model (not copied; it must not
-// change afterwards).
-func NewLDA(m *topic.LDA) *LDA {
-	return &LDA{newTopicBaseline(NameLDA, m)}
+// TopicOptions tunes FitLDA and FitPLSA. The zero value means the defaults.
+type TopicOptions struct {
+	// Topics is the number of topics; zero chooses it by held-out perplexity
+	// (topic.SelectK with its defaults). The paper uses the evaluated model's
+	// topic count (§6.2.5), which Train passes.
+	Topics int
+	// Seed seeds the fit (and the choice of the topic count).
+	Seed uint64
+	// Progress, if not nil, is passed to topic.FitLDA or topic.FitPLSA.
+	Progress func(iter int, logLik float64)
 }
 
-// TrainLDA fits LDA with k topics (k > 0; the caller passes the local context's
-// topic count) and the package defaults of topic.LDAConfig on the training
-// documents docs (term indices in [0, v)), seeded by seed, and returns the
-// baseline. progress and ctx are passed to topic.FitLDA.
-func TrainLDA(ctx context.Context, docs [][]int, v, k int, seed uint64, progress func(iter int, logLik float64)) (*LDA, error) {
-	if k <= 0 {
-		return nil, fmt.Errorf("baselines: LDA: %d topics", k)
+// FitLDA fits LDA with o.Topics topics and the package defaults of
+// topic.LDAConfig on the training documents (term indices in [0, v)) and
+// returns the baseline. ctx is passed to topic.FitLDA.
+func FitLDA(ctx context.Context, train [][]int, v int, o TopicOptions) (*LDA, error) {
+	if o.Topics < 0 {
+		return nil, fmt.Errorf("baselines: LDA: %d topics", o.Topics)
 	}
-	m, err := topic.FitLDA(ctx, docs, v, topic.LDAConfig{K: k}, rand.New(rand.NewPCG(seed, 0x1da)), progress)
+	m, err := topic.FitLDA(ctx, train, v, topic.LDAConfig{K: o.Topics}, rand.New(rand.NewPCG(o.Seed, 0x1da)), o.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: LDA: %w", err)
 	}
-	return NewLDA(m), nil
+	return newLDA(m), nil
+}
+
+// newLDA returns the LDA baseline over a fitted model (not copied; it must not
+// change afterwards).
+func newLDA(m *topic.LDA) *LDA {
+	return &LDA{newTopicBaseline(NameLDA, m)}
 }
 
 // topicBaseline ranks by Eq. 1 under the folded-in topic distribution of the

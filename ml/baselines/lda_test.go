@@ -85,7 +85,7 @@ func checkContextual(t *testing.T, m eval.Model, ctxA, ctxB []int) {
 
 func TestLDABaselineRanksPlanted(t *testing.T) {
 	docs := plantedCorpus(1)
-	m, err := TrainLDA(context.Background(), docs, plantedV, 2, 7, nil)
+	m, err := FitLDA(context.Background(), docs, plantedV, TopicOptions{Topics: 2, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

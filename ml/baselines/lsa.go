@@ -62,22 +62,13 @@ type LSA struct {
 }
 
 // FitLSA fits LSA on the encoded training documents (term indices in [0, v)).
-// opt may be nil. It returns an error for invalid input or a matrix without
-// variance.
-func FitLSA(train [][]int, v int, opt *LSAOptions) (*LSA, error) {
-	return FitLSAContext(context.Background(), train, v, opt)
-}
-
-// FitLSAContext is FitLSA that stops with ctx.Err() when ctx is cancelled.
-// Kept in one function: the weighted matrix and its decomposition are computed
-// once and shared by every grid point of the tuning loop.
-func FitLSAContext(ctx context.Context, train [][]int, v int, opt *LSAOptions) (*LSA, error) {
+// It returns an error for invalid input or a matrix without variance, and
+// ctx.Err() when ctx is cancelled. Kept in one function: the weighted matrix
+// and its decomposition are computed once and shared by every grid point of the
+// tuning loop.
+func FitLSA(ctx context.Context, train [][]int, v int, o LSAOptions) (*LSA, error) {
 	if err := checkTrain(NameLSA, train, v); err != nil {
 		return nil, err
-	}
-	var o LSAOptions
-	if opt != nil {
-		o = *opt
 	}
 	allDefault := o.Dim <= 0 && (o.POV <= 0 || o.POV > 1) && o.MaxDim <= 0
 	if o.POV <= 0 || o.POV > 1 {

@@ -1,13 +1,14 @@
 package baselines
 
 import (
+	"context"
 	"math"
 	"testing"
 )
 
 func TestLSAPlanted(t *testing.T) {
 	const per = 5
-	m, err := FitLSA(globalPlanted(1, 200, per), 2*per, nil)
+	m, err := FitLSA(context.Background(), globalPlanted(1, 200, per), 2*per, LSAOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -35,7 +36,7 @@ func TestLSAPOVHand(t *testing.T) {
 		{0.7, 2, (b*b + 2*a*a) / total},
 		{0.4, 1, b * b / total},
 	} {
-		m, err := FitLSA(docs, 3, &LSAOptions{POV: tc.pov})
+		m, err := FitLSA(context.Background(), docs, 3, LSAOptions{POV: tc.pov})
 		if err != nil {
 			t.Fatal(err)
 		}

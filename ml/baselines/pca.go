@@ -8,8 +8,8 @@ import (
 	"github.com/taglens/taglens/ml/features"
 )
 
-// GlobalOptions tunes the PCA baseline. The zero value means the defaults.
-type GlobalOptions struct {
+// PCAOptions tunes FitPCA. The zero value means the defaults.
+type PCAOptions struct {
 	// Dim is the dimension of the reduced space. Zero means LSA's dimension on
 	// the same training documents (paper §6.2.5: PCA, InfoTheo and Skip-gram share
 	// the dimension of LSA's 90 % POV); pass LSA.Dim when LSA is already fitted.
@@ -33,7 +33,7 @@ func lsaDim(ctx context.Context, train [][]int, v, dim int, seed uint64) (int, e
 	if ok {
 		return d, nil
 	}
-	l, err := FitLSAContext(ctx, train, v, &LSAOptions{Seed: seed})
+	l, err := FitLSA(ctx, train, v, LSAOptions{Seed: seed})
 	if err != nil {
 		return 0, err
 	}
@@ -92,19 +92,11 @@ type PCA struct {
 	Randomized bool
 }
 
-// FitPCA fits the PCA baseline on the encoded training documents. opt may be nil.
-func FitPCA(train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
-	return FitPCAContext(context.Background(), train, v, opt)
-}
-
-// FitPCAContext is FitPCA that stops with ctx.Err() when ctx is cancelled.
-func FitPCAContext(ctx context.Context, train [][]int, v int, opt *GlobalOptions) (*PCA, error) {
+// FitPCA fits the PCA baseline on the encoded training documents (term indices
+// in [0, v)). It stops with ctx.Err() when ctx is cancelled.
+func FitPCA(ctx context.Context, train [][]int, v int, o PCAOptions) (*PCA, error) {
 	if err := checkTrain(NamePCA, train, v); err != nil {
 		return nil, err
-	}
-	var o GlobalOptions
-	if opt != nil {
-		o = *opt
 	}
 	dim, err := lsaDim(ctx, train, v, o.Dim, o.Seed)
 	if err != nil {

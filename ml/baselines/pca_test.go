@@ -9,7 +9,7 @@ func TestPCAPlanted(t *testing.T) {
 	const per = 5
 	docs := globalPlanted(2, 200, per)
 	for _, dim := range []int{0, 2, 4} {
-		m, err := FitPCA(docs, 2*per, &GlobalOptions{Dim: dim})
+		m, err := FitPCA(context.Background(), docs, 2*per, PCAOptions{Dim: dim})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -26,7 +26,7 @@ func TestLSADimRemembered(t *testing.T) {
 	a := [][]int{{0, 1}, {1, 2}, {2, 3}, {0, 3}, {1, 3}}
 	b := [][]int{{0, 1}, {0, 1}, {2, 3}, {2, 3}, {0, 1}}
 	for _, docs := range [][][]int{a, b, a, b} {
-		l, err := FitLSA(docs, 4, &LSAOptions{Seed: 1})
+		l, err := FitLSA(context.Background(), docs, 4, LSAOptions{Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -38,8 +38,8 @@ func TestLSADimRemembered(t *testing.T) {
 	// A default FitLSA leaves its dimension for lsaDim; one with a fixed
 	// dimension does not.
 	c := [][]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 0}}
-	for _, o := range []*LSAOptions{{Seed: 9, Dim: 1}, {Seed: 9}} {
-		l, err := FitLSA(c, 5, o)
+	for _, o := range []LSAOptions{{Seed: 9, Dim: 1}, {Seed: 9}} {
+		l, err := FitLSA(context.Background(), c, 5, o)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -48,7 +48,7 @@ func TestLSADimRemembered(t *testing.T) {
 		d, ok := lsaDims.m[key]
 		lsaDims.mu.Unlock()
 		if want := o.Dim == 0; ok != want || (ok && d != l.Dim) {
-			t.Errorf("after FitLSA(%+v): memo holds %d, %v; want %v with %d", *o, d, ok, want, l.Dim)
+			t.Errorf("after FitLSA(%+v): memo holds %d, %v; want %v with %d", o, d, ok, want, l.Dim)
 		}
 	}
 	if fingerprint(a) == fingerprint(b) || fingerprint([][]int{{0}, {1}}) == fingerprint([][]int{{0, 1}}) {

@@ -14,21 +14,30 @@ import (
 // concurrent use.
 type PLSA struct{ topicBaseline }
 
-// NewPLSA returns the PLSA baseline over a fitted model (not copied).
-func NewPLSA(m *topic.PLSA) *PLSA {
-	return &PLSA{newTopicBaseline(NamePLSA, m)}
-}
-
-// TrainPLSA fits PLSA with k topics by EM to convergence of the likelihood
-// (topic.PLSAConfig defaults) on docs (term indices in [0, v)), from a random
-// start seeded by seed, and returns the baseline.
-func TrainPLSA(ctx context.Context, docs [][]int, v, k int, seed uint64, progress func(iter int, logLik float64)) (*PLSA, error) {
-	if k <= 0 {
+// FitPLSA fits PLSA with o.Topics topics by EM to convergence of the
+// likelihood (topic.PLSAConfig defaults) on the training documents (term
+// indices in [0, v)), from a random start seeded by o.Seed, and returns the
+// baseline. With o.Topics zero the count is LDA's choice by held-out perplexity
+// (topic.SelectK), seeded by o.Seed.
+func FitPLSA(ctx context.Context, train [][]int, v int, o TopicOptions) (*PLSA, error) {
+	k := o.Topics
+	if k < 0 {
 		return nil, fmt.Errorf("baselines: PLSA: %d topics", k)
 	}
-	m, err := topic.FitPLSA(ctx, docs, v, topic.PLSAConfig{K: k}, rand.New(rand.NewPCG(seed, 0x9154)), progress)
+	if k == 0 {
+		var err error
+		if k, _, err = topic.SelectK(ctx, train, v, topic.LDAConfig{}, rand.New(rand.NewPCG(o.Seed, 0x1da))); err != nil {
+			return nil, fmt.Errorf("baselines: PLSA: %w", err)
+		}
+	}
+	m, err := topic.FitPLSA(ctx, train, v, topic.PLSAConfig{K: k}, rand.New(rand.NewPCG(o.Seed, 0x9154)), o.Progress)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: PLSA: %w", err)
 	}
-	return NewPLSA(m), nil
+	return newPLSA(m), nil
+}
+
+// newPLSA returns the PLSA baseline over a fitted model (not copied).
+func newPLSA(m *topic.PLSA) *PLSA {
+	return &PLSA{newTopicBaseline(NamePLSA, m)}
 }

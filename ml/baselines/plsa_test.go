@@ -7,7 +7,7 @@ import (
 
 func TestPLSABaselineRanksPlanted(t *testing.T) {
 	docs := plantedCorpus(2)
-	m, err := TrainPLSA(context.Background(), docs, plantedV, 2, 7, nil)
+	m, err := FitPLSA(context.Background(), docs, plantedV, TopicOptions{Topics: 2, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,16 +15,16 @@ import (
 
 // Defaults and grids of PPMI-SVD.
 var (
-	// PPMISVDShifts is the default grid of the PMI shift k (SPPMI_k =
+	// ppmisvdShifts is the default grid of the PMI shift k (SPPMI_k =
 	// max(PMI − log k, 0)): k = 1 is plain PPMI, k = 5 the shift equivalent to
 	// SGNS with 5 negatives (Levy et al. 2015, §3.2). Levy et al. report that
 	// SVD usually prefers k = 1; both are cheap to try (one SVD each).
-	PPMISVDShifts = []float64{1, 5}
-	// PPMISVDPowers is the default grid of the eigenvalue weighting p of the
+	ppmisvdShifts = []float64{1, 5}
+	// ppmisvdPowers is the default grid of the eigenvalue weighting p of the
 	// term vectors U_d·Σ_d^p (Levy et al. 2015, §3.3): p = 1 is the
 	// "traditional" SVD factor, p = 0.5 the symmetric split, p = 0 the bare
 	// singular vectors (the two Levy et al. found better on word similarity).
-	PPMISVDPowers = []float64{0, 0.5, 1}
+	ppmisvdPowers = []float64{0, 0.5, 1}
 )
 
 // DefaultContextAlpha is the exponent α of context distribution smoothing
@@ -35,12 +35,13 @@ const DefaultContextAlpha = 0.75
 // of one point fixes that knob.
 type PPMISVDOptions struct {
 	// Dims is the dimension grid; empty means LSA's dimension capped at
-	// MaxModernDim, then ModernDims (see dimGrid). Each point is capped by the
-	// rank of the PPMI matrix.
+	// MaxModernDim, then 50, 100 and 200 (modernDims, see dimGrid). Each point is
+	// capped by the rank of the PPMI matrix.
 	Dims []int
-	// Powers is the eigenvalue-weighting grid (default PPMISVDPowers), each p ≥ 0.
+	// Powers is the eigenvalue-weighting grid, each p ≥ 0 (default
+	// {0, 0.5, 1}: ppmisvdPowers).
 	Powers []float64
-	// Shifts is the PMI-shift grid (default PPMISVDShifts), each k ≥ 1.
+	// Shifts is the PMI-shift grid, each k ≥ 1 (default {1, 5}: ppmisvdShifts).
 	Shifts []float64
 	// Alpha is the context-smoothing exponent in (0, 1] (default
 	// DefaultContextAlpha; 1 is unsmoothed PMI).
@@ -198,18 +199,14 @@ func ppmiVectors(u *mat.Dense, s []float64, d int, p float64) []float64 {
 }
 
 // FitPPMISVD fits PPMI-SVD on the encoded training documents (term indices in
-// [0, v)), tuning the grid points of opt unless each grid has one point. opt
-// may be nil. It returns an error for invalid input or options, or when no two
-// terms co-occur, and ctx.Err() when ctx is cancelled.
+// [0, v)), tuning the grid points of o unless each grid has one point. It
+// returns an error for invalid input or options, or when no two terms co-occur,
+// and ctx.Err() when ctx is cancelled.
 // Kept in one function: the counts, the PPMI matrix and its decomposition are
 // built once and shared by every grid point of the tuning loop.
-func FitPPMISVD(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) (*PPMISVD, error) {
+func FitPPMISVD(ctx context.Context, train [][]int, v int, o PPMISVDOptions) (*PPMISVD, error) {
 	if err := checkTrain(NamePPMISVD, train, v); err != nil {
 		return nil, err
-	}
-	var o PPMISVDOptions
-	if opt != nil {
-		o = *opt
 	}
 	if o.Alpha == 0 {
 		o.Alpha = DefaultContextAlpha
@@ -219,10 +216,10 @@ func FitPPMISVD(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) 
 	}
 	shifts, powers := o.Shifts, o.Powers
 	if len(shifts) == 0 {
-		shifts = PPMISVDShifts
+		shifts = ppmisvdShifts
 	}
 	if len(powers) == 0 {
-		powers = PPMISVDPowers
+		powers = ppmisvdPowers
 	}
 	for _, k := range shifts {
 		if !(k >= 1) || math.IsInf(k, 0) {

@@ -106,7 +106,7 @@ func TestSPPMIDefinition(t *testing.T) {
 func TestPPMISVDPlanted(t *testing.T) {
 	const per = 5
 	docs := globalPlanted(2, 200, per)
-	m, err := FitPPMISVD(context.Background(), docs, 2*per, &PPMISVDOptions{Dims: []int{2, 3}, TuneDocs: 100, Seed: 1})
+	m, err := FitPPMISVD(context.Background(), docs, 2*per, PPMISVDOptions{Dims: []int{2, 3}, TuneDocs: 100, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -145,7 +145,7 @@ func TestPPMISVDRandomizedPath(t *testing.T) {
 		docs = append(docs, d)
 	}
 	v := groups * per
-	m, err := FitPPMISVD(context.Background(), docs, v, &PPMISVDOptions{Dims: []int{groups}, Powers: []float64{1}, Shifts: []float64{1}, Seed: 2})
+	m, err := FitPPMISVD(context.Background(), docs, v, PPMISVDOptions{Dims: []int{groups}, Powers: []float64{1}, Shifts: []float64{1}, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -168,7 +168,7 @@ func TestPPMISVDRandomizedPath(t *testing.T) {
 
 func TestPPMISVDDeterministic(t *testing.T) {
 	docs := globalPlanted(3, 150, 4)
-	opt := &PPMISVDOptions{Dims: []int{3, 6}, TuneDocs: 60, Seed: 5}
+	opt := PPMISVDOptions{Dims: []int{3, 6}, TuneDocs: 60, Seed: 5}
 	a, err := FitPPMISVD(context.Background(), docs, 8, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -185,32 +185,32 @@ func TestPPMISVDDeterministic(t *testing.T) {
 func TestPPMISVDCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := FitPPMISVD(ctx, globalPlanted(8, 50, 4), 8, &PPMISVDOptions{Dims: []int{2}}); err != context.Canceled {
+	if _, err := FitPPMISVD(ctx, globalPlanted(8, 50, 4), 8, PPMISVDOptions{Dims: []int{2}}); err != context.Canceled {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 	// Cancelled during the grid search: the next grid point stops.
 	ctx, cancel = context.WithCancel(context.Background())
 	defer cancel()
 	points := 0
-	_, err := FitPPMISVD(ctx, globalPlanted(8, 50, 4), 8, &PPMISVDOptions{Dims: []int{2, 3}, TuneDocs: 20,
+	_, err := FitPPMISVD(ctx, globalPlanted(8, 50, 4), 8, PPMISVDOptions{Dims: []int{2, 3}, TuneDocs: 20,
 		Progress: func(PPMISVDPoint) { points++; cancel() }})
 	checkCancelledAfterOne(t, err, points)
 }
 
 func TestPPMISVDBadInput(t *testing.T) {
 	ok := globalPlanted(1, 40, 4)
-	fit := func(ctx context.Context, train [][]int, v int, opt *PPMISVDOptions) error {
+	fit := func(ctx context.Context, train [][]int, v int, opt PPMISVDOptions) error {
 		_, err := FitPPMISVD(ctx, train, v, opt)
 		return err
 	}
 	checkBadFits(t, fit, []badFit[PPMISVDOptions]{
-		{"no pair", [][]int{{0}, {1}, {2, 2}}, 3, &PPMISVDOptions{Dims: []int{2}}, "no two distinct terms"},
-		{"shift below 1", ok, 8, &PPMISVDOptions{Shifts: []float64{0.5}}, "shift"},
-		{"negative power", ok, 8, &PPMISVDOptions{Powers: []float64{-1}}, "eigenvalue weighting"},
-		{"NaN power", ok, 8, &PPMISVDOptions{Powers: []float64{math.NaN()}}, "eigenvalue weighting"},
-		{"alpha above 1", ok, 8, &PPMISVDOptions{Alpha: 1.5}, "exponent"},
-		{"zero dimension", ok, 8, &PPMISVDOptions{Dims: []int{0}}, "dimension"},
-		{"huge shift", ok, 8, &PPMISVDOptions{Dims: []int{2}, Shifts: []float64{1e9}}, "zero"},
+		{"no pair", [][]int{{0}, {1}, {2, 2}}, 3, PPMISVDOptions{Dims: []int{2}}, "no two distinct terms"},
+		{"shift below 1", ok, 8, PPMISVDOptions{Shifts: []float64{0.5}}, "shift"},
+		{"negative power", ok, 8, PPMISVDOptions{Powers: []float64{-1}}, "eigenvalue weighting"},
+		{"NaN power", ok, 8, PPMISVDOptions{Powers: []float64{math.NaN()}}, "eigenvalue weighting"},
+		{"alpha above 1", ok, 8, PPMISVDOptions{Alpha: 1.5}, "exponent"},
+		{"zero dimension", ok, 8, PPMISVDOptions{Dims: []int{0}}, "dimension"},
+		{"huge shift", ok, 8, PPMISVDOptions{Dims: []int{2}, Shifts: []float64{1e9}}, "zero"},
 	})
 }
 
@@ -257,10 +257,10 @@ func TestModernBaselinesRealData(t *testing.T) {
 	t.Logf("%d train docs, %d terms, %d valid docs; random MAP %.4f AUC %.4f", len(train), v, len(valid), random.MAP, random.AUC)
 	fit := map[string]func() (eval.Model, error){
 		"ppmi-svd": func() (eval.Model, error) {
-			return FitPPMISVD(ctx, train, v, &PPMISVDOptions{Dims: []int{50}, Shifts: []float64{1}, TuneDocs: 300, Seed: 1})
+			return FitPPMISVD(ctx, train, v, PPMISVDOptions{Dims: []int{50}, Shifts: []float64{1}, TuneDocs: 300, Seed: 1})
 		},
 		"glove": func() (eval.Model, error) {
-			return FitGloVe(ctx, train, v, &GloVeOptions{Dims: []int{50}, TuneDocs: 300, Seed: 1})
+			return FitGloVe(ctx, train, v, GloVeOptions{Dims: []int{50}, TuneDocs: 300, Seed: 1})
 		},
 	}
 	for _, name := range []string{"ppmi-svd", "glove"} {

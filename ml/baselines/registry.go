@@ -114,22 +114,22 @@ func Train(ctx context.Context, name string, d Data, set Settings, seed uint64, 
 	case NameRandom:
 		bm = NewRandom(v)
 	case NameLSA:
-		bm, err = FitLSAContext(ctx, train, v, &LSAOptions{Seed: seed})
+		bm, err = FitLSA(ctx, train, v, LSAOptions{Seed: seed})
 	case NamePCA:
-		bm, err = FitPCAContext(ctx, train, v, &GlobalOptions{Seed: seed})
+		bm, err = FitPCA(ctx, train, v, PCAOptions{Seed: seed})
 	case NameInfoTheo:
-		bm, err = FitInfoTheo(ctx, train, v, &InfoTheoOptions{Seed: seed,
+		bm, err = FitInfoTheo(ctx, train, v, InfoTheoOptions{Seed: seed,
 			Progress: func(k int, alpha, p2 float64) { say("infotheo: k=%d α=%.1f training P@2 %.4f", k, alpha, p2) }})
 	case NameSkipGram:
-		bm, err = FitSkipGram(ctx, train, v, &SkipGramOptions{Seed: seed,
+		bm, err = FitSkipGram(ctx, train, v, SkipGramOptions{Seed: seed,
 			Progress: func(window int, p2 float64) { say("skipgram: window %d training P@2 %.4f", window, p2) }})
 	case NamePPMISVD:
-		bm, err = FitPPMISVD(ctx, train, v, &PPMISVDOptions{Seed: seed,
+		bm, err = FitPPMISVD(ctx, train, v, PPMISVDOptions{Seed: seed,
 			Progress: func(p PPMISVDPoint) {
 				say("ppmi-svd: shift %g dim %d p=%g training P@2 %.4f", p.Shift, p.Dim, p.Power, p.TrainP2)
 			}})
 	case NameGloVe:
-		bm, err = FitGloVe(ctx, train, v, &GloVeOptions{Seed: seed,
+		bm, err = FitGloVe(ctx, train, v, GloVeOptions{Seed: seed,
 			Progress: func(p GloVePoint) { say("glove: dim %d epochs %d training P@2 %.4f", p.Dim, p.Epochs, p.TrainP2) }})
 	case NameEASE, NameEASEScore:
 		fit := func() (any, error) {
@@ -156,11 +156,11 @@ func Train(ctx context.Context, name string, d Data, set Settings, seed uint64, 
 			say("itemknn: a=%g shrink=%g k=%d validation MAP %.4f", p.Alpha, p.Shrink, p.K, p.ValidMAP)
 		}})
 	case NameLDA:
-		bm, err = TrainLDA(ctx, train, v, set.Topics, seed, nil)
+		bm, err = FitLDA(ctx, train, v, TopicOptions{Topics: set.Topics, Seed: seed})
 	case NamePLSA:
-		bm, err = TrainPLSA(ctx, train, v, set.Topics, seed, nil)
+		bm, err = FitPLSA(ctx, train, v, TopicOptions{Topics: set.Topics, Seed: seed})
 	case NameCRBM:
-		bm, err = TrainCRBM(ctx, train, v, CRBMConfig{Hidden: set.Hidden}, seed, nil)
+		bm, err = FitCRBM(ctx, train, v, CRBMOptions{Hidden: set.Hidden, Seed: seed})
 	default:
 		return nil, nil, fmt.Errorf("baselines: unknown baseline %q (want one of %v)", name, Names)
 	}

@@ -13,9 +13,9 @@ import (
 	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
-// SkipGramWindows is the window grid searched by FitSkipGram (paper §6.2.5: the
+// skipGramWindows is the window grid searched by FitSkipGram (paper §6.2.5: the
 // best windows were 1 and 3; "the smaller the window size, the better").
-var SkipGramWindows = []int{1, 3, 5}
+var skipGramWindows = []int{1, 3, 5}
 
 // SkipGramVectors names the term representation of a trained Skip-gram model.
 // Both are compared by the cosine distance (paper §6.2.5).
@@ -34,9 +34,9 @@ const (
 	SkipGramInputOutput SkipGramVectors = "input+output"
 )
 
-// SkipGramRepresentations is the representation grid searched by FitSkipGram,
+// skipGramRepresentations is the representation grid searched by FitSkipGram,
 // in tie-breaking order (the paper's input vectors first).
-var SkipGramRepresentations = []SkipGramVectors{SkipGramInput, SkipGramInputOutput}
+var skipGramRepresentations = []SkipGramVectors{SkipGramInput, SkipGramInputOutput}
 
 // Defaults of SkipGramOptions (word2vec.c's skip-gram defaults where they apply:
 // iter 5, negative 5, alpha 0.025).
@@ -59,10 +59,12 @@ type SkipGramOptions struct {
 	// Dim is the embedding dimension; zero means LSA's dimension (§6.2.5: "the
 	// same used for PCA", i.e. LSA's 90 % POV count).
 	Dim int
-	// Window, if positive, fixes the window instead of searching SkipGramWindows.
+	// Window, if positive, fixes the window instead of searching 1, 3 and 5
+	// (skipGramWindows).
 	Window int
 	// Vectors, if not empty, fixes the representation instead of searching
-	// SkipGramRepresentations. It panics if it is not one of them.
+	// SkipGramInput and SkipGramInputOutput (skipGramRepresentations). FitSkipGram
+	// panics if it is neither.
 	Vectors SkipGramVectors
 	// Epochs over the training documents; zero means the rule of
 	// SkipGramUpdateBudget (word2vec's 5 on small corpora).
@@ -120,30 +122,26 @@ type SkipGramPoint struct {
 	TrainP2 float64         `json:"train_p2"`
 }
 
-// FitSkipGram trains Skip-gram on the encoded training documents, searching the
-// window and the representation unless fixed. opt may be nil. It stops with
-// ctx.Err() when cancelled, and panics if opt.Vectors is not a known
+// FitSkipGram trains Skip-gram on the encoded training documents (term indices
+// in [0, v)), searching the window and the representation unless fixed. It stops
+// with ctx.Err() when cancelled, and panics if o.Vectors is not a known
 // representation.
 // Kept in one function: the grid's parallel fits and their in-order collection
 // share the pairs and the results table.
-func FitSkipGram(ctx context.Context, train [][]int, v int, opt *SkipGramOptions) (*SkipGram, error) {
+func FitSkipGram(ctx context.Context, train [][]int, v int, o SkipGramOptions) (*SkipGram, error) {
 	if err := checkTrain(NameSkipGram, train, v); err != nil {
 		return nil, err
 	}
-	var o SkipGramOptions
-	if opt != nil {
-		o = *opt
-	}
 	defaults.Positive(&o.Negatives, DefaultSkipGramNegatives)
 	defaults.Positive(&o.Rate, DefaultSkipGramRate)
-	reps := SkipGramRepresentations
+	reps := skipGramRepresentations
 	if o.Vectors != "" {
-		if !slices.Contains(SkipGramRepresentations, o.Vectors) {
+		if !slices.Contains(skipGramRepresentations, o.Vectors) {
 			panic(fmt.Sprintf("baselines: FitSkipGram: unknown vectors %q", o.Vectors))
 		}
 		reps = []SkipGramVectors{o.Vectors}
 	}
-	windows := SkipGramWindows
+	windows := skipGramWindows
 	if o.Window > 0 {
 		windows = []int{o.Window}
 	}

@@ -69,11 +69,11 @@ func TestSGNSGradient(t *testing.T) {
 func TestSkipGramPlanted(t *testing.T) {
 	const per = 5
 	docs := globalPlanted(6, 300, per)
-	m, err := FitSkipGram(context.Background(), docs, 2*per, &SkipGramOptions{Dim: 8, Seed: 1, TuneDocs: 100})
+	m, err := FitSkipGram(context.Background(), docs, 2*per, SkipGramOptions{Dim: 8, Seed: 1, TuneDocs: 100})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(m.Grid) != len(SkipGramWindows)*len(SkipGramRepresentations) || !slices.Contains(SkipGramWindows, m.Window) {
+	if len(m.Grid) != len(skipGramWindows)*len(skipGramRepresentations) || !slices.Contains(skipGramWindows, m.Window) {
 		t.Errorf("grid %v, window %d", m.Grid, m.Window)
 	}
 	checkGroupsSeparated(t, m, per)
@@ -81,7 +81,7 @@ func TestSkipGramPlanted(t *testing.T) {
 
 func TestSkipGramDeterministic(t *testing.T) {
 	docs := globalPlanted(7, 100, 4)
-	opt := &SkipGramOptions{Dim: 4, Window: 3, Seed: 9, Epochs: 3}
+	opt := SkipGramOptions{Dim: 4, Window: 3, Seed: 9, Epochs: 3}
 	a, err := FitSkipGram(context.Background(), docs, 8, opt)
 	if err != nil {
 		t.Fatal(err)
@@ -103,7 +103,7 @@ func TestSkipGramDeterministic(t *testing.T) {
 func TestSkipGramCancelled(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := FitSkipGram(ctx, globalPlanted(8, 50, 4), 8, &SkipGramOptions{Dim: 2, Window: 1}); err != context.Canceled {
+	if _, err := FitSkipGram(ctx, globalPlanted(8, 50, 4), 8, SkipGramOptions{Dim: 2, Window: 1}); err != context.Canceled {
 		t.Errorf("got %v, want context.Canceled", err)
 	}
 }
@@ -231,7 +231,7 @@ func TestAliasTable(t *testing.T) {
 func TestSkipGramGrid(t *testing.T) {
 	const per = 4
 	docs := globalPlanted(12, 200, per)
-	opt := &SkipGramOptions{Dim: 4, Seed: 3, TuneDocs: 80}
+	opt := SkipGramOptions{Dim: 4, Seed: 3, TuneDocs: 80}
 	var points []SkipGramPoint
 	opt.PointProgress = func(p SkipGramPoint) { points = append(points, p) }
 	m, err := FitSkipGram(context.Background(), docs, 2*per, opt)
@@ -242,8 +242,8 @@ func TestSkipGramGrid(t *testing.T) {
 		t.Errorf("PointProgress saw %v, Grid %v", points, m.Grid)
 	}
 	var want []SkipGramPoint
-	for _, w := range SkipGramWindows {
-		for _, r := range SkipGramRepresentations {
+	for _, w := range skipGramWindows {
+		for _, r := range skipGramRepresentations {
 			want = append(want, SkipGramPoint{Window: w, Vectors: r})
 		}
 	}
@@ -263,10 +263,10 @@ func TestSkipGramGrid(t *testing.T) {
 	if tun["vectors"] != string(m.Vectors) || tun["window"] != m.Window {
 		t.Errorf("Tuning %v does not record window %d and vectors %s", tun, m.Window, m.Vectors)
 	}
-	for _, r := range SkipGramRepresentations {
-		fixed := *opt
+	for _, r := range skipGramRepresentations {
+		fixed := opt
 		fixed.Window, fixed.Vectors, fixed.PointProgress = m.Window, r, nil
-		f, err := FitSkipGram(context.Background(), docs, 2*per, &fixed)
+		f, err := FitSkipGram(context.Background(), docs, 2*per, fixed)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -304,7 +304,7 @@ func TestSkipGramEpochRule(t *testing.T) {
 			t.Errorf("sgEpochs(%d, %d): got %d, want %d", tc.epochs, tc.pairs, got, tc.want)
 		}
 	}
-	m, err := FitSkipGram(context.Background(), docs, 6, &SkipGramOptions{Dim: 2, Window: 1, Vectors: SkipGramInput})
+	m, err := FitSkipGram(context.Background(), docs, 6, SkipGramOptions{Dim: 2, Window: 1, Vectors: SkipGramInput})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -325,7 +325,7 @@ func TestSkipGramRealData(t *testing.T) {
 	train, test, v := globalLoad(t, "mtg-jamendo")
 	ctx := context.Background()
 	start := time.Now()
-	m, err := FitSkipGram(ctx, train, v, &SkipGramOptions{Seed: 1})
+	m, err := FitSkipGram(ctx, train, v, SkipGramOptions{Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -346,7 +346,7 @@ func TestSkipGramRealData(t *testing.T) {
 	random := evaluate("random", NewRandom(v))
 	chosen := evaluate(fmt.Sprintf("skipgram (w=%d, %s)", m.Window, m.Vectors), m)
 	// The best grid point of each representation, retrained with its window.
-	for _, r := range SkipGramRepresentations {
+	for _, r := range skipGramRepresentations {
 		var best SkipGramPoint
 		for _, p := range m.Grid {
 			if p.Vectors == r && p.TrainP2 > best.TrainP2 {
@@ -356,7 +356,7 @@ func TestSkipGramRealData(t *testing.T) {
 		if best.Window == m.Window && r == m.Vectors {
 			continue
 		}
-		f, err := FitSkipGram(ctx, train, v, &SkipGramOptions{Seed: 1, Dim: m.Dim, Window: best.Window, Vectors: r})
+		f, err := FitSkipGram(ctx, train, v, SkipGramOptions{Seed: 1, Dim: m.Dim, Window: best.Window, Vectors: r})
 		if err != nil {
 			t.Fatal(err)
 		}

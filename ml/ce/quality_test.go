@@ -72,11 +72,11 @@ func TestQualityExperiment(t *testing.T) {
 	testDocs := sample(encodeIV(vocab, c.Select(split.Test)), nEval)
 	if os.Getenv("TAGLENS_QBASE") != "" {
 		tr := eval.Encode(vocab, c.Select(split.Train))
-		it, err := baselines.FitInfoTheo(ctx, tr, vocab.Len(), nil)
+		it, err := baselines.FitInfoTheo(ctx, tr, vocab.Len(), baselines.InfoTheoOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
-		lsa, err := baselines.FitLSA(tr, vocab.Len(), nil)
+		lsa, err := baselines.FitLSA(ctx, tr, vocab.Len(), baselines.LSAOptions{})
 		if err != nil {
 			t.Fatal(err)
 		}
