@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Import direction (docs/design.md): ml/..., tsne and internal/app never import the web side; tsne never imports ml.
+# Import direction (docs/design.md): ml/..., tsne and internal/app never import the web side; the store
+# (server/store) imports neither the web side nor the rest of server; tsne never imports ml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
@@ -12,6 +13,13 @@ fi
 bad=$(go list -deps ./internal/app/... | grep -E "labstack/echo|a-h/templ|go-echarts|^$mod/(server|views|static|cmd)(/|\$)" || true)
 if [ -n "$bad" ]; then
   echo "internal/app imports the web side or the command:" >&2
+  echo "$bad" >&2
+  exit 1
+fi
+bad=$(go list -deps ./server/store/... | grep -E "labstack/echo|a-h/templ|go-echarts|^$mod/(server|views|static|cmd)(/|\$)" |
+  grep -vE "^$mod/server/store(/|\$)" || true)
+if [ -n "$bad" ]; then
+  echo "server/store imports the web side, the command or the rest of server:" >&2
   echo "$bad" >&2
   exit 1
 fi

@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 type corporaAPI struct{ s *Server }
@@ -27,10 +29,10 @@ type corpusJSON struct {
 
 type corpusDetailJSON struct {
 	corpusJSON
-	MeanTags    float64    `json:"mean_tags"`
-	TagCounts   []TagCount `json:"tag_counts"`
-	Cardinality []int      `json:"cardinality"`
-	Split       splitJSON  `json:"split"`
+	MeanTags    float64          `json:"mean_tags"`
+	TagCounts   []store.TagCount `json:"tag_counts"`
+	Cardinality []int            `json:"cardinality"`
+	Split       splitJSON        `json:"split"`
 	// Documents of the file left out: without tags, and over the tag cap
 	// (with the first lines of these).
 	Dropped      int   `json:"dropped_docs"`
@@ -46,7 +48,7 @@ type splitJSON struct {
 	OOV   int `json:"oov"`
 }
 
-func toCorpusJSON(r *CorpusRow) corpusJSON {
+func toCorpusJSON(r *store.CorpusRow) corpusJSON {
 	return corpusJSON{ID: r.ID, Name: r.Name, Docs: r.Docs, Tags: r.Tags, Format: r.Format, Detected: r.Detected, Builtin: r.Builtin,
 		CreatedAt: r.CreatedAt.UTC().Format("2006-01-02T15:04:05Z")}
 }
@@ -129,7 +131,7 @@ func (h *corporaAPI) tags(c echo.Context) error {
 
 // tagMatches answers a tag autocomplete request (query q, limit 1..1000,
 // default 20) from a corpus's tag counts.
-func tagMatches(c echo.Context, counts []TagCount) error {
+func tagMatches(c echo.Context, counts []store.TagCount) error {
 	limit := 20
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -143,10 +145,10 @@ func tagMatches(c echo.Context, counts []TagCount) error {
 
 // matchTags returns up to limit tags containing q case-insensitively: prefix
 // matches before inner matches, each group in the given (frequency) order.
-func matchTags(all []TagCount, q string, limit int) []TagCount {
+func matchTags(all []store.TagCount, q string, limit int) []store.TagCount {
 	q = strings.ToLower(strings.TrimSpace(q))
-	out := make([]TagCount, 0, limit)
-	var inner []TagCount
+	out := make([]store.TagCount, 0, limit)
+	var inner []store.TagCount
 	for _, tc := range all {
 		if len(out) >= limit {
 			break
@@ -169,7 +171,7 @@ func matchTags(all []TagCount, q string, limit int) []TagCount {
 }
 
 // sortedTags returns the tag names of counts in alphabetical order.
-func sortedTags(counts []TagCount) []string {
+func sortedTags(counts []store.TagCount) []string {
 	out := make([]string, len(counts))
 	for i, tc := range counts {
 		out[i] = tc.Tag

@@ -8,6 +8,8 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 func TestUploadCorpus(t *testing.T) {
@@ -106,7 +108,7 @@ func TestCorpusGetDeleteTags(t *testing.T) {
 		t.Errorf("top tag: got %q, want guitar", d.TagCounts[0].Tag)
 	}
 
-	tags := decode[[]TagCount](t, ts.doJSON(http.MethodGet, "/api/corpora/"+c.ID+"/tags?q=GU", ""))
+	tags := decode[[]store.TagCount](t, ts.doJSON(http.MethodGet, "/api/corpora/"+c.ID+"/tags?q=GU", ""))
 	if len(tags) != 1 || tags[0].Tag != "guitar" {
 		t.Errorf("autocomplete GU: got %v, want [guitar]", tags)
 	}
@@ -121,12 +123,12 @@ func TestCorpusGetDeleteTags(t *testing.T) {
 
 func TestMatchTagsLarge(t *testing.T) {
 	// 10,000 tags: prefix matches come first, then inner matches, limit respected.
-	all := make([]TagCount, 10000)
+	all := make([]store.TagCount, 10000)
 	for i := range all {
-		all[i] = TagCount{Tag: "tag" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), Count: 10000 - i}
+		all[i] = store.TagCount{Tag: "tag" + strings.Repeat("x", i%7) + string(rune('a'+i%26)), Count: 10000 - i}
 	}
-	all[5000] = TagCount{Tag: "zebra", Count: 1}
-	all[5001] = TagCount{Tag: "the zebra", Count: 1}
+	all[5000] = store.TagCount{Tag: "zebra", Count: 1}
+	all[5001] = store.TagCount{Tag: "the zebra", Count: 1}
 	got := matchTags(all, "zeb", 10)
 	if len(got) != 2 || got[0].Tag != "zebra" || got[1].Tag != "the zebra" {
 		t.Errorf("got %v, want [zebra, the zebra]", got)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +16,7 @@ import (
 	"github.com/taglens/taglens/ml/compare"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 )
 
 type evalsAPI struct{ s *Server }
@@ -96,7 +96,7 @@ func (h *evalsAPI) create(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"evaluation_id": ev.ID, "job_id": job.ID})
 }
 
-func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *JobRow, error) {
+func (s *Server) createEval(ctx context.Context, req EvalRequest) (*store.EvalRow, *store.JobRow, error) {
 	spec, err := req.normalize()
 	if err != nil {
 		return nil, nil, err
@@ -106,7 +106,7 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 		if err != nil {
 			return nil, nil, notFound(err, "model", id)
 		}
-		if m.State != ModelReady {
+		if m.State != store.ModelReady {
 			return nil, nil, httpErr(http.StatusConflict, "model %q is %s, not ready", id, m.State)
 		}
 		if req.CorpusID == "" {
@@ -131,12 +131,12 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*EvalRow, *Jo
 	}
 	// The evaluation is stored with its job in one transaction: nothing is
 	// stored when the job is refused (a full queue).
-	ev := &EvalRow{ID: newID(), CorpusID: req.CorpusID, Request: rj}
+	ev := &store.EvalRow{ID: store.NewID(), CorpusID: req.CorpusID, Request: rj}
 	job, err := s.jobs.SubmitWith("evaluation", ev.ID, req, func(ctx context.Context, rep *Reporter) error {
 		return s.runEval(ctx, rep, ev.ID, req)
-	}, func(tx *sql.Tx, job *JobRow) error {
+	}, func(tx *store.Tx, job *store.JobRow) error {
 		ev.JobID = job.ID
-		return insertEval(ctx, tx, ev)
+		return tx.InsertEval(ctx, ev)
 	})
 	if err != nil {
 		return nil, nil, err
@@ -189,7 +189,7 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 	var docs int
 	var docNote string
 	ev.Docs = func(_, n int, note string) { docs, docNote = n, note }
-	var rows []*ModelRow
+	var rows []*store.ModelRow
 	if ev.Models, rows, err = s.evalModels(ctx, req.ModelIDs, setting, firstM.Vocabulary(), first); err != nil {
 		return err
 	}
@@ -220,9 +220,9 @@ func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req 
 
 // evalModels loads the models of ids. Outside the OOV setting they must all
 // have the vocabulary vocab of the first one.
-func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Setting, vocab *corpus.Vocabulary, first *ModelRow) ([]*ce.Model, []*ModelRow, error) {
+func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Setting, vocab *corpus.Vocabulary, first *store.ModelRow) ([]*ce.Model, []*store.ModelRow, error) {
 	var ms []*ce.Model
-	var rows []*ModelRow
+	var rows []*store.ModelRow
 	for _, id := range ids {
 		row, m, err := s.model(ctx, id)
 		if err != nil {
@@ -240,10 +240,10 @@ func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Sett
 // OOV models in the OOV setting, oov): with seedTrials one entry per variant
 // whose trial t is ms[t], otherwise one per model and variant (named after the
 // model when there are several).
-func variantEntries(ms []*ce.Model, rows []*ModelRow, variants []ce.Variant, oov, seedTrials bool) []compare.Entry {
+func variantEntries(ms []*ce.Model, rows []*store.ModelRow, variants []ce.Variant, oov, seedTrials bool) []compare.Entry {
 	// tuning records which model a contextual variant came from (nothing for
 	// the OOV variants).
-	tuning := func(rows []*ModelRow, ms []*ce.Model) func(i int) map[string]any {
+	tuning := func(rows []*store.ModelRow, ms []*ce.Model) func(i int) map[string]any {
 		if oov {
 			return nil
 		}
@@ -297,7 +297,7 @@ func (h *evalsAPI) list(c echo.Context) error {
 	}
 	out := make([]evalJSON, 0, len(rows))
 	for _, r := range rows {
-		state := JobDone
+		state := store.JobDone
 		if j, _, err := h.s.jobs.Get(c.Request().Context(), r.JobID); err == nil {
 			state = j.State
 		}
@@ -322,7 +322,7 @@ func (h *evalsAPI) get(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	if j.State == JobFailed || j.State == JobCancelled || j.State == JobInterrupted {
+	if j.State == store.JobFailed || j.State == store.JobCancelled || j.State == store.JobInterrupted {
 		return httpErr(http.StatusConflict, "evaluation %q has no report: its job %s (%s)", id, j.State, j.Message)
 	}
 	return c.JSON(http.StatusAccepted, toJobJSON(j, eta))

@@ -9,6 +9,7 @@ import (
 
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 )
 
 func TestEvaluationAPI(t *testing.T) {
@@ -18,7 +19,7 @@ func TestEvaluationAPI(t *testing.T) {
 		t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
 	ids := decode[map[string]string](t, rec)
-	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+	if j := ts.waitJob(ids["job_id"]); j.State != store.JobDone {
 		t.Fatalf("evaluation job: %s %s", j.State, j.Message)
 	}
 	rec = ts.doJSON(http.MethodGet, "/api/evaluations/"+ids["evaluation_id"], "")
@@ -138,7 +139,7 @@ func (tt evalSettingCase) check(t *testing.T, ts *testServer, modelID string) {
 		t.Fatalf("create: %d %s", rec.Code, rec.Body)
 	}
 	ids := decode[map[string]string](t, rec)
-	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+	if j := ts.waitJob(ids["job_id"]); j.State != store.JobDone {
 		t.Fatalf("evaluation job: %s %s", j.State, j.Message)
 	}
 	var rep struct {
@@ -189,7 +190,7 @@ func TestEvaluationSeedTrials(t *testing.T) {
 	for seed := 1; seed <= 2; seed++ {
 		pj, _ := json.Marshal(map[string]any{"corpus_id": c.ID, "seed": seed, "params": fastParams})
 		r := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", string(pj)))
-		if j := ts.waitJob(r["job_id"]); j.State != JobDone {
+		if j := ts.waitJob(r["job_id"]); j.State != store.JobDone {
 			t.Fatalf("training: %s %s", j.State, j.Message)
 		}
 		ids = append(ids, r["model_id"])
@@ -198,7 +199,7 @@ func TestEvaluationSeedTrials(t *testing.T) {
 	wantError(t, ts.doJSON(http.MethodPost, "/api/evaluations", `{"model_ids":["`+ids[0]+`","`+ids[1]+`"],"seed_trials":true,"trials":3}`), 400, "number of models")
 	body := `{"model_ids":["` + ids[0] + `","` + ids[1] + `"],"seed_trials":true,"baselines":["random"],"protocol":"extended"}`
 	r := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/evaluations", body))
-	if j := ts.waitJob(r["job_id"]); j.State != JobDone {
+	if j := ts.waitJob(r["job_id"]); j.State != store.JobDone {
 		t.Fatalf("evaluation: %s %s", j.State, j.Message)
 	}
 	rep := decode[eval.Report](t, ts.doJSON(http.MethodGet, "/api/evaluations/"+r["evaluation_id"], ""))

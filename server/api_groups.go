@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 type groupsAPI struct{ s *Server }
@@ -35,7 +37,7 @@ type groupMemberJSON struct {
 
 // groupsJSON is the API form of groups, with the jobs at work of their
 // members.
-func (s *Server) groupsJSON(gs []*GroupRow) []groupJSON {
+func (s *Server) groupsJSON(gs []*store.GroupRow) []groupJSON {
 	jobs := s.liveJobs()
 	out := make([]groupJSON, 0, len(gs))
 	for _, g := range gs {
@@ -85,7 +87,7 @@ func (h *groupsAPI) get(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "group", id)
 	}
-	return c.JSON(http.StatusOK, h.s.groupsJSON([]*GroupRow{g})[0])
+	return c.JSON(http.StatusOK, h.s.groupsJSON([]*store.GroupRow{g})[0])
 }
 
 // delete: DELETE /api/groups/:id[?with_models=1] → 204; with_models=1

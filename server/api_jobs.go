@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 type jobsAPI struct{ s *Server }
@@ -25,7 +27,7 @@ type jobJSON struct {
 	CreatedAt string  `json:"created_at"`
 }
 
-func toJobJSON(j *JobRow, eta float64) jobJSON {
+func toJobJSON(j *store.JobRow, eta float64) jobJSON {
 	return jobJSON{ID: j.ID, Kind: j.Kind, State: j.State, Progress: j.Progress, Stage: j.Stage, Message: j.Message,
 		TargetID: j.TargetID, ETA: eta, CreatedAt: j.CreatedAt.UTC().Format(time.RFC3339)}
 }
@@ -69,8 +71,8 @@ func (h *jobsAPI) list(c echo.Context) error {
 	var body []byte
 	if len(live) == 0 && offset == 0 {
 		// With no job at work the first page is the store's alone: its
-		// answer is made once per write of the store (cachedRead).
-		body, err = cachedRead(h.s.store, fmt.Sprintf("jobs.json\x00%s\x00%d", kind, limit), answer)
+		// answer is made once per write of the store (store.CachedRead).
+		body, err = store.CachedRead(h.s.store, fmt.Sprintf("jobs.json\x00%s\x00%d", kind, limit), answer)
 	} else {
 		body, err = answer()
 	}
@@ -109,7 +111,7 @@ func (h *jobsAPI) cancel(c echo.Context) error {
 // sseEvent is the data of one "progress" event.
 type sseEvent struct {
 	jobJSON
-	Point *TrainPoint `json:"point,omitempty"`
+	Point *store.TrainPoint `json:"point,omitempty"`
 }
 
 // events: GET /api/jobs/:id/events — server-sent events, one "progress" event per
@@ -137,7 +139,7 @@ func (h *jobsAPI) events(c echo.Context) error {
 	w.Flush()
 	tick := time.NewTicker(15 * time.Second)
 	defer tick.Stop()
-	var last *JobRow
+	var last *store.JobRow
 	for {
 		select {
 		case <-ctx.Done():

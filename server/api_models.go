@@ -18,34 +18,35 @@ import (
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/projector"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 )
 
 type modelsAPI struct{ s *Server }
 
 // modelJSON is the API form of a model.
 type modelJSON struct {
-	ID        string         `json:"id"`
-	Name      string         `json:"name"`
-	CorpusID  string         `json:"corpus_id"`
-	State     string         `json:"state"`
-	Seed      uint64         `json:"seed"`
-	Params    any            `json:"params"`
-	Size      int64          `json:"size"`
-	JobID     string         `json:"job_id"`
-	CreatedAt string         `json:"created_at"`
-	Log       []TrainPoint   `json:"log,omitempty"`
-	Info      map[string]any `json:"info,omitempty"`
+	ID        string             `json:"id"`
+	Name      string             `json:"name"`
+	CorpusID  string             `json:"corpus_id"`
+	State     string             `json:"state"`
+	Seed      uint64             `json:"seed"`
+	Params    any                `json:"params"`
+	Size      int64              `json:"size"`
+	JobID     string             `json:"job_id"`
+	CreatedAt string             `json:"created_at"`
+	Log       []store.TrainPoint `json:"log,omitempty"`
+	Info      map[string]any     `json:"info,omitempty"`
 	// GroupID is the seed group of the model (the detail only; "" when none).
 	GroupID string `json:"group_id,omitempty"`
 }
 
-func toModelJSON(m *ModelRow, detail bool) (modelJSON, error) {
+func toModelJSON(m *store.ModelRow, detail bool) (modelJSON, error) {
 	out := modelJSON{ID: m.ID, Name: m.Name, CorpusID: m.CorpusID, State: m.State, Seed: m.Seed, Params: m.Params,
 		Size: m.Size, JobID: m.JobID, CreatedAt: m.CreatedAt.UTC().Format(time.RFC3339)}
 	if detail {
 		out.Log = m.Log
 		if out.Log == nil {
-			out.Log = []TrainPoint{}
+			out.Log = []store.TrainPoint{}
 		}
 		if err := jsonUnmarshal(m.Info, &out.Info); err != nil {
 			return out, fmt.Errorf("model %s: stored training record: %w", m.ID, err)
@@ -78,7 +79,7 @@ func (h *modelsAPI) create(c echo.Context) error {
 // createModel validates a training request, stores the model row and starts its
 // job: the use case behind POST /api/models and the training form, with plain
 // inputs (errors carry their HTTP status for the handlers).
-func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow, *JobRow, error) {
+func (s *Server) createModel(ctx context.Context, req createModelReq) (*store.ModelRow, *store.JobRow, error) {
 	m, _, err := s.newModelRow(ctx, req)
 	if err != nil {
 		return nil, nil, err
@@ -92,7 +93,7 @@ func (s *Server) createModel(ctx context.Context, req createModelReq) (*ModelRow
 
 // newModelRow checks a training request and returns the model row it asks
 // for (not stored) and its corpus.
-func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*ModelRow, *CorpusRow, error) {
+func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*store.ModelRow, *store.CorpusRow, error) {
 	if req.CorpusID == "" {
 		return nil, nil, httpErr(http.StatusBadRequest, "corpus_id is required")
 	}
@@ -122,7 +123,7 @@ func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*ModelRow
 	if err != nil {
 		return nil, nil, err
 	}
-	return &ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}, row, nil
+	return &store.ModelRow{CorpusID: row.ID, Name: name, Seed: seed, Params: pj}, row, nil
 }
 
 func (h *modelsAPI) list(c echo.Context) error {
@@ -147,7 +148,7 @@ func (h *modelsAPI) get(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	if m.State == ModelReady {
+	if m.State == store.ModelReady {
 		// A ready model's file must still be there: if it was deleted, the
 		// model is reported failed with the reason, not ready.
 		if _, err := os.Stat(filepath.Join(h.s.store.Dir(), m.Path)); err != nil {
@@ -186,10 +187,10 @@ func (h *modelsAPI) file(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	if m.State == ModelFailed && m.Error != "" {
+	if m.State == store.ModelFailed && m.Error != "" {
 		return httpErr(http.StatusConflict, "model %q is failed: %s", id, m.Error)
 	}
-	if m.State != ModelReady || m.Path == "" {
+	if m.State != store.ModelReady || m.Path == "" {
 		return httpErr(http.StatusConflict, "model %q has no file yet (state %s)", id, m.State)
 	}
 	// Load it once (checking its length and checksum) so that a damaged file is
@@ -209,7 +210,7 @@ func (h *modelsAPI) restart(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	if m.State != ModelInterrupted && m.State != ModelCancelled && m.State != ModelFailed {
+	if m.State != store.ModelInterrupted && m.State != store.ModelCancelled && m.State != store.ModelFailed {
 		return httpErr(http.StatusConflict, "model %q is %s; only cancelled, interrupted or failed models restart", id, m.State)
 	}
 	job, err := h.s.startTraining(m)
@@ -220,7 +221,7 @@ func (h *modelsAPI) restart(c echo.Context) error {
 }
 
 // readyModel loads a ready model or answers 404/409.
-func (s *Server) readyModel(c echo.Context) (*ModelRow, *ce.Model, error) {
+func (s *Server) readyModel(c echo.Context) (*store.ModelRow, *ce.Model, error) {
 	id := c.Param("id")
 	if id == "" {
 		id = c.QueryParam("model")

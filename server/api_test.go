@@ -19,7 +19,9 @@ import (
 	"time"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/taglens/taglens/internal/app"
+	"github.com/taglens/taglens/server/store"
 )
 
 func TestCreateModelErrors(t *testing.T) {
@@ -79,12 +81,12 @@ func TestTrainCancelRestart(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("cancel: got %d (%s)", rec.Code, rec.Body)
 	}
-	if j := decode[jobJSON](t, rec); j.State != JobCancelled {
+	if j := decode[jobJSON](t, rec); j.State != store.JobCancelled {
 		t.Errorf("job state: got %s, want cancelled", j.State)
 	}
 	wantError(t, ts.doJSON(http.MethodDelete, "/api/jobs/"+ids["job_id"], ""), 409, "already finished")
 	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+ids["model_id"], ""))
-	if m.State != ModelCancelled {
+	if m.State != store.ModelCancelled {
 		t.Errorf("model state: got %s, want cancelled", m.State)
 	}
 	rec = ts.doJSON(http.MethodPost, "/api/models/"+ids["model_id"]+"/restart", "")
@@ -102,7 +104,7 @@ func TestTrainCancelRestart(t *testing.T) {
 // next server marks the job and the model interrupted, and restart works.
 func TestInterruptedAfterRestart(t *testing.T) {
 	dir := t.TempDir()
-	st, err := OpenStore(context.Background(), dir)
+	st, err := store.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -111,19 +113,19 @@ func TestInterruptedAfterRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := st.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
+	row, err := st.InsertCorpus(ctx, c, store.StatsOf(c), mustSplit(c), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &ModelRow{CorpusID: row.ID, Name: "m", Seed: 1, Params: json.RawMessage(`{"pretrain_iterations":-1,"max_time_seconds":60,"max_epochs1":1000,"patience":1000}`)}
+	m := &store.ModelRow{CorpusID: row.ID, Name: "m", Seed: 1, Params: json.RawMessage(`{"pretrain_iterations":-1,"max_time_seconds":60,"max_epochs1":1000,"patience":1000}`)}
 	if err := st.InsertModel(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	j := &JobRow{Kind: "train", TargetID: m.ID}
+	j := &store.JobRow{Kind: "train", TargetID: m.ID}
 	if err := st.InsertJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
-	j.State, j.Stage, j.Progress, j.Message = JobRunning, "stage1", 0.42, "epoch 3/30"
+	j.State, j.Stage, j.Progress, j.Message = store.JobRunning, "stage1", 0.42, "epoch 3/30"
 	if err := st.UpdateJob(ctx, j); err != nil {
 		t.Fatal(err)
 	}
@@ -137,7 +139,7 @@ func TestInterruptedAfterRestart(t *testing.T) {
 
 	ts := openTestServer(t, dir, Config{})
 	got := decode[jobJSON](t, ts.doJSON(http.MethodGet, "/api/jobs/"+j.ID, ""))
-	if got.State != JobInterrupted {
+	if got.State != store.JobInterrupted {
 		t.Errorf("job after restart: got %s, want interrupted", got.State)
 	}
 	if want := "the server stopped while this job was running, at stage stage1 (42 %); last progress: epoch 3/30"; got.Message != want {
@@ -147,7 +149,7 @@ func TestInterruptedAfterRestart(t *testing.T) {
 		t.Errorf("leftover temporary file: stat %v, %d removed; want it removed at start-up", err, ts.store.RemovedTemp)
 	}
 	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+m.ID, ""))
-	if mj.State != ModelInterrupted {
+	if mj.State != store.ModelInterrupted {
 		t.Errorf("model after restart: got %s, want interrupted", mj.State)
 	}
 	// The model page offers the restart button.
@@ -168,7 +170,7 @@ func TestTrainedModelAPI(t *testing.T) {
 	base := "/api/models/" + modelID
 
 	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, base, ""))
-	if m.State != ModelReady || m.Size <= 0 || len(m.Log) == 0 || m.CorpusID != corpusID {
+	if m.State != store.ModelReady || m.Size <= 0 || len(m.Log) == 0 || m.CorpusID != corpusID {
 		t.Fatalf("model: got state %s size %d log %d, want ready with a file and a log", m.State, m.Size, len(m.Log))
 	}
 	rec := ts.doJSON(http.MethodGet, base+"/file", "")
@@ -222,7 +224,7 @@ func TestTrainedModelAPI(t *testing.T) {
 	}
 	wantError(t, ts.doJSON(http.MethodPost, base+"/embed", `{"tags":[" "]}`), 400, "tags")
 
-	tags := decode[[]TagCount](t, ts.doJSON(http.MethodGet, base+"/tags?q=gui", ""))
+	tags := decode[[]store.TagCount](t, ts.doJSON(http.MethodGet, base+"/tags?q=gui", ""))
 	if len(tags) == 0 || tags[0].Tag != "guitar" {
 		t.Errorf("model tags: got %v, want guitar first", tags)
 	}
@@ -242,7 +244,7 @@ func TestSSE(t *testing.T) {
 		case <-ctx.Done():
 			return ctx.Err()
 		}
-		rep.Point(0.9, "stage1", "epoch 1", TrainPoint{Stage: "stage1", Epoch: 1, Loss: 0.25})
+		rep.Point(0.9, "stage1", "epoch 1", store.TrainPoint{Stage: "stage1", Epoch: 1, Loss: 0.25})
 		return nil
 	})
 	if err != nil {
@@ -285,7 +287,7 @@ func TestDeleteModel(t *testing.T) {
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
 	pj, _ := json.Marshal(map[string]any{"corpus_id": c.ID, "params": fastParams})
 	ids := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", string(pj)))
-	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+	if j := ts.waitJob(ids["job_id"]); j.State != store.JobDone {
 		t.Fatalf("training: %s %s", j.State, j.Message)
 	}
 	wantError(t, ts.doJSON(http.MethodDelete, "/api/corpora/"+c.ID, ""), 409, "used by model")
@@ -312,7 +314,7 @@ func TestDamagedModelFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := src.store.db.Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
+	if _, err := src.store.DB().Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
 		t.Fatal(err)
 	}
 	row, err := src.store.Model(context.Background(), modelID)
@@ -330,7 +332,7 @@ func TestDamagedModelFile(t *testing.T) {
 	rec := ts.doJSON(http.MethodPost, "/api/models/"+modelID+"/prime", `{"tags":["guitar"]}`)
 	wantError(t, rec, http.StatusConflict, "cannot be read")
 	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+modelID, ""))
-	if mj.State != ModelFailed {
+	if mj.State != store.ModelFailed {
 		t.Errorf("state after a damaged file: got %s, want failed", mj.State)
 	}
 	rec = ts.do(http.MethodGet, "/api/models/"+modelID+"/file", nil, "")
@@ -354,7 +356,7 @@ func TestDeletedModelFile(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := src.store.db.Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
+	if _, err := src.store.DB().Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
 		t.Fatal(err)
 	}
 	row, err := src.store.Model(context.Background(), modelID)
@@ -376,13 +378,13 @@ func TestDeletedModelFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	mj := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+modelID, ""))
-	if mj.State != ModelFailed {
+	if mj.State != store.ModelFailed {
 		t.Errorf("state after its file was deleted: %s, want failed", mj.State)
 	}
 	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/file", ""), http.StatusConflict, "no such file")
 	wantError(t, ts.doJSON(http.MethodPost, "/api/models/"+modelID+"/prime", `{"tags":["guitar"]}`), http.StatusConflict, "failed")
 	got, err := ts.store.Model(context.Background(), modelID)
-	if err != nil || got.State != ModelFailed || !strings.Contains(got.Error, "the model file cannot be read") {
+	if err != nil || got.State != store.ModelFailed || !strings.Contains(got.Error, "the model file cannot be read") {
 		t.Errorf("stored: %+v, %v: want failed with the reason", got, err)
 	}
 }
@@ -396,7 +398,7 @@ func TestOrphanModelFileRemoved(t *testing.T) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := src.store.db.Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
+	if _, err := src.store.DB().Exec(`VACUUM INTO ?`, filepath.Join(dir, "taglens.db")); err != nil {
 		t.Fatal(err)
 	}
 	row, err := src.store.Model(context.Background(), modelID)
@@ -407,7 +409,7 @@ func TestOrphanModelFileRemoved(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	stray := filepath.Join(dir, ModelPath("0123456789ab"))
+	stray := filepath.Join(dir, store.ModelPath("0123456789ab"))
 	for _, p := range []string{filepath.Join(dir, row.Path), stray} {
 		if err := os.WriteFile(p, b, 0o644); err != nil {
 			t.Fatal(err)
@@ -426,7 +428,7 @@ func TestOrphanModelFileRemoved(t *testing.T) {
 // debug level, not as a server error.
 func TestDisconnectLoggedAtDebug(t *testing.T) {
 	var buf bytes.Buffer
-	st, err := OpenStore(context.Background(), t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 
 	"github.com/taglens/taglens/internal/palette"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -46,7 +47,7 @@ func baseGlobals(id, height string) []charts.GlobalOpts {
 }
 
 // tagUseChart is Figure 3: documents per tag, tags by decreasing use, log y axis.
-func tagUseChart(id string, counts []TagCount) views.Chart {
+func tagUseChart(id string, counts []store.TagCount) views.Chart {
 	c := charts.NewLine()
 	c.SetGlobalOptions(baseGlobals(id, "320px")...)
 	c.SetGlobalOptions(
@@ -93,7 +94,7 @@ func cardinalityChart(id string, card []int) views.Chart {
 // Live points are appended in the browser with setOption on the same series
 // (static/js/app.js uses the series order: 0 loss stage1, 1 loss stage2,
 // 2 P@2 CE, 3 P@2 Siamese-CE).
-func trainingChart(id string, log []TrainPoint) views.Chart {
+func trainingChart(id string, log []store.TrainPoint) views.Chart {
 	c := charts.NewLine()
 	c.SetGlobalOptions(baseGlobals(id, "340px")...)
 	c.SetGlobalOptions(

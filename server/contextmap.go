@@ -11,6 +11,7 @@ import (
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 )
 
 // contextMap: GET /api/models/:id/context-map?doc=ID[&corpus=ID][&term=OOV][&variant=]
@@ -55,7 +56,7 @@ func (h *modelsAPI) computeContextMap(c echo.Context) error {
 
 // contextMapReq checks a context map's parameters against ready model
 // row/m and returns the map to compute, its key in memory and its corpus.
-func (s *Server) contextMapReq(ctx context.Context, row *ModelRow, m *ce.Model, q url.Values) (*app.ContextMap, string, string, error) {
+func (s *Server) contextMapReq(ctx context.Context, row *store.ModelRow, m *ce.Model, q url.Values) (*app.ContextMap, string, string, error) {
 	docID := strings.TrimSpace(q.Get("doc"))
 	if docID == "" {
 		return nil, "", "", httpErr(http.StatusBadRequest, "doc is required")
@@ -88,7 +89,7 @@ func (s *Server) contextMapReq(ctx context.Context, row *ModelRow, m *ce.Model, 
 
 // startContextMap returns the context map of q, computing it (once at a
 // time per map) when it is not in memory.
-func (s *Server) startContextMap(ctx context.Context, row *ModelRow, m *ce.Model, q url.Values) (*mapEntry, error) {
+func (s *Server) startContextMap(ctx context.Context, row *store.ModelRow, m *ce.Model, q url.Values) (*mapEntry, error) {
 	cm, key, corpusID, err := s.contextMapReq(ctx, row, m, q)
 	if err != nil {
 		return nil, err

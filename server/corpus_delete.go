@@ -6,15 +6,17 @@ import (
 	"fmt"
 	"net/http"
 	"strings"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // corpusModels returns the models trained on corpus id, newest first.
-func (s *Server) corpusModels(ctx context.Context, id string) ([]*ModelRow, error) {
+func (s *Server) corpusModels(ctx context.Context, id string) ([]*store.ModelRow, error) {
 	all, err := s.store.Models(ctx)
 	if err != nil {
 		return nil, err
 	}
-	var out []*ModelRow
+	var out []*store.ModelRow
 	for _, m := range all {
 		if m.CorpusID == id {
 			out = append(out, m)
@@ -24,7 +26,7 @@ func (s *Server) corpusModels(ctx context.Context, id string) ([]*ModelRow, erro
 }
 
 // modelList names models as “name” (id), joined by commas.
-func modelList(ms []*ModelRow) string {
+func modelList(ms []*store.ModelRow) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
 		names[i] = fmt.Sprintf("%q (%s)", m.Name, m.ID)
@@ -34,7 +36,7 @@ func modelList(ms []*ModelRow) string {
 
 // corpusInUseErr is the 409 refusing to delete corpus id that the models used
 // use: it names every one of them.
-func corpusInUseErr(id string, used []*ModelRow) error {
+func corpusInUseErr(id string, used []*store.ModelRow) error {
 	if len(used) == 1 {
 		return httpErr(http.StatusConflict, "corpus %q is used by model %s; delete the model first, or delete the corpus with its model", id, modelList(used))
 	}
@@ -43,12 +45,12 @@ func corpusInUseErr(id string, used []*ModelRow) error {
 
 // deleteModel deletes a model that is not training (409 otherwise) with its
 // file, its stored maps and everything cached of it.
-func (s *Server) deleteModel(ctx context.Context, m *ModelRow) error {
-	if m.State == ModelTraining {
+func (s *Server) deleteModel(ctx context.Context, m *store.ModelRow) error {
+	if m.State == store.ModelTraining {
 		return httpErr(http.StatusConflict, "model %q is training; cancel job %q first", m.ID, m.JobID)
 	}
 	if err := s.store.DeleteModel(ctx, m.ID); err != nil {
-		if errors.Is(err, errModelBusy) { // restarted since it was read
+		if errors.Is(err, store.ErrModelBusy) { // restarted since it was read
 			return httpErr(http.StatusConflict, "model %q is training; cancel its job first", m.ID)
 		}
 		return notFound(err, "model", m.ID)
@@ -72,9 +74,9 @@ func (s *Server) deleteCorpusWithModels(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	var training []*ModelRow
+	var training []*store.ModelRow
 	for _, m := range used {
-		if m.State == ModelTraining {
+		if m.State == store.ModelTraining {
 			training = append(training, m)
 		}
 	}

@@ -11,16 +11,17 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/internal/demotest"
+	"github.com/taglens/taglens/server/store"
 )
 
 // storedRows counts the rows of the jobs and maps tables.
 func (ts *testServer) storedRows() (jobs, maps int) {
 	ts.t.Helper()
 	ctx := context.Background()
-	if err := ts.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs`).Scan(&jobs); err != nil {
+	if err := ts.store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs`).Scan(&jobs); err != nil {
 		ts.t.Fatal(err)
 	}
-	if err := ts.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM maps`).Scan(&maps); err != nil {
+	if err := ts.store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM maps`).Scan(&maps); err != nil {
 		ts.t.Fatal(err)
 	}
 	return jobs, maps
@@ -46,7 +47,7 @@ func (ts *testServer) computeMapAt(route string, params url.Values) *httptest.Re
 	rec := ts.doJSON(http.MethodPost, route, jsonOf(params))
 	switch rec.Code {
 	case http.StatusAccepted:
-		if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != JobDone {
+		if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != store.JobDone {
 			t.Fatalf("POST %s %s: job %s: %s", route, jsonOf(params), j.State, j.Message)
 		}
 	case http.StatusOK:
@@ -218,7 +219,7 @@ func TestMapQueueCap(t *testing.T) {
 			t.Fatal(err)
 		}
 		held = append(held, j.ID)
-		if i == 0 && !waitState(ts, j.ID, JobRunning) {
+		if i == 0 && !waitState(ts, j.ID, store.JobRunning) {
 			t.Fatal("the first job did not start")
 		}
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 )
 
 // corpusInUse is a fresh server with an uploaded corpus that a model uses (the
@@ -21,7 +22,7 @@ func corpusInUse(t *testing.T) (*testServer, string) {
 	t.Helper()
 	ts := newTestServer(t, Config{})
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
-	m := &ModelRow{CorpusID: c.ID, Name: "the model", Seed: 1, Params: []byte(`{}`)}
+	m := &store.ModelRow{CorpusID: c.ID, Name: "the model", Seed: 1, Params: []byte(`{}`)}
 	if err := ts.store.InsertModel(context.Background(), m); err != nil {
 		t.Fatal(err)
 	}
@@ -132,7 +133,7 @@ func TestBrowserCorpusDeleteInUse(t *testing.T) {
 // pages (incremental vacuum), so uploads followed by deletions do not grow it
 // for ever.
 func TestDeleteReturnsSpace(t *testing.T) {
-	st, err := OpenStore(context.Background(), t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -140,10 +141,10 @@ func TestDeleteReturnsSpace(t *testing.T) {
 	ctx := context.Background()
 	pages := func() (n, free int) {
 		t.Helper()
-		if err := st.db.QueryRowContext(ctx, `PRAGMA page_count`).Scan(&n); err != nil {
+		if err := st.DB().QueryRowContext(ctx, `PRAGMA page_count`).Scan(&n); err != nil {
 			t.Fatal(err)
 		}
-		if err := st.db.QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
+		if err := st.DB().QueryRowContext(ctx, `PRAGMA freelist_count`).Scan(&free); err != nil {
 			t.Fatal(err)
 		}
 		return n, free
@@ -153,7 +154,7 @@ func TestDeleteReturnsSpace(t *testing.T) {
 	for i := 0; i < 20000; i++ {
 		c.Docs = append(c.Docs, corpus.Document{ID: fmt.Sprintf("d%05d", i), Tags: []string{"rock", "pop", fmt.Sprintf("t%d", i%500), "a fairly long tag to take some room"}})
 	}
-	row, err := st.InsertCorpus(ctx, c, computeStats(c), corpus.Split{}, false)
+	row, err := st.InsertCorpus(ctx, c, store.StatsOf(c), corpus.Split{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,13 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strings"
 
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -43,7 +42,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 	if err != nil {
 		return fmt.Errorf("demo corpus: %w", err)
 	}
-	row, err := s.store.InsertCorpus(ctx, c, computeStats(c), split, true)
+	row, err := s.store.InsertCorpus(ctx, c, store.StatsOf(c), split, true)
 	if err != nil {
 		return err
 	}
@@ -51,7 +50,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	m := &ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: pj}
+	m := &store.ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: pj}
 	job, err := s.trainNew(m)
 	if err != nil {
 		return err
@@ -61,7 +60,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 	// comparison, so that every page has real content for a newcomer.
 	go func() {
 		j, err := s.jobs.Wait(s.root, job.ID)
-		if err != nil || j.State != JobDone {
+		if err != nil || j.State != store.JobDone {
 			return
 		}
 		if _, err := s.mapJob(m.ID, string(ce.DefaultVariant), demoTerm, []string{row.ID}, nil); err != nil {
@@ -126,16 +125,4 @@ func (s *Server) demoVerdict(ctx context.Context, id string) (*views.Verdict, er
 		return v, nil
 	}
 	return nil, nil
-}
-
-// TrainingDemoModel returns the model of the built-in demo corpus that is
-// training (queued or running), nil when there is none.
-func (s *Store) TrainingDemoModel(ctx context.Context) (*ModelRow, error) {
-	cols := "m." + strings.ReplaceAll(modelCols, ", ", ", m.")
-	r, err := scanModel(s.db.QueryRowContext(ctx, `SELECT `+cols+` FROM models m JOIN corpora c ON c.id = m.corpus_id
-		WHERE c.builtin = 1 AND m.state = ? ORDER BY m.created_at, m.id LIMIT 1`, ModelTraining))
-	if errors.Is(err, sql.ErrNoRows) {
-		return nil, nil
-	}
-	return r, err
 }

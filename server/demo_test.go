@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // TestDemoTrainingShown: on a first start the demo model trains in the
@@ -75,7 +77,7 @@ func TestDemoTrainingShown(t *testing.T) {
 //	go test ./server -run '^$' -bench BenchmarkDemoModel -benchtime 1x
 func BenchmarkDemoModel(b *testing.B) {
 	for b.Loop() {
-		st, err := OpenStore(context.Background(), b.TempDir())
+		st, err := store.Open(context.Background(), b.TempDir())
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -92,7 +94,7 @@ func BenchmarkDemoModel(b *testing.B) {
 			b.Fatalf("no demo model training: %v", err)
 		}
 		j, err := s.jobs.Wait(context.Background(), m.JobID)
-		if err != nil || j.State != JobDone {
+		if err != nil || j.State != store.JobDone {
 			b.Fatalf("demo training: %v %v", j, err)
 		}
 		b.ReportMetric(time.Since(start).Seconds(), "s/ready")

@@ -1,9 +1,10 @@
 // Package server is the taglens web app: echo routes, handlers, background jobs with
-// server-sent progress, chart builders and the SQLite store.
+// server-sent progress and chart builders, on the SQLite store of package
+// server/store.
 //
 // # Architecture
 //
-// New(cfg, deps, log) builds the app on a Store (OpenStore: SQLite in the data
+// New(cfg, deps, log) builds the app on a store.Store (store.Open: SQLite in the data
 // directory, schema migrations counted in schema_version, model files written
 // atomically under models/). Every route is in routes.go. Long work (training,
 // t-SNE maps, evaluations) runs as jobs (Jobs) in two lanes, trainings and the

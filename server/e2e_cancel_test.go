@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // TestBrowserCancelTraining cancels a training from its model page in
@@ -48,7 +50,7 @@ func TestBrowserCancelTraining(t *testing.T) {
 	}
 	step(t, ctx, "first click", 10*time.Second, chromedp.Click(tid("cancel-job")))
 	time.Sleep(time.Second)
-	if s := jobState(); s != JobQueued && s != JobRunning {
+	if s := jobState(); s != store.JobQueued && s != store.JobRunning {
 		t.Fatalf("one click on Cancel: the job is %s, want it still running until confirmed", s)
 	}
 	if got := text("cancel-job"); !strings.Contains(got, "Yes, cancel") {
@@ -69,7 +71,7 @@ func TestBrowserCancelTraining(t *testing.T) {
 	if got := text("job-progress"); !strings.Contains(got, "cancelled") || strings.Contains(got, "interrupted") {
 		t.Errorf("the job's progress reads %q, want cancelled", got)
 	}
-	if m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+model, "")); m.State != ModelCancelled {
+	if m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+model, "")); m.State != store.ModelCancelled {
 		t.Errorf("model state in the API: %s, want cancelled", m.State)
 	}
 	// A reload says the same, and Train again trains it again.
@@ -79,7 +81,7 @@ func TestBrowserCancelTraining(t *testing.T) {
 	}
 	step(t, ctx, "train again", 30*time.Second, chromedp.Click(tid("train-again")), chromedp.WaitVisible(tid("cancel-job")))
 	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+model, ""))
-	if m.State != ModelTraining || m.JobID == job {
+	if m.State != store.ModelTraining || m.JobID == job {
 		t.Errorf("after Train again: model %s under job %s, want training under a new job", m.State, m.JobID)
 	}
 	ts.doJSON(http.MethodDelete, "/api/jobs/"+m.JobID, "")

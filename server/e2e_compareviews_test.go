@@ -14,6 +14,7 @@ import (
 
 	"github.com/taglens/taglens/internal/palette"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 )
 
 // finishedEval runs an evaluation of the model to its end and returns its id.
@@ -23,7 +24,7 @@ func finishedEval(t *testing.T, ts *testServer, req EvalRequest) string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := ts.waitJob(job.ID); j.State != JobDone {
+	if j := ts.waitJob(job.ID); j.State != store.JobDone {
 		t.Fatalf("evaluation %+v: %s %s", req, j.State, j.Message)
 	}
 	return ev.ID
@@ -99,11 +100,11 @@ func TestSeedTrialsInSeedOrder(t *testing.T) {
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
 	var ids []string
 	for _, seed := range []uint64{1, 2, 3} {
-		m := &ModelRow{CorpusID: c.ID, Name: fmt.Sprintf("g · seed %d", seed), Seed: seed, Params: []byte(`{}`)}
+		m := &store.ModelRow{CorpusID: c.ID, Name: fmt.Sprintf("g · seed %d", seed), Seed: seed, Params: []byte(`{}`)}
 		if err := ts.store.InsertModel(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.store.SetModelState(t.Context(), m.ID, ModelReady); err != nil {
+		if err := ts.store.SetModelState(t.Context(), m.ID, store.ModelReady); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, m.ID)

@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // longTagsTSV is a corpus whose tags are long and unbroken, as cal500's
@@ -100,11 +102,11 @@ func corpusWithModels(t *testing.T, n int) (*testServer, string, []string) {
 	c := decode[corpusJSON](t, ts.upload("songs.tsv", smallTSV()))
 	var ids []string
 	for i := range n {
-		m := &ModelRow{CorpusID: c.ID, Name: fmt.Sprintf("model %c", 'A'+i), Seed: 1, Params: []byte(`{}`)}
+		m := &store.ModelRow{CorpusID: c.ID, Name: fmt.Sprintf("model %c", 'A'+i), Seed: 1, Params: []byte(`{}`)}
 		if err := ts.store.InsertModel(t.Context(), m); err != nil {
 			t.Fatal(err)
 		}
-		if err := ts.store.SetModelState(t.Context(), m.ID, ModelFailed); err != nil {
+		if err := ts.store.SetModelState(t.Context(), m.ID, store.ModelFailed); err != nil {
 			t.Fatal(err)
 		}
 		ids = append(ids, m.ID)
@@ -135,7 +137,7 @@ func TestCorpusDeleteNamesEveryModel(t *testing.T) {
 	}
 
 	// One of them training: nothing is deleted.
-	if err := ts.store.SetModelState(t.Context(), models[1], ModelTraining); err != nil {
+	if err := ts.store.SetModelState(t.Context(), models[1], store.ModelTraining); err != nil {
 		t.Fatal(err)
 	}
 	res = ts.htmxDelete("/corpora/"+id+"?with_models=1", true)
@@ -151,7 +153,7 @@ func TestCorpusDeleteNamesEveryModel(t *testing.T) {
 		t.Error("the refusal does not say that a model is training")
 	}
 
-	if err := ts.store.SetModelState(t.Context(), models[1], ModelReady); err != nil {
+	if err := ts.store.SetModelState(t.Context(), models[1], store.ModelReady); err != nil {
 		t.Fatal(err)
 	}
 	res = ts.htmxDelete("/corpora/"+id+"?with_models=1", true)
@@ -174,7 +176,7 @@ func TestCorpusDeleteNamesEveryModel(t *testing.T) {
 func TestDeletedModelInEvaluations(t *testing.T) {
 	ts, id, models := corpusWithModels(t, 2)
 	req, _ := jsonMarshal(EvalRequest{ModelIDs: models, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
-	ev := &EvalRow{CorpusID: id, Request: req}
+	ev := &store.EvalRow{CorpusID: id, Request: req}
 	if err := ts.store.InsertEval(t.Context(), ev); err != nil {
 		t.Fatal(err)
 	}

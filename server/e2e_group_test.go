@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // TestBrowserSeedGroup walks the seed-group journey in headless Chromium:
@@ -83,7 +85,7 @@ func TestBrowserSeedGroup(t *testing.T) {
 		t.Fatalf("group members on the compare page: %+v (%v)", members, err)
 	}
 	for i, m := range members {
-		if m.State != ModelTraining || m.Job != JobQueued || !strings.Contains(m.Message, fmt.Sprintf("position %d of 3", i+1)) {
+		if m.State != store.ModelTraining || m.Job != store.JobQueued || !strings.Contains(m.Message, fmt.Sprintf("position %d of 3", i+1)) {
 			t.Errorf("member %d as drawn: %+v; want training, its job queued at position %d of 3", i+1, m, i+1)
 		}
 	}
@@ -95,7 +97,7 @@ func TestBrowserSeedGroup(t *testing.T) {
 	}
 	screenshot(t, ctx, shotDir(t), "7a-seed-group-queued")
 	close(release)
-	if j := ts.waitJob(blocker.ID); j.State != JobDone {
+	if j := ts.waitJob(blocker.ID); j.State != store.JobDone {
 		t.Fatalf("the blocking job: %s", j.State)
 	}
 	// The states change on the page itself, followed live.
@@ -108,7 +110,7 @@ func TestBrowserSeedGroup(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j := ts.waitJob(m.JobID); j.State != JobDone {
+		if j := ts.waitJob(m.JobID); j.State != store.JobDone {
 			t.Fatalf("training %s: %s %s", id, j.State, j.Message)
 		}
 	}

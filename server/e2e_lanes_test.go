@@ -10,6 +10,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 )
 
 // TestBrowserMapWhileTraining: with two slots and two long trainings running
@@ -25,7 +26,7 @@ func TestBrowserMapWhileTraining(t *testing.T) {
 	}
 	ts := newTestServer(t, Config{TrainSlots: 2})
 	dc, _ := corpus.Demo(corpus.DemoSeed)
-	row, err := ts.store.InsertCorpus(t.Context(), dc, computeStats(dc), corpus.DemoSplit(dc), true)
+	row, err := ts.store.InsertCorpus(t.Context(), dc, store.StatsOf(dc), corpus.DemoSplit(dc), true)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -41,7 +42,7 @@ func TestBrowserMapWhileTraining(t *testing.T) {
 	}
 	fast, _ := json.Marshal(fastParams.Config)
 	model, job := train(string(fast))
-	if j := ts.waitJob(job); j.State != JobDone {
+	if j := ts.waitJob(job); j.State != store.JobDone {
 		t.Fatalf("training: %s %s", j.State, j.Message)
 	}
 	// Long trainings: no early stop, at most 10 minutes each.
@@ -53,14 +54,14 @@ func TestBrowserMapWhileTraining(t *testing.T) {
 	}
 	var queuedModel, queuedJob string
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		var running []*JobRow
-		var queued *JobRow
+		var running []*store.JobRow
+		var queued *store.JobRow
 		for _, id := range jobs {
 			j, _, _ := ts.jobs.Get(t.Context(), id)
 			switch {
-			case j.State == JobRunning && j.Progress > 0:
+			case j.State == store.JobRunning && j.Progress > 0:
 				running = append(running, j)
-			case j.State == JobQueued:
+			case j.State == store.JobQueued:
 				queued = j
 			}
 		}
@@ -84,7 +85,7 @@ func TestBrowserMapWhileTraining(t *testing.T) {
 		`document.querySelector('[data-testid="space-map"]').getAttribute("data-ready") === "true"`)
 	t.Logf("whole-space map drawn %.1f s after the page was asked for, while two trainings ran", time.Since(start).Seconds())
 	for _, j := range jobs {
-		if r, _, _ := ts.jobs.Get(t.Context(), j); j != queuedJob && r.State != JobRunning {
+		if r, _, _ := ts.jobs.Get(t.Context(), j); j != queuedJob && r.State != store.JobRunning {
 			t.Errorf("training %s: %s, want still running (the map did not wait for it)", j, r.State)
 		}
 	}
@@ -95,7 +96,7 @@ func TestBrowserMapWhileTraining(t *testing.T) {
 	if err := json.Unmarshal(rec.Body.Bytes(), &qj); err != nil {
 		t.Fatal(err)
 	}
-	if qj.State != JobQueued || !strings.Contains(qj.Message, "position 1 of 1") || !strings.Contains(qj.Message, "2 trainings") {
+	if qj.State != store.JobQueued || !strings.Contains(qj.Message, "position 1 of 1") || !strings.Contains(qj.Message, "2 trainings") {
 		t.Errorf("queued training in /api/jobs: %s %q, want queued naming position 1 of 1 and the 2 trainings running", qj.State, qj.Message)
 	}
 	step(t, ctx, "model page", 30*time.Second, chromedp.Navigate(base+"/models/"+queuedModel), chromedp.WaitVisible(tid("job-progress")))

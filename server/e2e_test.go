@@ -20,6 +20,7 @@ import (
 	"github.com/chromedp/chromedp"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 )
 
 // chromiumPath finds a Chromium binary or skips the test.
@@ -454,7 +455,7 @@ func TestBrowserNarrowScreen(t *testing.T) {
 		t.Fatalf("evaluation: %d %s", rec.Code, rec.Body)
 	}
 	ids := decode[map[string]string](t, rec)
-	if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+	if j := ts.waitJob(ids["job_id"]); j.State != store.JobDone {
 		t.Fatalf("evaluation job: %s %s", j.State, j.Message)
 	}
 	base := liveServer(t, ts)
@@ -542,7 +543,7 @@ func TestBrowserModelSwitch(t *testing.T) {
 	for seed := 1; seed <= 2; seed++ {
 		pj, _ := json.Marshal(map[string]any{"corpus_id": c.ID, "name": fmt.Sprintf("m%d", seed), "seed": seed, "params": fastParams})
 		ids := decode[map[string]string](t, ts.doJSON(http.MethodPost, "/api/models", string(pj)))
-		if j := ts.waitJob(ids["job_id"]); j.State != JobDone {
+		if j := ts.waitJob(ids["job_id"]); j.State != store.JobDone {
 			t.Fatalf("training: %s %s", j.State, j.Message)
 		}
 		models = append(models, ids["model_id"])

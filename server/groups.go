@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"errors"
 	"fmt"
 	"math"
@@ -10,6 +9,8 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // maxSeedGroup bounds the models of one seed group (the train form's "Seeds").
@@ -31,7 +32,7 @@ type createGroupReq struct {
 // transaction, so nothing is stored when that job is refused; a later
 // refusal (a full queue) leaves the group with the members whose trainings
 // started, and its error says so.
-func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*GroupRow, []*JobRow, error) {
+func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*store.GroupRow, []*store.JobRow, error) {
 	n := req.Seeds
 	if n < 2 || n > maxSeedGroup {
 		return nil, nil, httpErr(http.StatusBadRequest, "seeds must be an integer in 2..%d (one model: POST /api/models)", maxSeedGroup)
@@ -47,8 +48,8 @@ func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*GroupRow
 	if len(name) > 200 {
 		return nil, nil, httpErr(http.StatusBadRequest, "name is longer than 200 bytes")
 	}
-	g := &GroupRow{}
-	var jobs []*JobRow
+	g := &store.GroupRow{}
+	var jobs []*store.JobRow
 	for k := range n {
 		seed := first + uint64(k)
 		r := createModelReq{CorpusID: req.CorpusID, Seed: &seed, Params: req.Params}
@@ -65,17 +66,17 @@ func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*GroupRow
 				g.Name = groupName(corpus.Name, m.Params, first, n)
 			}
 		}
-		job, err := s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
+		job, err := s.submitTraining(m, func(tx *store.Tx, job *store.JobRow) error {
 			m.JobID = job.ID
 			if k == 0 {
-				if err := insertGroup(s.root, tx, g); err != nil {
+				if err := tx.InsertGroup(s.root, g); err != nil {
 					return err
 				}
 			}
-			if err := insertModel(s.root, tx, m); err != nil {
+			if err := tx.InsertModel(s.root, m); err != nil {
 				return err
 			}
-			return addGroupMember(s.root, tx, g.ID, m.ID, k)
+			return tx.AddGroupMember(s.root, g.ID, m.ID, k)
 		})
 		if err != nil {
 			if k == 0 {
@@ -91,7 +92,7 @@ func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*GroupRow
 
 // partialGroupErr is the refusal of a group's member k of n after the
 // first k started: the status of the refusal, with what was stored.
-func partialGroupErr(g *GroupRow, k, n int, first uint64, err error) error {
+func partialGroupErr(g *store.GroupRow, k, n int, first uint64, err error) error {
 	var he *echo.HTTPError
 	var qf *QueueFullError
 	var code int
@@ -143,9 +144,9 @@ func (s *Server) deleteGroup(ctx context.Context, id string, withModels bool) er
 		return notFound(err, "group", id)
 	}
 	if withModels {
-		var training []*ModelRow
+		var training []*store.ModelRow
 		for _, m := range g.Members {
-			if m.State == ModelTraining {
+			if m.State == store.ModelTraining {
 				training = append(training, m)
 			}
 		}
@@ -163,7 +164,7 @@ func (s *Server) deleteGroup(ctx context.Context, id string, withModels bool) er
 		}
 	}
 	// Deleting its last model deleted the group.
-	if err := s.store.DeleteGroup(ctx, id); err != nil && !(withModels && errors.Is(err, ErrNotFound)) {
+	if err := s.store.DeleteGroup(ctx, id); err != nil && !(withModels && errors.Is(err, store.ErrNotFound)) {
 		return notFound(err, "group", id)
 	}
 	return nil

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 	"testing"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // groupBody is a POST /api/groups body training n seeds from seed on
@@ -26,7 +28,7 @@ func (ts *testServer) waitGroup(id string) groupJSON {
 	ts.t.Helper()
 	g := decode[groupJSON](ts.t, ts.doJSON(http.MethodGet, "/api/groups/"+id, ""))
 	for _, m := range g.Models {
-		if j := ts.waitJob(m.JobID); j.State != JobDone {
+		if j := ts.waitJob(m.JobID); j.State != store.JobDone {
 			ts.t.Fatalf("member %s: %s %s", m.ID, j.State, j.Message)
 		}
 	}
@@ -89,7 +91,7 @@ func TestGroupsAPI(t *testing.T) {
 		if m.ID != created.ModelIDs[i] || m.Seed != uint64(4+i) || m.Name != fmt.Sprintf("songs · seed %d", 4+i) || m.JobID != created.JobIDs[i] {
 			t.Errorf("member %d: %+v; want model %s, seed %d, job %s", i, m, created.ModelIDs[i], 4+i, created.JobIDs[i])
 		}
-		if m.JobState == JobQueued && i > 0 { // the first holds the one slot
+		if m.JobState == store.JobQueued && i > 0 { // the first holds the one slot
 			queued++
 			if !strings.Contains(m.JobMessage, "position") {
 				t.Errorf("queued member %d: message %q, want its place in the queue", i, m.JobMessage)
@@ -101,7 +103,7 @@ func TestGroupsAPI(t *testing.T) {
 	}
 	g = ts.waitGroup(g.ID)
 	for _, m := range g.Models {
-		if m.State != ModelReady || m.JobState != "" {
+		if m.State != store.ModelReady || m.JobState != "" {
 			t.Errorf("member %+v: want ready, its job no longer at work", m)
 		}
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -52,7 +53,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 		c.Response().Header().Set("Retry-After", "30")
 	case errors.Is(err, errShutdown):
 		code, msg = http.StatusServiceUnavailable, "the server is shutting down"
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, store.ErrNotFound):
 		code, msg = http.StatusNotFound, "not found"
 	case c.Request().Context().Err() != nil && errors.Is(err, context.Canceled):
 		// The client went away (closed the tab, cancelled a fetch): nothing to
@@ -125,7 +126,7 @@ func httpErr(code int, format string, args ...any) error {
 
 // notFound maps ErrNotFound to a 404 naming what was missing.
 func notFound(err error, what, id string) error {
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, store.ErrNotFound) {
 		return httpErr(http.StatusNotFound, "%s %q not found", what, id)
 	}
 	return err

@@ -2,7 +2,6 @@ package server
 
 import (
 	"bytes"
-	"context"
 	"fmt"
 	"io"
 	"net/http"
@@ -120,33 +119,6 @@ func TestUploadRetried(t *testing.T) {
 	}
 	if rec := post(nil, smallTSV()); rec.Code != http.StatusCreated || decode[corpusJSON](t, rec).ID == id {
 		t.Errorf("upload after delete: %d %s, want 201 and a new corpus", rec.Code, rec.Body.String())
-	}
-}
-
-// TestInsertUploadKeyUnique: the content key is unique in the store (the
-// error InsertUpload recognises when a concurrent upload stored the same
-// corpus first), and InsertUpload then returns the stored corpus.
-func TestInsertUploadKeyUnique(t *testing.T) {
-	ts := newTestServer(t, Config{})
-	ctx := context.Background()
-	c, err := corpus.Parse(strings.NewReader(string(smallTSV())), corpus.ParseOptions{Name: "k"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	first, err := ts.store.insertCorpus(ctx, c, computeStats(c), corpus.Split{}, false, "key1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := ts.store.insertCorpus(ctx, c, computeStats(c), corpus.Split{}, false, "key1"); err == nil ||
-		!strings.Contains(err.Error(), "UNIQUE constraint failed: corpora.content_key") {
-		t.Fatalf("a second insert under the same key: %v", err)
-	}
-	row, existed, err := ts.store.InsertUpload(ctx, c, computeStats(c), corpus.Split{}, "key1")
-	if err != nil || !existed || row.ID != first.ID {
-		t.Errorf("InsertUpload: %v, existed %v, %v; want corpus %s", row, existed, err, first.ID)
-	}
-	if _, err := ts.store.InsertCorpus(ctx, c, computeStats(c), corpus.Split{}, false); err != nil {
-		t.Errorf("two corpora without a key: %v", err)
 	}
 }
 

@@ -2,147 +2,44 @@ package server
 
 import (
 	"context"
-	"database/sql"
-	"database/sql/driver"
 	"fmt"
 	"log/slog"
 	"net/http"
-	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/internal/testkit"
+	"github.com/taglens/taglens/server/store"
 )
-
-// countingDriver wraps the "sqlite" driver and counts the statements its
-// connections run (queries, executions and preparations).
-type countingDriver struct {
-	base driver.Driver
-	n    atomic.Int64
-}
-
-var (
-	countingOnce sync.Once
-	counting     = &countingDriver{}
-)
-
-// countingDriverName registers countingDriver once and returns its name.
-func countingDriverName(t *testing.T) string {
-	countingOnce.Do(func() {
-		db, err := sql.Open("sqlite", "")
-		if err != nil {
-			t.Fatal(err)
-		}
-		counting.base = db.Driver()
-		db.Close()
-		sql.Register("sqlite-counting", counting)
-	})
-	return "sqlite-counting"
-}
-
-func (d *countingDriver) Open(name string) (driver.Conn, error) {
-	c, err := d.base.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	return &countingConn{Conn: c, n: &d.n}, nil
-}
-
-type countingConn struct {
-	driver.Conn
-	n *atomic.Int64
-}
-
-func (c *countingConn) Prepare(q string) (driver.Stmt, error) {
-	c.n.Add(1)
-	st, err := c.Conn.Prepare(q)
-	return &countingStmt{Stmt: st, n: c.n}, err
-}
-
-func (c *countingConn) PrepareContext(ctx context.Context, q string) (driver.Stmt, error) {
-	c.n.Add(1)
-	var st driver.Stmt
-	var err error
-	if p, ok := c.Conn.(driver.ConnPrepareContext); ok {
-		st, err = p.PrepareContext(ctx, q)
-	} else {
-		st, err = c.Conn.Prepare(q)
-	}
-	if err != nil {
-		return nil, err
-	}
-	return &countingStmt{Stmt: st, n: c.n}, nil
-}
-
-// countingStmt counts the runs of a prepared statement (the store prepares
-// the lists' queries once: Store.prepared).
-type countingStmt struct {
-	driver.Stmt
-	n *atomic.Int64
-}
-
-func (s *countingStmt) ExecContext(ctx context.Context, args []driver.NamedValue) (driver.Result, error) {
-	s.n.Add(1)
-	return s.Stmt.(driver.StmtExecContext).ExecContext(ctx, args)
-}
-
-func (s *countingStmt) QueryContext(ctx context.Context, args []driver.NamedValue) (driver.Rows, error) {
-	s.n.Add(1)
-	return s.Stmt.(driver.StmtQueryContext).QueryContext(ctx, args)
-}
-
-func (c *countingConn) ExecContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Result, error) {
-	e, ok := c.Conn.(driver.ExecerContext)
-	if !ok {
-		return nil, driver.ErrSkip
-	}
-	c.n.Add(1)
-	return e.ExecContext(ctx, q, args)
-}
-
-func (c *countingConn) QueryContext(ctx context.Context, q string, args []driver.NamedValue) (driver.Rows, error) {
-	qc, ok := c.Conn.(driver.QueryerContext)
-	if !ok {
-		return nil, driver.ErrSkip
-	}
-	c.n.Add(1)
-	return qc.QueryContext(ctx, q, args)
-}
-
-func (c *countingConn) BeginTx(ctx context.Context, opts driver.TxOptions) (driver.Tx, error) {
-	if b, ok := c.Conn.(driver.ConnBeginTx); ok {
-		return b.BeginTx(ctx, opts)
-	}
-	return c.Conn.Begin() //nolint:staticcheck // the fallback of a driver without BeginTx
-}
 
 // TestPageQueriesConstant: the home page, the jobs API and the models page
 // run as many statements after 300 finished jobs and 300 failed models as
 // after 3 (they used to look every job up with its own query).
 func TestPageQueriesConstant(t *testing.T) {
-	name := countingDriverName(t)
+	name, counted := testkit.CountingDriver(t)
 	ctx := context.Background()
 	statements := func(n int) map[string]int64 {
-		st, err := openStore(ctx, t.TempDir(), name)
+		st, err := store.OpenDriver(ctx, t.TempDir(), name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		defer st.Close()
 		for i := range n {
 			for _, kind := range []string{"train", "map"} {
-				j := &JobRow{Kind: kind, TargetID: fmt.Sprint("x", i)}
+				j := &store.JobRow{Kind: kind, TargetID: fmt.Sprint("x", i)}
 				if err := st.InsertJob(ctx, j); err != nil {
 					t.Fatal(err)
 				}
-				j.State, j.Message, j.FinishedAt = JobFailed, "failed", time.Now()
+				j.State, j.Message, j.FinishedAt = store.JobFailed, "failed", time.Now()
 				if err := st.UpdateJob(ctx, j); err != nil {
 					t.Fatal(err)
 				}
 				if kind == "train" {
-					m := &ModelRow{CorpusID: "c", Name: fmt.Sprint("m", i), JobID: j.ID}
+					m := &store.ModelRow{CorpusID: "c", Name: fmt.Sprint("m", i), JobID: j.ID}
 					if err := st.InsertModel(ctx, m); err != nil {
 						t.Fatal(err)
 					}
-					if err := st.EndModelJob(ctx, m.ID, j.ID, ModelFailed); err != nil {
+					if err := st.EndModelJob(ctx, m.ID, j.ID, store.ModelFailed); err != nil {
 						t.Fatal(err)
 					}
 				}
@@ -156,11 +53,11 @@ func TestPageQueriesConstant(t *testing.T) {
 		ts := &testServer{Server: s, t: t}
 		out := map[string]int64{}
 		for _, path := range []string{"/", "/api/jobs", "/models"} {
-			before := counting.n.Load()
+			before := counted.Load()
 			if rec := ts.do(http.MethodGet, path, nil, ""); rec.Code != http.StatusOK {
 				t.Fatalf("GET %s: %d", path, rec.Code)
 			}
-			out[path] = counting.n.Load() - before
+			out[path] = counted.Load() - before
 		}
 		if got := len(decode[[]jobJSON](t, ts.do(http.MethodGet, "/api/jobs?limit=1000", nil, ""))); got != 2*n {
 			t.Fatalf("/api/jobs?limit=1000 lists %d jobs, want %d", got, 2*n)

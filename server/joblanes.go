@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // Lanes of the job runner (laneOf).
@@ -101,9 +103,9 @@ func (m *Jobs) requeue(l *lane) {
 	queued := slices.Clone(l.queue)
 	m.mu.Unlock()
 	for _, rj := range queued {
-		m.updateIf(rj, func(j *JobRow) bool {
+		m.updateIf(rj, func(j *store.JobRow) bool {
 			i := slices.Index(l.queue, rj)
-			if i < 0 || j.State != JobQueued {
+			if i < 0 || j.State != store.JobQueued {
 				return false
 			}
 			msg := l.queueMessage(i)

@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // TestJobHistoryLoad (opt-in: TAGLENS_JOBS_LOAD=N) measures /, /api/jobs and
@@ -32,11 +34,11 @@ func TestJobHistoryLoad(t *testing.T) {
 	}
 	dir := t.TempDir()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir)
+	st, err := store.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	tx, err := st.db.BeginTx(ctx, nil)
+	tx, err := st.DB().BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,7 +70,7 @@ func TestJobHistoryLoad(t *testing.T) {
 	ts := openTestServer(t, dir, Config{})
 	t.Logf("%d map jobs and 500 failed trainings stored; the server started in %v", n, time.Since(start).Round(time.Millisecond))
 	var left int
-	ts.store.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs`).Scan(&left)
+	ts.store.DB().QueryRowContext(ctx, `SELECT COUNT(*) FROM jobs`).Scan(&left)
 	t.Logf("jobs in the history after the start: %d", left)
 	base := liveServer(t, ts)
 	for _, path := range []string{"/", "/api/jobs", "/models"} {

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,13 +10,15 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // An Event is one job update sent to subscribers (and over SSE as JSON).
 type Event struct {
-	Job *JobRow `json:"job"`
+	Job *store.JobRow `json:"job"`
 	// Point, when set, is a new training-curve point.
-	Point *TrainPoint `json:"point,omitempty"`
+	Point *store.TrainPoint `json:"point,omitempty"`
 	// ETA is the estimated remaining time in seconds (0 when unknown).
 	ETA float64 `json:"eta,omitempty"`
 }
@@ -37,7 +38,7 @@ type JobFunc func(ctx context.Context, rep *Reporter) error
 // job's message saying why it waits and its place in the queue. State
 // changes are written to the store and fanned out to subscribers.
 type Jobs struct {
-	store *Store
+	store *store.Store
 	log   *slog.Logger
 	root  context.Context
 	stop  context.CancelFunc
@@ -57,7 +58,7 @@ type Jobs struct {
 }
 
 type runningJob struct {
-	row  *JobRow
+	row  *store.JobRow
 	lane *lane
 	// start is closed when the job is given a slot of its lane (granted set,
 	// under Jobs.mu).
@@ -83,7 +84,7 @@ var errShutdown = errors.New("server shutting down")
 // NewJobs returns a job manager whose jobs run under parent, with the given
 // number of concurrent slots (≥1) in each lane: slots trainings and, besides
 // them, slots maps or evaluations at a time.
-func NewJobs(parent context.Context, store *Store, slots int, log *slog.Logger) *Jobs {
+func NewJobs(parent context.Context, store *store.Store, slots int, log *slog.Logger) *Jobs {
 	if slots < 1 {
 		slots = 1
 	}
@@ -96,7 +97,7 @@ func NewJobs(parent context.Context, store *Store, slots int, log *slog.Logger) 
 }
 
 // Submit stores a new queued job and starts it in the background.
-func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*JobRow, error) {
+func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*store.JobRow, error) {
 	return m.SubmitWith(kind, target, params, fn, nil)
 }
 
@@ -106,12 +107,12 @@ func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*JobRow, err
 // committed, so nothing the job writes can be overwritten by its submitter,
 // and when record fails, or the queue of the job's kind is full
 // (*QueueFullError), nothing is stored.
-func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record func(tx *sql.Tx, job *JobRow) error) (*JobRow, error) {
+func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record func(tx *store.Tx, job *store.JobRow) error) (*store.JobRow, error) {
 	pj, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: params: %w", err)
 	}
-	row := &JobRow{Kind: kind, TargetID: target, Params: pj}
+	row := &store.JobRow{Kind: kind, TargetID: target, Params: pj}
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -122,9 +123,9 @@ func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record fu
 			return nil, &QueueFullError{Kind: kind, Queued: n, Limit: m.MaxQueued}
 		}
 	}
-	var with func(*sql.Tx) error
+	var with func(*store.Tx) error
 	if record != nil {
-		with = func(tx *sql.Tx) error { return record(tx, row) }
+		with = func(tx *store.Tx) error { return record(tx, row) }
 	}
 	if err := m.store.InsertJobWith(m.root, row, with); err != nil {
 		return nil, fmt.Errorf("jobs: %w", err)
@@ -144,7 +145,7 @@ func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record fu
 func (m *Jobs) queuedLocked(kind string) int {
 	n := 0
 	for _, rj := range m.running {
-		if rj.row.Kind == kind && rj.row.State == JobQueued {
+		if rj.row.Kind == kind && rj.row.State == store.JobQueued {
 			n++
 		}
 	}
@@ -173,8 +174,8 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 	// records the outcome on what it owns (a training job marks its model
 	// cancelled); every JobFunc returns at once on a cancelled context.
 	if ctx.Err() == nil {
-		m.update(rj, func(j *JobRow) {
-			j.State = JobRunning
+		m.update(rj, func(j *store.JobRow) {
+			j.State = store.JobRunning
 			j.StartedAt = time.Now()
 			j.Stage, j.Message = "", "started"
 		}, nil)
@@ -200,24 +201,24 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 
 // finish records the final state and closes every subscriber channel.
 func (m *Jobs) finish(rj *runningJob, err error) {
-	state, msg := JobDone, ""
+	state, msg := store.JobDone, ""
 	switch {
 	case err == nil:
 	case errors.Is(err, errCancelled):
-		state, msg = JobCancelled, "cancelled"
+		state, msg = store.JobCancelled, "cancelled"
 	case errors.Is(err, errShutdown) || errors.Is(err, context.Canceled):
-		state, msg = JobInterrupted, "interrupted by server shutdown; restart it from its page"
+		state, msg = store.JobInterrupted, "interrupted by server shutdown; restart it from its page"
 	default:
-		state, msg = JobFailed, err.Error()
+		state, msg = store.JobFailed, err.Error()
 	}
 	if err != nil {
 		m.log.Info("job ended", "job", rj.row.ID, "kind", rj.row.Kind, "state", state, "err", err)
 	} else {
 		m.log.Info("job done", "job", rj.row.ID, "kind", rj.row.Kind)
 	}
-	m.update(rj, func(j *JobRow) {
+	m.update(rj, func(j *store.JobRow) {
 		j.State = state
-		if state == JobDone {
+		if state == store.JobDone {
 			j.Progress = 1
 			if msg == "" && j.Message == "" {
 				j.Message = "done"
@@ -244,8 +245,8 @@ func (m *Jobs) finish(rj *runningJob, err error) {
 }
 
 // update applies f to the job row, persists it and broadcasts the result.
-func (m *Jobs) update(rj *runningJob, f func(*JobRow), pt *TrainPoint) {
-	m.updateIf(rj, func(j *JobRow) bool { f(j); return true }, pt, true)
+func (m *Jobs) update(rj *runningJob, f func(*store.JobRow), pt *store.TrainPoint) {
+	m.updateIf(rj, func(j *store.JobRow) bool { f(j); return true }, pt, true)
 }
 
 // updateIf is update where f reports whether it changed the row: nothing
@@ -254,16 +255,16 @@ func (m *Jobs) update(rj *runningJob, f func(*JobRow), pt *TrainPoint) {
 // persists its row, so rows reach the store in order: a queued job's place
 // in the queue, changed by other jobs' goroutines, is not stored; the store
 // is read for finished jobs only.)
-func (m *Jobs) updateIf(rj *runningJob, f func(*JobRow) bool, pt *TrainPoint, persist bool) {
+func (m *Jobs) updateIf(rj *runningJob, f func(*store.JobRow) bool, pt *store.TrainPoint, persist bool) {
 	m.mu.Lock()
 	if !f(rj.row) {
 		m.mu.Unlock()
 		return
 	}
 	switch {
-	case rj.row.State == JobRunning && rj.estimate > 0:
+	case rj.row.State == store.JobRunning && rj.estimate > 0:
 		rj.eta = max(rj.estimate-time.Since(rj.estAt), 0).Seconds()
-	case rj.row.State == JobRunning && rj.row.Progress > 0.01 && !rj.started.IsZero():
+	case rj.row.State == store.JobRunning && rj.row.Progress > 0.01 && !rj.started.IsZero():
 		el := time.Since(rj.started).Seconds()
 		rj.eta = el * (1 - rj.row.Progress) / rj.row.Progress
 	}
@@ -286,7 +287,7 @@ func (m *Jobs) updateIf(rj *runningJob, f func(*JobRow) bool, pt *TrainPoint, pe
 }
 
 // Get returns the live state of a running job, or the stored one.
-func (m *Jobs) Get(ctx context.Context, id string) (*JobRow, float64, error) {
+func (m *Jobs) Get(ctx context.Context, id string) (*store.JobRow, float64, error) {
 	m.mu.Lock()
 	if rj, ok := m.running[id]; ok {
 		cp := *rj.row
@@ -301,7 +302,7 @@ func (m *Jobs) Get(ctx context.Context, id string) (*JobRow, float64, error) {
 
 // A LiveJob is a copy of a queued or running job's row with its ETA.
 type LiveJob struct {
-	Row *JobRow
+	Row *store.JobRow
 	ETA float64
 }
 
@@ -385,7 +386,7 @@ func (m *Jobs) Cancel(ctx context.Context, id string) (bool, error) {
 }
 
 // Wait blocks until the job has finished (or ctx is done).
-func (m *Jobs) Wait(ctx context.Context, id string) (*JobRow, error) {
+func (m *Jobs) Wait(ctx context.Context, id string) (*store.JobRow, error) {
 	m.mu.Lock()
 	rj, ok := m.running[id]
 	m.mu.Unlock()
@@ -439,7 +440,7 @@ func (r *Reporter) Estimate(d time.Duration) {
 
 // Progress sets the fraction done (0..1), the stage and a message.
 func (r *Reporter) Progress(frac float64, stage, msg string) {
-	r.m.update(r.rj, func(j *JobRow) {
+	r.m.update(r.rj, func(j *store.JobRow) {
 		if frac < 0 {
 			frac = 0
 		}
@@ -451,8 +452,8 @@ func (r *Reporter) Progress(frac float64, stage, msg string) {
 }
 
 // Point sends a training-curve point to subscribers along with the progress.
-func (r *Reporter) Point(frac float64, stage, msg string, pt TrainPoint) {
-	r.m.update(r.rj, func(j *JobRow) {
+func (r *Reporter) Point(frac float64, stage, msg string, pt store.TrainPoint) {
+	r.m.update(r.rj, func(j *store.JobRow) {
 		j.Progress, j.Stage, j.Message = min(max(frac, 0), 1), stage, msg
 	}, &pt)
 }

@@ -9,12 +9,12 @@ import (
 	"testing"
 	"time"
 
-	"github.com/taglens/taglens/internal/app"
+	"github.com/taglens/taglens/server/store"
 )
 
-func newJobsForTest(t *testing.T, slots int) (*Jobs, *Store) {
+func newJobsForTest(t *testing.T, slots int) (*Jobs, *store.Store) {
 	t.Helper()
-	st, err := OpenStore(context.Background(), t.TempDir())
+	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,7 +53,7 @@ func TestJobSlots(t *testing.T) {
 	queued := 0
 	for _, id := range ids {
 		j, _, _ := m.Get(context.Background(), id)
-		if j.State == JobQueued {
+		if j.State == store.JobQueued {
 			queued++
 		}
 	}
@@ -62,7 +62,7 @@ func TestJobSlots(t *testing.T) {
 	}
 	close(release)
 	for _, id := range ids {
-		if j, _ := m.Wait(context.Background(), id); j.State != JobDone {
+		if j, _ := m.Wait(context.Background(), id); j.State != store.JobDone {
 			t.Errorf("job %s: got %s, want done", id, j.State)
 		}
 	}
@@ -91,7 +91,7 @@ func TestSlowSubscriber(t *testing.T) {
 	close(start)
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
-	if got, err := m.Wait(ctx, j.ID); err != nil || got.State != JobDone {
+	if got, err := m.Wait(ctx, j.ID); err != nil || got.State != store.JobDone {
 		t.Fatalf("job with a stalled subscriber: %v %v", got, err)
 	}
 	n := 0
@@ -120,7 +120,7 @@ func TestShutdownInterrupts(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j.State != JobInterrupted {
+		if j.State != store.JobInterrupted {
 			t.Errorf("job %s after shutdown: got %s, want interrupted", id, j.State)
 		}
 	}
@@ -133,53 +133,11 @@ func TestJobFailureAndPanic(t *testing.T) {
 	m, _ := newJobsForTest(t, 1)
 	f, _ := m.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error { return errors.New("boom") })
 	p, _ := m.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error { panic("oops") })
-	if j, _ := m.Wait(context.Background(), f.ID); j.State != JobFailed || j.Message != "boom" {
+	if j, _ := m.Wait(context.Background(), f.ID); j.State != store.JobFailed || j.Message != "boom" {
 		t.Errorf("failing job: got %s %q, want failed boom", j.State, j.Message)
 	}
-	if j, _ := m.Wait(context.Background(), p.ID); j.State != JobFailed {
+	if j, _ := m.Wait(context.Background(), p.ID); j.State != store.JobFailed {
 		t.Errorf("panicking job: got %s, want failed", j.State)
-	}
-}
-
-func TestStoreMigrationsAndReopen(t *testing.T) {
-	dir := t.TempDir()
-	ctx := context.Background()
-	st, err := OpenStore(ctx, dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if v, _ := st.SchemaVersion(ctx); v != len(migrations) {
-		t.Errorf("schema version: got %d, want %d", v, len(migrations))
-	}
-	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	row, err := st.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
-	if err != nil {
-		t.Fatal(err)
-	}
-	st.Close()
-	st, err = OpenStore(ctx, dir) // reopening runs no migration twice
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer st.Close()
-	got, err := st.Documents(ctx, row.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(got.Docs) != len(c.Docs) {
-		t.Fatalf("documents after reopen: got %d, want %d", len(got.Docs), len(c.Docs))
-	}
-	for i := range c.Docs {
-		if got.Docs[i].ID != c.Docs[i].ID || len(got.Docs[i].Tags) != len(c.Docs[i].Tags) {
-			t.Fatalf("document %d: got %+v, want %+v", i, got.Docs[i], c.Docs[i])
-		}
-	}
-	r2, _ := st.Corpus(ctx, row.ID)
-	if len(r2.Split.Train) != len(row.Split.Train) || r2.Stats.TagCounts[0] != row.Stats.TagCounts[0] {
-		t.Error("split or stats changed across reopen")
 	}
 }
 
@@ -229,7 +187,7 @@ func TestJobLanes(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j.State != JobQueued {
+		if j.State != store.JobQueued {
 			t.Errorf("job %s: %s, want queued", id, j.State)
 		}
 		return j.Message

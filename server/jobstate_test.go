@@ -4,6 +4,8 @@ import (
 	"net/http"
 	"sync"
 	"testing"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // tinyTSV is a corpus of four documents: too small to split, so its
@@ -53,13 +55,13 @@ func TestNoModelStuckTraining(t *testing.T) {
 	}
 	wg.Wait()
 	for _, id := range jobs {
-		if j := ts.waitJob(id); j.State != JobFailed {
+		if j := ts.waitJob(id); j.State != store.JobFailed {
 			t.Errorf("job %s: %s (%s), want failed", id, j.State, j.Message)
 		}
 	}
 	stuck := 0
 	for _, m := range decode[[]modelJSON](t, ts.doJSON(http.MethodGet, "/api/models", "")) {
-		if m.State != ModelFailed {
+		if m.State != store.ModelFailed {
 			stuck++
 			t.Errorf("model %s: state %s after its job %s ended, want failed", m.ID, m.State, m.JobID)
 		}
@@ -74,10 +76,10 @@ func TestNoModelStuckTraining(t *testing.T) {
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("restart: got %d, want 202 (%s)", rec.Code, rec.Body)
 	}
-	if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != JobFailed {
+	if j := ts.waitJob(decode[map[string]string](t, rec)["job_id"]); j.State != store.JobFailed {
 		t.Errorf("restarted job: %s, want failed", j.State)
 	}
-	if m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+models[0], "")); m.State != ModelFailed {
+	if m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+models[0], "")); m.State != store.ModelFailed {
 		t.Errorf("restarted model: %s, want failed", m.State)
 	}
 	for _, id := range models {
@@ -140,7 +142,7 @@ func TestRestartRace(t *testing.T) {
 		t.Fatalf("%d concurrent restarts started %d trainings of one model, want 1", clients, len(runs))
 	}
 	m := decode[modelJSON](t, ts.doJSON(http.MethodGet, "/api/models/"+ids["model_id"], ""))
-	if m.State != ModelTraining || m.JobID != runs[0] {
+	if m.State != store.ModelTraining || m.JobID != runs[0] {
 		t.Errorf("model after the restart: %s with job %s, want training with job %s", m.State, m.JobID, runs[0])
 	}
 }

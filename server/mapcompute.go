@@ -15,6 +15,7 @@ import (
 
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 )
 
 // A GET never starts work (docs/security.md): every map route comes in two.
@@ -91,13 +92,13 @@ func (s *Server) notComputed(c echo.Context, what, modelID, key string, q url.Va
 	for k := range q {
 		st.Compute.Body[k] = q.Get(k)
 	}
-	if j := s.mapJobOf(modelID, key); j != nil && j.State != JobDone {
+	if j := s.mapJobOf(modelID, key); j != nil && j.State != store.JobDone {
 		st.State, st.JobID, st.Message = j.State, j.ID, j.Message
 	}
 	switch st.State {
 	case stateNotComputed:
 		st.Error = fmt.Sprintf("%s is not computed: POST %s with these parameters to compute it", what, path)
-	case JobQueued, JobRunning:
+	case store.JobQueued, store.JobRunning:
 		st.Error = fmt.Sprintf("%s is being computed (job %s, %s)", what, st.JobID, st.State)
 	default:
 		st.Error = fmt.Sprintf("the computation of %s %s: %s; POST %s to compute it again", what, st.State, st.Message, path)
@@ -107,7 +108,7 @@ func (s *Server) notComputed(c echo.Context, what, modelID, key string, q url.Va
 
 // mapJobOf returns the last job this process started for a model's map key,
 // or nil.
-func (s *Server) mapJobOf(modelID, key string) *JobRow {
+func (s *Server) mapJobOf(modelID, key string) *store.JobRow {
 	if key == "" {
 		return nil
 	}
@@ -125,7 +126,7 @@ func (s *Server) mapJobOf(modelID, key string) *JobRow {
 }
 
 // accepted answers 202 with the job that computes a map.
-func accepted(c echo.Context, job *JobRow) error {
+func accepted(c echo.Context, job *store.JobRow) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
 }
 
@@ -181,7 +182,7 @@ func (f *flight[T]) do(ctx context.Context, key string, work func() (T, error)) 
 
 // termMap is a term map request checked against its ready model.
 type termMap struct {
-	row     *ModelRow
+	row     *store.ModelRow
 	m       *ce.Model
 	variant string
 	term    string // the terms, comma-joined
@@ -203,7 +204,7 @@ const maxOverlayDocs = 50
 // resolveTermMap checks a term map's parameters (term, variant, corpus,
 // docs) against ready model row/m: 400, or 404 naming a term outside the
 // vocabulary or an unknown corpus.
-func (s *Server) resolveTermMap(ctx context.Context, row *ModelRow, m *ce.Model, q url.Values) (*termMap, error) {
+func (s *Server) resolveTermMap(ctx context.Context, row *store.ModelRow, m *ce.Model, q url.Values) (*termMap, error) {
 	terms, err := mapTerms(m, q.Get("term"))
 	if err != nil {
 		return nil, err
@@ -240,7 +241,7 @@ func (s *Server) termMapEntry(ctx context.Context, t *termMap) *mapEntry {
 // startTermMap returns a computed term map (its overlay of t.docs when it
 // has documents), or starts computing it: the base map by a job (which then
 // overlays the documents), an overlay on a base map in memory at once.
-func (s *Server) startTermMap(ctx context.Context, t *termMap) (*mapEntry, *JobRow, error) {
+func (s *Server) startTermMap(ctx context.Context, t *termMap) (*mapEntry, *store.JobRow, error) {
 	base := s.termMapEntry(ctx, t)
 	if len(t.docs) == 0 {
 		if base != nil {

@@ -13,6 +13,7 @@ import (
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/tsne"
 )
 
@@ -331,7 +332,7 @@ func acceptsGzip(header string) bool {
 
 // mapJob starts (or joins) the background job computing a base map and,
 // with docs, then the overlay of those documents on it (termMap.overlayKey).
-func (s *Server) mapJob(modelID, variant, term string, corpora, docs []string) (*JobRow, error) {
+func (s *Server) mapJob(modelID, variant, term string, corpora, docs []string) (*store.JobRow, error) {
 	args := map[string]any{"variant": variant, "term": term, "corpora": corpora}
 	if len(docs) > 0 {
 		args["docs"] = docs
@@ -357,7 +358,7 @@ func (s *Server) mapJob(modelID, variant, term string, corpora, docs []string) (
 
 // mapJobFor starts the background job (of kind, with args) computing the map
 // stored under a model's map key, or joins the one still running for it.
-func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run func(context.Context, *Reporter) error) (*JobRow, error) {
+func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run func(context.Context, *Reporter) error) (*store.JobRow, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mapJobs == nil {

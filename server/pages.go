@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -30,7 +31,7 @@ func fmtSize(n int64) string {
 	return fmt.Sprintf("%.1f MiB", float64(n)/(1<<20))
 }
 
-func corpusVM(r *CorpusRow) views.Corpus {
+func corpusVM(r *store.CorpusRow) views.Corpus {
 	format := r.Format
 	if format == "" {
 		format = "built-in"
@@ -82,8 +83,8 @@ func (p *pages) modelPage(c echo.Context, limit, offset int) ([]views.Model, err
 }
 
 // modelVM is the view of one model row (a model page).
-func (p *pages) modelVM(c echo.Context, r *ModelRow, names map[string]string) views.Model {
-	var job *JobRow
+func (p *pages) modelVM(c echo.Context, r *store.ModelRow, names map[string]string) views.Model {
+	var job *store.JobRow
 	if r.JobID != "" {
 		if j, _, err := p.s.jobs.Get(c.Request().Context(), r.JobID); err == nil {
 			job = j
@@ -94,7 +95,7 @@ func (p *pages) modelVM(c echo.Context, r *ModelRow, names map[string]string) vi
 
 // newModelVM is the view of a model row with its corpus names and its job
 // (nil when it has none).
-func newModelVM(r *ModelRow, names map[string]string, job *JobRow) views.Model {
+func newModelVM(r *store.ModelRow, names map[string]string, job *store.JobRow) views.Model {
 	vm := views.Model{ID: r.ID, Name: r.Name, CorpusID: r.CorpusID, CorpusName: names[r.CorpusID], State: r.State,
 		Created: fmtTime(r.CreatedAt), Size: fmtSize(r.Size), JobID: r.JobID, Error: r.Error}
 	if vm.CorpusName == "" {
@@ -106,7 +107,7 @@ func newModelVM(r *ModelRow, names map[string]string, job *JobRow) views.Model {
 	return vm
 }
 
-func jobVM(j *JobRow, eta float64, chartID, doneURL string) *views.Job {
+func jobVM(j *store.JobRow, eta float64, chartID, doneURL string) *views.Job {
 	return &views.Job{ID: j.ID, Kind: j.Kind, State: j.State, Stage: j.Stage, Message: j.Message, Progress: j.Progress,
 		ETA: eta, ChartID: chartID, DoneURL: doneURL}
 }

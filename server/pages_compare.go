@@ -10,9 +10,11 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -102,13 +104,13 @@ var baselineLabels = map[string]string{
 	baselines.NameItemKNN:   "itemknn — ranked by its own score, not Eq. 9 (global, not in the paper)",
 }
 
-func (p *pages) evalVM(c echo.Context, e *EvalRow, names map[string]string) (views.Eval, error) {
+func (p *pages) evalVM(c echo.Context, e *store.EvalRow, names map[string]string) (views.Eval, error) {
 	var req EvalRequest
 	if err := jsonUnmarshal(e.Request, &req); err != nil {
 		return views.Eval{}, fmt.Errorf("evaluation %s: stored request: %w", e.ID, err)
 	}
 	vm := views.Eval{ID: e.ID, Corpus: names[e.CorpusID], Subset: req.Subset, Protocol: req.Protocol, Setting: req.Setting,
-		Created: fmtTime(e.CreatedAt), JobID: e.JobID, State: JobDone}
+		Created: fmtTime(e.CreatedAt), JobID: e.JobID, State: store.JobDone}
 	if req.Missing != "" {
 		vm.Setting += " " + req.Missing + " %"
 	}
@@ -211,7 +213,7 @@ func (p *pages) evaluation(c echo.Context) error {
 	if len(e.Report) == 0 {
 		if j, eta, err := p.s.jobs.Get(ctx, e.JobID); err == nil {
 			vm.Job = jobVM(j, eta, "", "/compare/"+id)
-			if j.State == JobFailed {
+			if j.State == store.JobFailed {
 				vm.Error = j.Message
 			}
 		}

@@ -5,6 +5,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -19,7 +20,7 @@ func (p *pages) demoTraining(c echo.Context, done string) (*views.Job, error) {
 		return nil, err
 	}
 	j, eta, err := p.s.jobs.Get(ctx, m.JobID)
-	if errors.Is(err, ErrNotFound) || (err == nil && j.Finished()) {
+	if errors.Is(err, store.ErrNotFound) || (err == nil && j.Finished()) {
 		return nil, nil
 	}
 	if err != nil {

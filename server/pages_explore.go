@@ -12,8 +12,10 @@ import (
 	"strings"
 
 	"github.com/labstack/echo/v4"
+
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -31,7 +33,7 @@ func (p *pages) readyModelsFor(c echo.Context, sel string) ([]views.Model, strin
 	}
 	var ready []views.Model
 	for _, m := range ms {
-		if m.State == ModelReady {
+		if m.State == store.ModelReady {
 			ready = append(ready, m)
 		}
 	}
@@ -173,7 +175,7 @@ func contextQuery(q url.Values) url.Values {
 // defaultTerm is the explorer's term when none is given: the model corpus's
 // most used tag (the demo's planted term on the demo corpus), so that the
 // first visit shows a map.
-func (s *Server) defaultTerm(ctx context.Context, row *ModelRow, m *ce.Model) string {
+func (s *Server) defaultTerm(ctx context.Context, row *store.ModelRow, m *ce.Model) string {
 	cr, err := s.store.Corpus(ctx, row.CorpusID)
 	if err != nil || len(cr.Stats.TagCounts) == 0 {
 		return ""

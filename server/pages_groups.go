@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/internal/textlist"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -17,7 +18,7 @@ const groupsOnModelsPage = 20
 
 // groupVMs are the views of groups with their members; with live, each
 // member's job while it is queued or running (its widget follows it).
-func (p *pages) groupVMs(c echo.Context, gs []*GroupRow, names map[string]string, live bool) ([]views.Group, error) {
+func (p *pages) groupVMs(c echo.Context, gs []*store.GroupRow, names map[string]string, live bool) ([]views.Group, error) {
 	jobs := map[string]LiveJob{}
 	if live {
 		jobs = p.s.liveJobs()
@@ -77,7 +78,7 @@ func (p *pages) group(c echo.Context) error {
 	if err != nil {
 		return err
 	}
-	vms, err := p.groupVMs(c, []*GroupRow{g}, names, true)
+	vms, err := p.groupVMs(c, []*store.GroupRow{g}, names, true)
 	if err != nil {
 		return err
 	}
@@ -109,9 +110,9 @@ func (p *pages) compareGroup(c echo.Context, param string, names map[string]stri
 	g, err := p.s.store.Group(ctx, ids[0])
 	switch {
 	case err == nil && len(ids) == 1:
-	case errors.Is(err, ErrNotFound) || err == nil:
+	case errors.Is(err, store.ErrNotFound) || err == nil:
 		// A list of models: a group of no stored row.
-		g = &GroupRow{}
+		g = &store.GroupRow{}
 		for _, id := range ids {
 			m, err := p.s.store.Model(ctx, id)
 			if err != nil {
@@ -122,7 +123,7 @@ func (p *pages) compareGroup(c echo.Context, param string, names map[string]stri
 	default:
 		return nil, nil, err
 	}
-	vms, err := p.groupVMs(c, []*GroupRow{g}, names, true)
+	vms, err := p.groupVMs(c, []*store.GroupRow{g}, names, true)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -20,6 +20,7 @@ import (
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/store"
 )
 
 func (ts *testServer) page(path string) (*goquery.Document, string) {
@@ -320,15 +321,15 @@ func TestHomeVerdict(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := ts.store.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
+	row, err := ts.store.InsertCorpus(ctx, c, store.StatsOf(c), mustSplit(c), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := &ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: json.RawMessage(`{}`)}
+	m := &store.ModelRow{CorpusID: row.ID, Name: "demo model", Seed: 1, Params: json.RawMessage(`{}`)}
 	if err := ts.store.InsertModel(ctx, m); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.store.SetModelState(ctx, m.ID, ModelReady); err != nil {
+	if err := ts.store.SetModelState(ctx, m.ID, store.ModelReady); err != nil {
 		t.Fatal(err)
 	}
 	if doc, _ := ts.page("/"); testid(doc, "demo-verdict").Length() != 0 {
@@ -344,7 +345,7 @@ func TestHomeVerdict(t *testing.T) {
 		{Name: "siamese-ce", PerTrial: trial(0.47, 0.62)},
 	}}
 	req, _ := json.Marshal(EvalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"all"}, Protocol: "extended"})
-	e := &EvalRow{CorpusID: row.ID, Request: req}
+	e := &store.EvalRow{CorpusID: row.ID, Request: req}
 	if err := ts.store.InsertEval(ctx, e); err != nil {
 		t.Fatal(err)
 	}

@@ -14,7 +14,9 @@ import (
 
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
+
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -145,8 +147,8 @@ func (p *pages) models(c echo.Context) error {
 		vm.Page = min(n, vm.Pages)
 	}
 	// The table shows the stored models and their corpora only: it is
-	// rendered once per write of the store (cachedRead).
-	table, err := cachedRead(p.s.store, fmt.Sprint("models.html\x00", vm.Page), func() (string, error) {
+	// rendered once per write of the store (store.CachedRead).
+	table, err := store.CachedRead(p.s.store, fmt.Sprint("models.html\x00", vm.Page), func() (string, error) {
 		ms, err := p.modelPage(c, modelsPerPage, (vm.Page-1)*modelsPerPage)
 		if err != nil {
 			return "", err
@@ -162,7 +164,7 @@ func (p *pages) models(c echo.Context) error {
 	if vm.Page == 1 {
 		// The newest seed groups with their members' stored states, rendered
 		// once per write of the store too.
-		groups, err := cachedRead(p.s.store, "groups.html", func() (string, error) {
+		groups, err := store.CachedRead(p.s.store, "groups.html", func() (string, error) {
 			gs, err := p.modelsPageGroups(c)
 			if err != nil {
 				return "", err
@@ -217,7 +219,7 @@ func (p *pages) model(c echo.Context) error {
 	}
 	vm.Info = kvs(info)
 	if r.JobID != "" {
-		if j, eta, err := p.s.jobs.Get(ctx, r.JobID); err == nil && (!j.Finished() || j.State != JobDone) {
+		if j, eta, err := p.s.jobs.Get(ctx, r.JobID); err == nil && (!j.Finished() || j.State != store.JobDone) {
 			vm.Job = jobVM(j, eta, "curve", "/models/"+r.ID)
 		}
 	}

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // seedJobHistory writes n finished jobs straight into the store of data
@@ -18,12 +20,12 @@ import (
 func seedJobHistory(t *testing.T, dir string, n, trainings int) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir)
+	st, err := store.Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	tx, err := st.db.BeginTx(ctx, nil)
+	tx, err := st.DB().BeginTx(ctx, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -37,11 +39,11 @@ func seedJobHistory(t *testing.T, dir string, n, trainings int) {
 		ms++
 	}
 	for i := range n - trainings {
-		add(fmt.Sprintf("map%07d", i), "map", "m", JobDone, "400 points, KL 0.512")
+		add(fmt.Sprintf("map%07d", i), "map", "m", store.JobDone, "400 points, KL 0.512")
 	}
 	for i := range trainings {
 		id := fmt.Sprintf("tr%07d", i)
-		add(id, "train", "m"+id, JobFailed, "the corpus is too small to split")
+		add(id, "train", "m"+id, store.JobFailed, "the corpus is too small to split")
 		if _, err := tx.ExecContext(ctx, `INSERT INTO models (id, corpus_id, name, seed, params_json, state, job_id, created_at)
 			VALUES (?, 'c', ?, 1, '{}', 'failed', ?, ?)`, "m"+id, "model "+id, id, ms); err != nil {
 			t.Fatal(err)
@@ -85,7 +87,7 @@ func TestPagesP95(t *testing.T) {
 			seedJobHistory(t, dir, jobs, trainings)
 			ts := openTestServer(t, dir, Config{KeepJobs: keep})
 			var left int
-			if err := ts.store.db.QueryRow(`SELECT COUNT(*) FROM jobs`).Scan(&left); err != nil {
+			if err := ts.store.DB().QueryRow(`SELECT COUNT(*) FROM jobs`).Scan(&left); err != nil {
 				t.Fatal(err)
 			}
 			hs := httptest.NewServer(ts.Handler())

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 )
 
 // Config is the server's configuration; cmd fills it from flags.
@@ -135,13 +136,13 @@ func (c Config) withDefaults() Config {
 
 // Deps are what the server is built on.
 type Deps struct {
-	Store *Store
+	Store *store.Store
 }
 
 // Server is the taglens web app.
 type Server struct {
 	cfg   Config
-	store *Store
+	store *store.Store
 	jobs  *Jobs
 	log   *slog.Logger
 	echo  *echo.Echo

@@ -19,8 +19,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/taglens/taglens/internal/testkit"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 )
 
 // testServer is a server on a fresh data directory.
@@ -48,7 +50,7 @@ func openTestServer(t *testing.T, dir string, cfg Config) *testServer {
 // openTestServerLog is openTestServer logging to log.
 func openTestServerLog(t *testing.T, dir string, cfg Config, log *slog.Logger) *testServer {
 	t.Helper()
-	st, err := OpenStore(context.Background(), dir)
+	st, err := store.Open(context.Background(), dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,24 +199,7 @@ func wantError(t *testing.T, rec *httptest.ResponseRecorder, status int, substr 
 }
 
 // smallTSV is a hand-written corpus: 3 themes, 60 documents.
-func smallTSV() []byte {
-	themes := [][]string{
-		{"rock", "guitar", "loud", "drums", "electric"},
-		{"jazz", "piano", "smooth", "saxophone", "bass"},
-		{"folk", "acoustic", "guitar", "banjo", "calm"},
-	}
-	var b strings.Builder
-	for i := 0; i < 60; i++ {
-		th := themes[i%3]
-		fmt.Fprintf(&b, "d%02d", i)
-		n := 3 + i%3
-		for j := 0; j < n; j++ {
-			fmt.Fprintf(&b, "\t%s", th[(i+j)%len(th)])
-		}
-		b.WriteString("\n")
-	}
-	return []byte(b.String())
-}
+func smallTSV() []byte { return testkit.SmallTSV() }
 
 // trained is a model trained once on the demo corpus and shared by the tests
 // that need one (training takes seconds).
@@ -244,7 +229,7 @@ func trainedServer(t *testing.T) (*testServer, string, string) {
 			return
 		}
 		trained.dir = dir
-		st, err := OpenStore(context.Background(), dir)
+		st, err := store.Open(context.Background(), dir)
 		if err != nil {
 			trained.err = err
 			return
@@ -257,13 +242,13 @@ func trainedServer(t *testing.T) (*testServer, string, string) {
 		}
 		defer s.Shutdown(context.Background())
 		c, _ := corpus.Demo(corpus.DemoSeed)
-		row, err := st.InsertCorpus(context.Background(), c, computeStats(c), corpus.DemoSplit(c), true)
+		row, err := st.InsertCorpus(context.Background(), c, store.StatsOf(c), corpus.DemoSplit(c), true)
 		if err != nil {
 			trained.err = err
 			return
 		}
 		pj, _ := json.Marshal(fastParams)
-		m := &ModelRow{CorpusID: row.ID, Name: "test model", Seed: 1, Params: pj}
+		m := &store.ModelRow{CorpusID: row.ID, Name: "test model", Seed: 1, Params: pj}
 		if err := st.InsertModel(context.Background(), m); err != nil {
 			trained.err = err
 			return
@@ -278,7 +263,7 @@ func trainedServer(t *testing.T) (*testServer, string, string) {
 			trained.err = err
 			return
 		}
-		if j.State != JobDone {
+		if j.State != store.JobDone {
 			trained.err = fmt.Errorf("training job %s: %s", j.State, j.Message)
 			return
 		}
@@ -299,7 +284,7 @@ func TestMain(m *testing.M) {
 }
 
 // waitJob waits for a job to finish through the manager.
-func (ts *testServer) waitJob(id string) *JobRow {
+func (ts *testServer) waitJob(id string) *store.JobRow {
 	ts.t.Helper()
 	// Generous: a comparison of every baseline under -race on a busy 2-core
 	// machine has taken over 2 minutes; a job that never ends still fails.

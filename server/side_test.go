@@ -7,6 +7,8 @@ import (
 	"testing"
 
 	"github.com/PuerkitoBio/goquery"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // TestSideBySide checks the page of several evaluations side by side: two
@@ -24,7 +26,7 @@ func TestSideBySide(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if j := ts.waitJob(job.ID); j.State != JobDone {
+		if j := ts.waitJob(job.ID); j.State != store.JobDone {
 			t.Fatalf("evaluation on %s: %s %s", subset, j.State, j.Message)
 		}
 		ids = append(ids, ev.ID)
@@ -55,7 +57,7 @@ func TestSideBySide(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if j := ts.waitJob(job.ID); j.State != JobDone {
+	if j := ts.waitJob(job.ID); j.State != store.JobDone {
 		t.Fatalf("evaluation with 2 trials: %s %s", j.State, j.Message)
 	}
 	doc, _ = ts.page("/compare/side?ids=" + ids[0] + "," + ev.ID)

@@ -17,6 +17,7 @@ import (
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/store"
 )
 
 // The whole-space map of a model: one point per vocabulary term, the mean of
@@ -136,7 +137,7 @@ func (c *centroidCache) dropModel(id string) {
 // corpus's training documents (the split the model was trained with), and the
 // feature-based centroids of the tags outside its vocabulary over all of the
 // corpus's documents (ce.Model.OOVCentroids).
-func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
+func (s *Server) termCentroids(ctx context.Context, row *store.ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
 	key := row.ID + "|" + variant
 	if cs := s.centroids.get(key); cs != nil {
 		return cs, nil
@@ -150,7 +151,7 @@ func (s *Server) termCentroids(ctx context.Context, row *ModelRow, m *ce.Model, 
 }
 
 // computeCentroids computes and caches what termCentroids returns.
-func (s *Server) computeCentroids(ctx context.Context, row *ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
+func (s *Server) computeCentroids(ctx context.Context, row *store.ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
 	key := row.ID + "|" + variant
 	crow, err := s.store.Corpus(ctx, row.CorpusID)
 	if err != nil {
@@ -253,7 +254,7 @@ func (h *modelsAPI) computeSpaceMap(c echo.Context) error {
 
 // startSpace returns a stored whole-space map, or starts (or joins) the job
 // computing it.
-func (s *Server) startSpace(ctx context.Context, row *ModelRow, variant, proj string, ts tsneSettings) (*mapEntry, *JobRow, error) {
+func (s *Server) startSpace(ctx context.Context, row *store.ModelRow, variant, proj string, ts tsneSettings) (*mapEntry, *store.JobRow, error) {
 	if e := s.loadMap(ctx, row.ID, spaceKey(variant, proj, row.CorpusID, ts), spaceMapJSON); e != nil {
 		return e, nil, nil
 	}
@@ -262,7 +263,7 @@ func (s *Server) startSpace(ctx context.Context, row *ModelRow, variant, proj st
 }
 
 // spaceJob starts (or joins) the job computing a whole-space map.
-func (s *Server) spaceJob(row *ModelRow, variant, proj string, ts tsneSettings) (*JobRow, error) {
+func (s *Server) spaceJob(row *store.ModelRow, variant, proj string, ts tsneSettings) (*store.JobRow, error) {
 	modelID := row.ID
 	return s.mapJobFor(modelID, spaceKey(variant, proj, row.CorpusID, ts), "space-map",
 		map[string]any{"variant": variant, "projection": proj, "tsne": ts.String()},

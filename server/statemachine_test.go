@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 // stateMachine drives a server's jobs and models and checks, after each
@@ -34,7 +36,7 @@ func (sm *stateMachine) stored(id, mid string) (job, msg, model, modelJob string
 	if mid != "" {
 		m, err := sm.ts.store.Model(ctx, mid)
 		switch {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, store.ErrNotFound):
 		case err != nil:
 			sm.t.Fatalf("model %s: %v", mid, err)
 		default:
@@ -146,67 +148,67 @@ func TestStateMachine(t *testing.T) {
 
 	// queued → running; a second training waits: queued.
 	ja, ma := sm.train(long)
-	sm.until(ja, JobRunning)
-	sm.want("a training started", ja, JobRunning, ma, ModelTraining)
+	sm.until(ja, store.JobRunning)
+	sm.want("a training started", ja, store.JobRunning, ma, store.ModelTraining)
 	jb, mb := sm.train(long)
-	sm.want("a second training, one slot", jb, JobQueued, mb, ModelTraining)
+	sm.want("a second training, one slot", jb, store.JobQueued, mb, store.ModelTraining)
 	// A training model is neither restarted nor deleted.
 	for _, m := range []string{ma, mb} {
 		sm.restart(m, http.StatusConflict)
 		sm.do(http.MethodDelete, "/api/models/"+m, http.StatusConflict)
 	}
-	sm.want("restart and delete refused (running)", ja, JobRunning, ma, ModelTraining)
-	sm.want("restart and delete refused (queued)", jb, JobQueued, mb, ModelTraining)
+	sm.want("restart and delete refused (running)", ja, store.JobRunning, ma, store.ModelTraining)
+	sm.want("restart and delete refused (queued)", jb, store.JobQueued, mb, store.ModelTraining)
 
 	// queued → cancelled, then deleted; a finished job is not cancelled again.
 	sm.do(http.MethodDelete, "/api/jobs/"+jb, http.StatusOK)
-	sm.want("the queued training cancelled", jb, JobCancelled, mb, ModelCancelled)
+	sm.want("the queued training cancelled", jb, store.JobCancelled, mb, store.ModelCancelled)
 	sm.do(http.MethodDelete, "/api/jobs/"+jb, http.StatusConflict)
-	sm.want("a cancelled job cancelled again", jb, JobCancelled, mb, ModelCancelled)
+	sm.want("a cancelled job cancelled again", jb, store.JobCancelled, mb, store.ModelCancelled)
 	sm.do(http.MethodDelete, "/api/models/"+mb, http.StatusNoContent)
-	sm.want("the cancelled model deleted", jb, JobCancelled, mb, "")
+	sm.want("the cancelled model deleted", jb, store.JobCancelled, mb, "")
 
 	// running → cancelled, and restarted: a new job trains the same model.
 	sm.do(http.MethodDelete, "/api/jobs/"+ja, http.StatusOK)
-	sm.want("the running training cancelled", ja, JobCancelled, ma, ModelCancelled)
+	sm.want("the running training cancelled", ja, store.JobCancelled, ma, store.ModelCancelled)
 	ja2 := sm.restart(ma, http.StatusAccepted)
-	sm.until(ja2, JobRunning)
-	sm.want("the cancelled model restarted", ja2, JobRunning, ma, ModelTraining)
-	if j, _, _, _ := sm.stored(ja, ""); j != JobCancelled {
+	sm.until(ja2, store.JobRunning)
+	sm.want("the cancelled model restarted", ja2, store.JobRunning, ma, store.ModelTraining)
+	if j, _, _, _ := sm.stored(ja, ""); j != store.JobCancelled {
 		t.Errorf("the first job of the restarted model: %s, want cancelled", j)
 	}
 
 	// running and queued → interrupted by a shutdown; the states stay so
 	// after the next start.
 	jc, mc := sm.train(long)
-	sm.want("a training queued behind the restarted one", jc, JobQueued, mc, ModelTraining)
+	sm.want("a training queued behind the restarted one", jc, store.JobQueued, mc, store.ModelTraining)
 	ts.close()
 	ts = openTestServer(t, ts.dir, Config{TrainSlots: 1, KeepJobs: -1})
 	sm.ts = ts
-	sm.want("the running training after a shutdown", ja2, JobInterrupted, ma, ModelInterrupted)
-	sm.want("the queued training after a shutdown", jc, JobInterrupted, mc, ModelInterrupted)
+	sm.want("the running training after a shutdown", ja2, store.JobInterrupted, ma, store.ModelInterrupted)
+	sm.want("the queued training after a shutdown", jc, store.JobInterrupted, mc, store.ModelInterrupted)
 
 	// The process dies (no shutdown): its rows still say running and queued.
 	// The next start marks them interrupted, saying how far the job got.
 	ts.close()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, ts.dir)
+	st, err := store.Open(ctx, ts.dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	var died [2]struct{ job, model string }
-	for i, state := range []string{JobRunning, JobQueued} {
-		j := &JobRow{Kind: "train"}
+	for i, state := range []string{store.JobRunning, store.JobQueued} {
+		j := &store.JobRow{Kind: "train"}
 		if err := st.InsertJob(ctx, j); err != nil {
 			t.Fatal(err)
 		}
-		m := &ModelRow{CorpusID: cid, Name: "died " + state, Seed: 1, Params: fp, JobID: j.ID}
+		m := &store.ModelRow{CorpusID: cid, Name: "died " + state, Seed: 1, Params: fp, JobID: j.ID}
 		if err := st.InsertModel(ctx, m); err != nil {
 			t.Fatal(err)
 		}
 		j.TargetID = m.ID
-		if state == JobRunning {
-			j.State, j.StartedAt, j.Stage, j.Progress, j.Message = JobRunning, time.Now(), "stage1", 0.4, "stage1 epoch 3/10"
+		if state == store.JobRunning {
+			j.State, j.StartedAt, j.Stage, j.Progress, j.Message = store.JobRunning, time.Now(), "stage1", 0.4, "stage1 epoch 3/10"
 			if err := st.UpdateJob(ctx, j); err != nil {
 				t.Fatal(err)
 			}
@@ -216,8 +218,8 @@ func TestStateMachine(t *testing.T) {
 	st.Close()
 	ts = openTestServer(t, ts.dir, Config{TrainSlots: 1, KeepJobs: -1})
 	sm.ts = ts
-	sm.want("a running training after the process died", died[0].job, JobInterrupted, died[0].model, ModelInterrupted)
-	sm.want("a queued training after the process died", died[1].job, JobInterrupted, died[1].model, ModelInterrupted)
+	sm.want("a running training after the process died", died[0].job, store.JobInterrupted, died[0].model, store.ModelInterrupted)
+	sm.want("a queued training after the process died", died[1].job, store.JobInterrupted, died[1].model, store.ModelInterrupted)
 	if _, msg, _, _ := sm.stored(died[0].job, ""); !strings.Contains(msg, "while this job was running, at stage stage1 (40 %); last progress: stage1 epoch 3/10") {
 		t.Errorf("the interrupted job's message %q does not say how far it got", msg)
 	}
@@ -228,54 +230,54 @@ func TestStateMachine(t *testing.T) {
 	// interrupted → restarted → running → done: the model is ready, its
 	// file written; a ready model is not restarted, and is deleted with it.
 	jd := sm.restart(died[0].model, http.StatusAccepted)
-	sm.until(jd, JobDone)
-	sm.want("an interrupted model restarted and trained", jd, JobDone, died[0].model, ModelReady)
+	sm.until(jd, store.JobDone)
+	sm.want("an interrupted model restarted and trained", jd, store.JobDone, died[0].model, store.ModelReady)
 	sm.restart(died[0].model, http.StatusConflict)
 	sm.do(http.MethodDelete, "/api/jobs/"+jd, http.StatusConflict)
-	sm.want("restart of a ready model, cancel of a done job refused", jd, JobDone, died[0].model, ModelReady)
-	file := filepath.Join(ts.dir, ModelPath(died[0].model))
+	sm.want("restart of a ready model, cancel of a done job refused", jd, store.JobDone, died[0].model, store.ModelReady)
+	file := filepath.Join(ts.dir, store.ModelPath(died[0].model))
 	if _, err := os.Stat(file); err != nil {
 		t.Errorf("the ready model's file: %v", err)
 	}
 	sm.do(http.MethodDelete, "/api/models/"+died[0].model, http.StatusNoContent)
-	sm.want("the ready model deleted", jd, JobDone, died[0].model, "")
+	sm.want("the ready model deleted", jd, store.JobDone, died[0].model, "")
 	if _, err := os.Stat(file); !errors.Is(err, os.ErrNotExist) {
 		t.Errorf("the deleted model's file: %v, want it removed", err)
 	}
 	// The interrupted ones are deleted too.
 	for _, m := range []struct{ job, model string }{{ja2, ma}, {jc, mc}, died[1]} {
 		sm.do(http.MethodDelete, "/api/models/"+m.model, http.StatusNoContent)
-		sm.want("an interrupted model deleted", m.job, JobInterrupted, m.model, "")
+		sm.want("an interrupted model deleted", m.job, store.JobInterrupted, m.model, "")
 	}
 
 	// running → failed; a failed model restarts (and fails again), and is deleted.
 	je, me := sm.train(failing)
-	sm.until(je, JobFailed)
-	sm.want("a training that fails", je, JobFailed, me, ModelFailed)
+	sm.until(je, store.JobFailed)
+	sm.want("a training that fails", je, store.JobFailed, me, store.ModelFailed)
 	je2 := sm.restart(me, http.StatusAccepted)
-	sm.until(je2, JobFailed)
-	sm.want("the failed model restarted, failing again", je2, JobFailed, me, ModelFailed)
+	sm.until(je2, store.JobFailed)
+	sm.want("the failed model restarted, failing again", je2, store.JobFailed, me, store.ModelFailed)
 	sm.do(http.MethodDelete, "/api/models/"+me, http.StatusNoContent)
-	sm.want("the failed model deleted", je2, JobFailed, me, "")
+	sm.want("the failed model deleted", je2, store.JobFailed, me, "")
 
 	// ready → failed when its file is gone; restarted from there, ready again.
 	jf, mf := sm.train(fast)
-	sm.until(jf, JobDone)
-	sm.want("a training done", jf, JobDone, mf, ModelReady)
-	if err := os.Remove(filepath.Join(ts.dir, ModelPath(mf))); err != nil {
+	sm.until(jf, store.JobDone)
+	sm.want("a training done", jf, store.JobDone, mf, store.ModelReady)
+	if err := os.Remove(filepath.Join(ts.dir, store.ModelPath(mf))); err != nil {
 		t.Fatal(err)
 	}
-	sm.want("a ready model whose file is gone", jf, JobDone, mf, ModelFailed)
+	sm.want("a ready model whose file is gone", jf, store.JobDone, mf, store.ModelFailed)
 	jf2 := sm.restart(mf, http.StatusAccepted)
-	sm.until(jf2, JobDone)
-	sm.want("the broken model trained again", jf2, JobDone, mf, ModelReady)
+	sm.until(jf2, store.JobDone)
+	sm.want("the broken model trained again", jf2, store.JobDone, mf, store.ModelReady)
 
 	// Nothing is left training, queued or running.
 	var training, active int
-	if err := ts.store.db.QueryRow(`SELECT COUNT(*) FROM models WHERE state = ?`, ModelTraining).Scan(&training); err != nil {
+	if err := ts.store.DB().QueryRow(`SELECT COUNT(*) FROM models WHERE state = ?`, store.ModelTraining).Scan(&training); err != nil {
 		t.Fatal(err)
 	}
-	if err := ts.store.db.QueryRow(`SELECT COUNT(*) FROM jobs WHERE state IN (?, ?)`, JobQueued, JobRunning).Scan(&active); err != nil {
+	if err := ts.store.DB().QueryRow(`SELECT COUNT(*) FROM jobs WHERE state IN (?, ?)`, store.JobQueued, store.JobRunning).Scan(&active); err != nil {
 		t.Fatal(err)
 	}
 	if training != 0 || active != 0 {

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/taglens/taglens/server/store"
 )
 
 const testToken = "s3cret-Token-for-tests-0123"
@@ -187,7 +189,7 @@ func checkTokenNotLogged(t *testing.T, logs, gen string, access *http.Cookie) {
 
 func TestTokenConfig(t *testing.T) {
 	for _, tok := range []string{"short", "has a space in it 123", "tab\there-0123456789", "non-ascii-é-0123456789"} {
-		st, err := OpenStore(context.Background(), t.TempDir())
+		st, err := store.Open(context.Background(), t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -197,7 +199,7 @@ func TestTokenConfig(t *testing.T) {
 		st.Close()
 	}
 	for _, h := range []string{"", " ", "a/b"} {
-		st, err := OpenStore(context.Background(), t.TempDir())
+		st, err := store.Open(context.Background(), t.TempDir())
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -2,7 +2,6 @@ package server
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -16,6 +15,7 @@ import (
 	"github.com/taglens/taglens/internal/lru"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 )
 
 // TrainParams are the hyper-parameters accepted by POST /api/models
@@ -59,12 +59,12 @@ func (p TrainParams) config(seed uint64) ce.Config {
 // (the web app reserves no OOV tags). Training uses corpus.DefaultSplitSeed,
 // so every model of a corpus shares one split; a map uses the seed its model
 // recorded.
-func trainSplit(row *CorpusRow, c *corpus.Corpus, seed uint64) corpus.Split {
+func trainSplit(row *store.CorpusRow, c *corpus.Corpus, seed uint64) corpus.Split {
 	return app.ModelSplit(c, ownSplit(row), nil, seed)
 }
 
 // ownSplit is the split stored with a corpus, or nil when it has none.
-func ownSplit(row *CorpusRow) *corpus.Split {
+func ownSplit(row *store.CorpusRow) *corpus.Split {
 	if len(row.Split.Train) > 0 {
 		return &row.Split
 	}
@@ -77,10 +77,10 @@ func ownSplit(row *CorpusRow) *corpus.Split {
 // in the transaction that stores the job, before the job can start; a model
 // whose state allows no training (it is training or ready) answers 409 and
 // nothing is stored.
-func (s *Server) startTraining(m *ModelRow) (*JobRow, error) {
-	return s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
-		err := startModelJob(s.root, tx, m.ID, job.ID)
-		if errors.Is(err, errModelBusy) {
+func (s *Server) startTraining(m *store.ModelRow) (*store.JobRow, error) {
+	return s.submitTraining(m, func(tx *store.Tx, job *store.JobRow) error {
+		err := tx.StartModelJob(s.root, m.ID, job.ID)
+		if errors.Is(err, store.ErrModelBusy) {
 			return httpErr(http.StatusConflict, "%v; only cancelled, interrupted or failed models restart", err)
 		}
 		return err
@@ -89,22 +89,22 @@ func (s *Server) startTraining(m *ModelRow) (*JobRow, error) {
 
 // trainNew stores a new model row and its training job in one transaction
 // and starts the job: a model never exists without the job that trains it.
-func (s *Server) trainNew(m *ModelRow) (*JobRow, error) {
-	return s.submitTraining(m, func(tx *sql.Tx, job *JobRow) error {
+func (s *Server) trainNew(m *store.ModelRow) (*store.JobRow, error) {
+	return s.submitTraining(m, func(tx *store.Tx, job *store.JobRow) error {
 		m.JobID = job.ID
-		return insertModel(s.root, tx, m)
+		return tx.InsertModel(s.root, m)
 	})
 }
 
 // submitTraining submits the training job of model m, with record writing
 // the model's side in the job's transaction.
-func (s *Server) submitTraining(m *ModelRow, record func(*sql.Tx, *JobRow) error) (*JobRow, error) {
+func (s *Server) submitTraining(m *store.ModelRow, record func(*store.Tx, *store.JobRow) error) (*store.JobRow, error) {
 	var p TrainParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return nil, fmt.Errorf("model %s params: %w", m.ID, err)
 	}
 	if m.ID == "" {
-		m.ID = newID() // the job's target and its closure name the model before it is stored
+		m.ID = store.NewID() // the job's target and its closure name the model before it is stored
 	}
 	id, corpusID, seed := m.ID, m.CorpusID, m.Seed
 	return s.jobs.SubmitWith("train", id, map[string]any{"model_id": id}, func(ctx context.Context, rep *Reporter) error {
@@ -122,12 +122,12 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 	bg := context.WithoutCancel(ctx)
 	defer func() {
 		if err != nil {
-			state := ModelFailed
+			state := store.ModelFailed
 			switch {
 			case errors.Is(context.Cause(ctx), errCancelled):
-				state = ModelCancelled
+				state = store.ModelCancelled
 			case ctx.Err() != nil:
-				state = ModelInterrupted
+				state = store.ModelInterrupted
 			}
 			if serr := st.EndModelJob(bg, modelID, rep.ID(), state); serr != nil {
 				s.log.Error("recording a model's state", "model", modelID, "state", state, "err", serr)
@@ -183,7 +183,7 @@ func (s *Server) trainProgress(bg context.Context, rep *Reporter, modelID string
 			if pr.Stage == "stage2" {
 				v = pr.ValidP2Siamese
 			}
-			pt := TrainPoint{Stage: pr.Stage, Epoch: pr.Epoch, Loss: pr.Loss}
+			pt := store.TrainPoint{Stage: pr.Stage, Epoch: pr.Epoch, Loss: pr.Loss}
 			if v > 0 {
 				pt.ValidP2 = &v
 			}
@@ -202,20 +202,20 @@ func (s *Server) trainProgress(bg context.Context, rep *Reporter, modelID string
 func (s *Server) saveTrainedModel(bg context.Context, rep *Reporter, modelID string, m *ce.Model) error {
 	st := s.store
 	rep.Progress(0.99, "saving", "writing the model file")
-	rel := ModelPath(modelID)
+	rel := store.ModelPath(modelID)
 	size, err := st.WriteFileAtomic(rel, m.Write)
 	if err != nil {
 		return fmt.Errorf("writing model file: %w", err)
 	}
 	info := m.Info()
 	// The exact validation curve from the model's own log replaces the live one.
-	var log []TrainPoint
+	var log []store.TrainPoint
 	for _, e := range info.Log {
 		if e.Stage != "stage1" && e.Stage != "stage2" {
 			continue
 		}
 		v := e.ValidP2
-		log = append(log, TrainPoint{Stage: e.Stage, Epoch: e.Epoch, Loss: e.Loss, ValidP2: &v})
+		log = append(log, store.TrainPoint{Stage: e.Stage, Epoch: e.Epoch, Loss: e.Loss, ValidP2: &v})
 	}
 	if len(log) > 0 {
 		if err := st.ResetModelLog(bg, modelID); err != nil {
@@ -277,12 +277,12 @@ func (c *modelCache) put(id string, m *ce.Model) {
 }
 
 // model returns the loaded model of a ready model row.
-func (s *Server) model(ctx context.Context, id string) (*ModelRow, *ce.Model, error) {
+func (s *Server) model(ctx context.Context, id string) (*store.ModelRow, *ce.Model, error) {
 	row, err := s.store.Model(ctx, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	if row.State != ModelReady {
+	if row.State != store.ModelReady {
 		return row, nil, errModelNotReady
 	}
 	path := filepath.Join(s.store.Dir(), row.Path)
@@ -307,13 +307,13 @@ func (s *Server) model(ctx context.Context, id string) (*ModelRow, *ce.Model, er
 
 // brokenModel marks a ready model whose file cannot be read failed, with
 // the reason, and returns the errModelBroken error naming it.
-func (s *Server) brokenModel(ctx context.Context, row *ModelRow, err error) (*ModelRow, *ce.Model, error) {
+func (s *Server) brokenModel(ctx context.Context, row *store.ModelRow, err error) (*store.ModelRow, *ce.Model, error) {
 	reason := "the model file cannot be read: " + err.Error()
 	if serr := s.store.SetModelBroken(ctx, row.ID, reason); serr != nil {
 		s.log.Error("marking a damaged model failed", "model", row.ID, "err", serr)
 	}
 	s.log.Error("damaged model file", "model", row.ID, "path", row.Path, "err", err)
-	row.State, row.Error = ModelFailed, reason
+	row.State, row.Error = store.ModelFailed, reason
 	return row, nil, fmt.Errorf("model %q: %s: %w", row.ID, reason, errModelBroken)
 }
 

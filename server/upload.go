@@ -18,6 +18,7 @@ import (
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
 
@@ -33,7 +34,7 @@ const maxFieldBytes = 1024
 // decompressed on the fly, up to Config.MaxCorpus bytes (413 beyond). An upload
 // of the same file, name, format and split as a stored corpus (a retry whose
 // answer was lost) stores nothing and returns that corpus with existed true.
-func (s *Server) uploadCorpus(c echo.Context) (row *CorpusRow, existed bool, err error) {
+func (s *Server) uploadCorpus(c echo.Context) (row *store.CorpusRow, existed bool, err error) {
 	req := c.Request()
 	ct, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
@@ -206,7 +207,7 @@ const maxSplitBytes = 64 << 20
 // one came with it (checked against the documents: every id known, assigned
 // once, and all documents assigned), else none (training then draws the random
 // split of corpus.DefaultSplitSeed).
-func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*CorpusRow, bool, error) {
+func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, bool, error) {
 	cp := f.cp
 	var split corpus.Split
 	if len(bytes.TrimSpace(f.splitText)) > 0 {
@@ -215,7 +216,7 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*CorpusRow, bool, e
 			return nil, false, httpErr(http.StatusBadRequest, "split file: %v", err)
 		}
 	}
-	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, computeStats(cp), split, uploadKey(f))
+	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, store.StatsOf(cp), split, uploadKey(f))
 	if err != nil {
 		return nil, false, err
 	}

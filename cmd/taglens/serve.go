@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/server"
+	"github.com/taglens/taglens/server/store"
 )
 
 func init() {
@@ -187,17 +188,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if !server.IsLoopback(cfg.addr) {
 		log.Warn("listening on a non-loopback address: anyone who can reach it and has the access token can upload data and run jobs, over unencrypted HTTP (put a TLS reverse proxy in front; see docs/security.md)", "addr", cfg.addr)
 	}
-	store, err := server.OpenStore(ctx, cfg.dataDir)
+	st, err := store.Open(ctx, cfg.dataDir)
 	if err != nil {
 		return err
 	}
 	defer func() {
-		if err := store.Close(); err != nil {
+		if err := st.Close(); err != nil {
 			log.Error("closing the database", "err", err)
 		}
 	}()
 	srv, err := server.New(server.Config{Addr: cfg.addr, MaxUpload: cfg.maxUpload, Demo: !cfg.noDemo,
-		AllowHosts: cfg.allowHosts, Token: cfg.token, MaxQueued: cfg.maxQueued, KeepJobs: cfg.keepJobs}, server.Deps{Store: store}, log)
+		AllowHosts: cfg.allowHosts, Token: cfg.token, MaxQueued: cfg.maxQueued, KeepJobs: cfg.keepJobs}, server.Deps{Store: st}, log)
 	if err != nil {
 		return err
 	}

@@ -4,6 +4,7 @@ package testkit
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"os"
 	"strconv"
 	"strings"
@@ -51,4 +52,25 @@ func PeakRSS(t testing.TB, reset bool) int64 {
 	}
 	t.Skip("no VmHWM in /proc/self/status")
 	return 0
+}
+
+// SmallTSV is a small corpus in the TSV format: 60 documents of 3 to 5 tags
+// drawn from three themes (rock, jazz, folk; "guitar" is in two of them).
+func SmallTSV() []byte {
+	themes := [][]string{
+		{"rock", "guitar", "loud", "drums", "electric"},
+		{"jazz", "piano", "smooth", "saxophone", "bass"},
+		{"folk", "acoustic", "guitar", "banjo", "calm"},
+	}
+	var b strings.Builder
+	for i := 0; i < 60; i++ {
+		th := themes[i%3]
+		fmt.Fprintf(&b, "d%02d", i)
+		n := 3 + i%3
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&b, "\t%s", th[(i+j)%len(th)])
+		}
+		b.WriteString("\n")
+	}
+	return []byte(b.String())
 }

@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -157,10 +157,10 @@ type cacheEntry struct {
 // parameters: a kind of job, a page).
 const maxCached = 64
 
-// cachedRead returns what read returns, from memory while the store has
+// CachedRead returns what read returns, from memory while the store has
 // committed no write since an earlier read under key. The value is shared:
 // callers must not change it.
-func cachedRead[T any](s *Store, key string, read func() (T, error)) (T, error) {
+func CachedRead[T any](s *Store, key string, read func() (T, error)) (T, error) {
 	g := s.gen.Load()
 	c := &s.cache
 	c.mu.Lock()

@@ -1,4 +1,9 @@
-package server
+// Package store is the web app's SQLite database in its data folder:
+// corpora (with their documents), models, seed groups, jobs, evaluations and
+// cached maps, one file per entity, with the schema's migrations (store.go)
+// and the read cache of the lists (cache.go). Model weights live in files
+// beside it. It knows nothing of HTTP, echo or the pages.
+package store
 
 import (
 	"context"
@@ -32,12 +37,12 @@ type Store struct {
 	// by query text.
 	stmts sync.Map
 	// gen counts the writes the store's connections committed, and cache
-	// holds lists read at a generation (store_cache.go).
+	// holds lists read at a generation (cache.go).
 	gen   atomic.Uint64
 	cache readCache
 
 	// RemovedTemp is the number of temporary files a previous process left
-	// in the data directory, removed by OpenStore.
+	// in the data directory, removed by Open.
 	RemovedTemp int
 }
 
@@ -118,7 +123,7 @@ var migrations = []string{
 	`ALTER TABLE corpora ADD COLUMN content_key TEXT NOT NULL DEFAULT '';
 	CREATE UNIQUE INDEX corpora_content_key ON corpora (content_key) WHERE content_key != '';`,
 	// 6: a corpus's documents as a few compressed parts of term numbers
-	// (store_docs.go) instead of a row of JSON per document.
+	// (docs.go) instead of a row of JSON per document.
 	`CREATE TABLE corpus_blobs (
 		corpus_id TEXT NOT NULL,
 		part INTEGER NOT NULL,
@@ -131,19 +136,19 @@ var migrations = []string{
 	CREATE INDEX jobs_kind_created ON jobs (kind, created_at DESC, id);
 	CREATE INDEX models_created ON models (created_at DESC, id);`,
 	// 8: seed groups, the models of one training started with several seeds
-	// (store_groups.go).
+	// (groups.go).
 	groupsMigration,
 }
 
 // maxConns bounds the store's open SQLite connections.
 const maxConns = 8
 
-// OpenStore opens (creating if needed) the database in dir and migrates it.
+// Open opens (creating if needed) the database in dir and migrates it.
 // The folder is locked first (lockDir): while another process has it open,
-// OpenStore fails with a *DataLockedError and touches nothing in it — no job
+// Open fails with a *DataLockedError and touches nothing in it — no job
 // is marked interrupted, no temporary file removed, the database not opened.
 // Close releases the lock.
-func OpenStore(ctx context.Context, dir string) (*Store, error) {
+func Open(ctx context.Context, dir string) (*Store, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -151,7 +156,7 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 	if err != nil {
 		return nil, err
 	}
-	s, err := openStore(ctx, dir, "sqlite")
+	s, err := OpenDriver(ctx, dir, "sqlite")
 	if err != nil {
 		if lock != nil {
 			lock.Close()
@@ -162,9 +167,10 @@ func OpenStore(ctx context.Context, dir string) (*Store, error) {
 	return s, nil
 }
 
-// openStore is OpenStore once the folder is locked, through the named
-// database/sql driver (a wrapper of "sqlite" in tests).
-func openStore(ctx context.Context, dir, driver string) (*Store, error) {
+// OpenDriver is Open without the folder's lock, through the named
+// database/sql driver: the tests' wrapper of "sqlite" that counts the
+// statements run (Open calls it with "sqlite" once the folder is locked).
+func OpenDriver(ctx context.Context, dir, driver string) (*Store, error) {
 	if err := os.MkdirAll(filepath.Join(dir, "models"), 0o755); err != nil {
 		return nil, fmt.Errorf("store: %w", err)
 	}
@@ -179,7 +185,7 @@ func openStore(ctx context.Context, dir, driver string) (*Store, error) {
 		return nil, fmt.Errorf("store: open: %w", err)
 	}
 	s := &Store{dir: dir}
-	// Every connection counts the writes it commits (store_cache.go).
+	// Every connection counts the writes it commits (cache.go).
 	db := sql.OpenDB(&genConnector{drv: drv, dsn: dsn, gen: &s.gen})
 	s.db = db
 	// A small pool of connections kept open: database/sql keeps only two idle
@@ -216,7 +222,7 @@ func openStore(ctx context.Context, dir, driver string) (*Store, error) {
 // removeTemp deletes the temporary files WriteFileAtomic leaves behind when the
 // process dies between creating and renaming them, and returns how many there were.
 // No other process writes to the data directory while the store is open
-// (OpenStore holds its lock).
+// (Open holds its lock).
 func removeTemp(dir string) (int, error) {
 	n := 0
 	for _, d := range []string{dir, filepath.Join(dir, "models")} {
@@ -247,6 +253,10 @@ func (s *Store) Close() error {
 
 // Dir is the data directory.
 func (s *Store) Dir() string { return s.dir }
+
+// DB is the store's database, for the tests that read or write rows
+// directly.
+func (s *Store) DB() *sql.DB { return s.db }
 
 func (s *Store) migrate(ctx context.Context) error {
 	if _, err := s.db.ExecContext(ctx, `CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)`); err != nil {
@@ -292,11 +302,11 @@ func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
 	return v, err
 }
 
-// newID returns a random 12-hex-digit identifier.
-func newID() string {
+// NewID returns a random 12-hex-digit identifier.
+func NewID() string {
 	var b [6]byte
 	if _, err := rand.Read(b[:]); err != nil {
-		panic("server: crypto/rand: " + err.Error())
+		panic("store: crypto/rand: " + err.Error())
 	}
 	return hex.EncodeToString(b[:])
 }
@@ -307,7 +317,7 @@ func now() int64 { return time.Now().UnixMilli() }
 // has none, the creation time (now) and "{}" for empty parameters.
 func newRow(id *string, created *time.Time, params *json.RawMessage) {
 	if *id == "" {
-		*id = newID()
+		*id = NewID()
 	}
 	*created = time.UnixMilli(now())
 	if len(*params) == 0 {

@@ -1,8 +1,8 @@
-package server
+package store
 
 import "fmt"
 
-// LockFile is the data folder's lock file: OpenStore holds an exclusive lock
+// LockFile is the data folder's lock file: Open holds an exclusive lock
 // on it while the store is open, and writes its process id into it.
 const LockFile = "taglens.lock"
 

@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/taglens/taglens/internal/atomicfile"
@@ -93,13 +94,13 @@ func insertModel(ctx context.Context, db execer, m *ModelRow) error {
 	return err
 }
 
-// errModelBusy refuses a model transition that its state does not allow.
-var errModelBusy = errors.New("the model is training")
+// ErrModelBusy refuses a model transition that its state does not allow.
+var ErrModelBusy = errors.New("the model is training")
 
 // startModelJob (in the transaction that stores job jobID) moves a model to
 // "training" under that job: from interrupted, cancelled or failed (a restart), or from a
 // new row not yet given a job. A model in any other state (training, ready)
-// is left alone and errModelBusy returned; ErrNotFound for an unknown id.
+// is left alone and ErrModelBusy returned; ErrNotFound for an unknown id.
 func startModelJob(ctx context.Context, tx *sql.Tx, id, jobID string) error {
 	res, err := tx.ExecContext(ctx, `UPDATE models SET state = ?, job_id = ? WHERE id = ?
 		AND (state IN (?, ?, ?) OR (state = ? AND job_id = ''))`,
@@ -117,7 +118,7 @@ func startModelJob(ctx context.Context, tx *sql.Tx, id, jobID string) error {
 		}
 		return err
 	}
-	return fmt.Errorf("model %q is %s: %w", id, state, errModelBusy)
+	return fmt.Errorf("model %q is %s: %w", id, state, ErrModelBusy)
 }
 
 // EndModelJob records how job jobID left a model it was training (failed,
@@ -154,9 +155,9 @@ func (s *Store) ModelList(ctx context.Context, limit, offset int) ([]*ModelRow, 
 		q += ` LIMIT ? OFFSET ?`
 		args = append(args, limit, offset)
 	}
-	// From memory while nothing was written since (cachedRead): the rows
+	// From memory while nothing was written since (CachedRead): the rows
 	// are shared, and never changed by the lists.
-	return cachedRead(s, fmt.Sprintf("models\x00%d\x00%d", limit, offset), func() ([]*ModelRow, error) { return s.modelList(ctx, q, args) })
+	return CachedRead(s, fmt.Sprintf("models\x00%d\x00%d", limit, offset), func() ([]*ModelRow, error) { return s.modelList(ctx, q, args) })
 }
 
 func (s *Store) modelList(ctx context.Context, q string, args []any) ([]*ModelRow, error) {
@@ -178,7 +179,7 @@ func (s *Store) Counts(ctx context.Context) (corpora, models, evals int, newestR
 		corpora, models, evals int
 		ready                  string
 	}
-	c, err := cachedRead(s, "counts", func() (c counts, err error) {
+	c, err := CachedRead(s, "counts", func() (c counts, err error) {
 		st, err := s.prepared(ctx, `SELECT (SELECT COUNT(*) FROM corpora), (SELECT COUNT(*) FROM models),
 			(SELECT COUNT(*) FROM evaluations),
 			COALESCE((SELECT id FROM models WHERE state = ? ORDER BY created_at DESC, id LIMIT 1), '')`)
@@ -219,7 +220,7 @@ func (s *Store) ResetModelLog(ctx context.Context, id string) error {
 }
 
 // FinishModel records the model file written by job jobID and marks the
-// model ready; errModelBusy when the model is no longer training under that
+// model ready; ErrModelBusy when the model is no longer training under that
 // job (nothing is changed then).
 func (s *Store) FinishModel(ctx context.Context, id, jobID, path string, size int64, info json.RawMessage) error {
 	if len(info) == 0 {
@@ -233,7 +234,7 @@ func (s *Store) FinishModel(ctx context.Context, id, jobID, path string, size in
 	if n, err := res.RowsAffected(); err != nil || n == 1 {
 		return err
 	}
-	return fmt.Errorf("model %q is no longer trained by job %q: %w", id, jobID, errModelBusy)
+	return fmt.Errorf("model %q is no longer trained by job %q: %w", id, jobID, ErrModelBusy)
 }
 
 // SetModelBroken marks a model failed with the reason it cannot be used (its
@@ -250,7 +251,7 @@ func (s *Store) SetModelState(ctx context.Context, id, state string) error {
 }
 
 // DeleteModel removes a model row, its cached maps and its file; a model
-// in training is left alone (errModelBusy).
+// in training is left alone (ErrModelBusy).
 func (s *Store) DeleteModel(ctx context.Context, id string) error {
 	m, err := s.Model(ctx, id)
 	if err != nil {
@@ -263,7 +264,7 @@ func (s *Store) DeleteModel(ctx context.Context, id string) error {
 	if n, err := res.RowsAffected(); err != nil {
 		return err
 	} else if n == 0 {
-		return fmt.Errorf("model %q: %w", id, errModelBusy)
+		return fmt.Errorf("model %q: %w", id, ErrModelBusy)
 	}
 	if _, err := s.db.ExecContext(ctx, `DELETE FROM maps WHERE model_id = ?`, id); err != nil {
 		return err
@@ -339,4 +340,16 @@ func (s *Store) removeOrphanModelFiles(ctx context.Context) (int, error) {
 		n++
 	}
 	return n, nil
+}
+
+// TrainingDemoModel returns the model of the built-in demo corpus that is
+// training (queued or running), nil when there is none.
+func (s *Store) TrainingDemoModel(ctx context.Context) (*ModelRow, error) {
+	cols := "m." + strings.ReplaceAll(modelCols, ", ", ", m.")
+	r, err := scanModel(s.db.QueryRowContext(ctx, `SELECT `+cols+` FROM models m JOIN corpora c ON c.id = m.corpus_id
+		WHERE c.builtin = 1 AND m.state = ? ORDER BY m.created_at, m.id LIMIT 1`, ModelTraining))
+	if errors.Is(err, sql.ErrNoRows) {
+		return nil, nil
+	}
+	return r, err
 }

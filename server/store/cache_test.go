@@ -1,12 +1,13 @@
-package server
+package store
 
 import (
 	"context"
-	"database/sql"
 	"fmt"
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/taglens/taglens/internal/testkit"
 )
 
 // TestStoreReadCache: the lists read from memory (Store.Jobs' first page,
@@ -15,17 +16,17 @@ import (
 // statement in a transaction; a rolled-back transaction changes nothing.
 // Under concurrent writers, a list read after a write returned holds it.
 func TestStoreReadCache(t *testing.T) {
-	name := countingDriverName(t)
+	name, counted := testkit.CountingDriver(t)
 	ctx := context.Background()
-	st, err := openStore(ctx, t.TempDir(), name)
+	st, err := OpenDriver(ctx, t.TempDir(), name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer st.Close()
 	statements := func(read func()) int64 {
-		before := counting.n.Load()
+		before := counted.Load()
 		read()
-		return counting.n.Load() - before
+		return counted.Load() - before
 	}
 	jobs := func() int {
 		js, err := st.Jobs(ctx, "", 100, 0)
@@ -56,7 +57,7 @@ func TestStoreReadCache(t *testing.T) {
 	}
 	j := &JobRow{Kind: "train"}
 	m := &ModelRow{CorpusID: "c", Name: "m"}
-	if err := st.InsertJobWith(ctx, j, func(tx *sql.Tx) error { m.JobID = j.ID; return insertModel(ctx, tx, m) }); err != nil {
+	if err := st.InsertJobWith(ctx, j, func(tx *Tx) error { m.JobID = j.ID; return tx.InsertModel(ctx, m) }); err != nil {
 		t.Fatal(err)
 	}
 	if gj, gm := jobs(), models(); gj != 2 || gm != 1 {
@@ -75,7 +76,7 @@ func TestStoreReadCache(t *testing.T) {
 	}
 	// A rolled-back transaction: nothing changes.
 	boom := fmt.Errorf("boom")
-	if err := st.InsertJobWith(ctx, &JobRow{Kind: "map"}, func(*sql.Tx) error { return boom }); err != boom {
+	if err := st.InsertJobWith(ctx, &JobRow{Kind: "map"}, func(*Tx) error { return boom }); err != boom {
 		t.Fatalf("failed transaction: %v", err)
 	}
 	if got := jobs(); got != 2 {

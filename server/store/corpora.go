@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -83,7 +83,7 @@ func (s *Store) corpusByKey(ctx context.Context, key string) (*CorpusRow, error)
 }
 
 func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool, key string) (*CorpusRow, error) {
-	row := &CorpusRow{ID: newID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
+	row := &CorpusRow{ID: NewID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
 		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
 	stJSON, err := json.Marshal(st)
 	if err != nil {
@@ -143,9 +143,9 @@ func (s *Store) Corpus(ctx context.Context, id string) (*CorpusRow, error) {
 // Split (use Corpus for one corpus's): the lists of the home and corpora pages
 // are read on every visit and must not decode every corpus's tag counts.
 // The rows are read from memory while nothing was written since
-// (cachedRead): they are shared, and the lists never change them.
+// (CachedRead): they are shared, and the lists never change them.
 func (s *Store) Corpora(ctx context.Context) ([]*CorpusRow, error) {
-	return cachedRead(s, "corpora", func() ([]*CorpusRow, error) {
+	return CachedRead(s, "corpora", func() ([]*CorpusRow, error) {
 		return queryAll(ctx, s, func(sc scanner) (*CorpusRow, error) {
 			var r CorpusRow
 			var created int64
@@ -252,4 +252,17 @@ func (s *Store) Document(ctx context.Context, corpusID, docID string) (*corpus.D
 		return nil, err
 	}
 	return d, nil
+}
+
+// StatsOf converts corpus.ComputeStats (the paper's Figures 3-4: tag-use
+// distribution by decreasing count, document cardinality histogram) into the
+// cached form stored with a corpus.
+func StatsOf(c *corpus.Corpus) CorpusStats {
+	s := corpus.ComputeStats(c)
+	st := CorpusStats{Cardinality: s.Cardinality, MeanTags: s.MeanTagsPerDoc, TagCounts: make([]TagCount, len(s.TagUse)),
+		Dropped: s.Dropped, Skipped: s.Skipped, SkippedLines: s.SkippedLines, TagCap: s.TagCap}
+	for i, tc := range s.TagUse {
+		st.TagCounts[i] = TagCount{Tag: tc.Tag, Count: tc.Count}
+	}
+	return st
 }

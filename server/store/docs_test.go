@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -17,7 +17,7 @@ import (
 // documents share their strings; a corpus stored as rows of JSON before
 // migration 6 is still read.
 func TestStoredDocuments(t *testing.T) {
-	st, err := OpenStore(context.Background(), t.TempDir())
+	st, err := Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,7 +32,7 @@ func TestStoredDocuments(t *testing.T) {
 		}
 		c.Docs = append(c.Docs, d)
 	}
-	row, err := st.InsertCorpus(ctx, c, computeStats(c), corpus.Split{}, false)
+	row, err := st.InsertCorpus(ctx, c, StatsOf(c), corpus.Split{}, false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -14,7 +14,7 @@ import (
 func storeWithModels(t *testing.T, dir string, n int) (*Store, []string) {
 	t.Helper()
 	ctx := context.Background()
-	st, err := OpenStore(ctx, dir)
+	st, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,7 +22,7 @@ func storeWithModels(t *testing.T, dir string, n int) (*Store, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	row, err := st.InsertCorpus(ctx, c, computeStats(c), mustSplit(c), false)
+	row, err := st.InsertCorpus(ctx, c, StatsOf(c), mustSplit(c), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,7 +194,7 @@ func TestStoreGroupsMigration(t *testing.T) {
 	migrations = all
 	st.Close()
 
-	st, err := OpenStore(ctx, dir)
+	st, err := Open(ctx, dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -26,7 +26,7 @@ func (s *Store) InsertEval(ctx context.Context, e *EvalRow) error {
 
 func insertEval(ctx context.Context, db execer, e *EvalRow) error {
 	if e.ID == "" {
-		e.ID = newID()
+		e.ID = NewID()
 	}
 	e.CreatedAt = time.UnixMilli(now())
 	_, err := db.ExecContext(ctx, `INSERT INTO evaluations (id, job_id, corpus_id, request_json, created_at) VALUES (?, ?, ?, ?, ?)`,

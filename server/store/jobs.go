@@ -1,4 +1,4 @@
-package server
+package store
 
 import (
 	"context"
@@ -70,7 +70,7 @@ func (s *Store) InsertJob(ctx context.Context, j *JobRow) error {
 
 // InsertJobWith stores a new queued job and, in the same transaction, what
 // with writes (nil: nothing); when with fails nothing is stored.
-func (s *Store) InsertJobWith(ctx context.Context, j *JobRow, with func(*sql.Tx) error) error {
+func (s *Store) InsertJobWith(ctx context.Context, j *JobRow, with func(*Tx) error) error {
 	newRow(&j.ID, &j.CreatedAt, &j.Params)
 	j.State = JobQueued
 	tx, err := s.db.BeginTx(ctx, nil)
@@ -83,12 +83,37 @@ func (s *Store) InsertJobWith(ctx context.Context, j *JobRow, with func(*sql.Tx)
 		return err
 	}
 	if with != nil {
-		if err := with(tx); err != nil {
+		if err := with(&Tx{tx: tx}); err != nil {
 			return err
 		}
 	}
 	return tx.Commit()
 }
+
+// Tx is the transaction of InsertJobWith: what its with function writes
+// through it (the job's model, seed group or evaluation) is stored with the
+// job or not at all.
+type Tx struct{ tx *sql.Tx }
+
+// InsertModel stores a new model row (insertModel).
+func (t *Tx) InsertModel(ctx context.Context, m *ModelRow) error { return insertModel(ctx, t.tx, m) }
+
+// StartModelJob moves model id to "training" under job jobID (startModelJob).
+func (t *Tx) StartModelJob(ctx context.Context, id, jobID string) error {
+	return startModelJob(ctx, t.tx, id, jobID)
+}
+
+// InsertGroup stores a new seed group without members (insertGroup).
+func (t *Tx) InsertGroup(ctx context.Context, g *GroupRow) error { return insertGroup(ctx, t.tx, g) }
+
+// AddGroupMember makes model modelID the member of group groupID at
+// position pos (addGroupMember).
+func (t *Tx) AddGroupMember(ctx context.Context, groupID, modelID string, pos int) error {
+	return addGroupMember(ctx, t.tx, groupID, modelID, pos)
+}
+
+// InsertEval stores a new evaluation row (insertEval).
+func (t *Tx) InsertEval(ctx context.Context, e *EvalRow) error { return insertEval(ctx, t.tx, e) }
 
 // Job returns the job with the given id.
 func (s *Store) Job(ctx context.Context, id string) (*JobRow, error) {
@@ -119,8 +144,8 @@ func (s *Store) Jobs(ctx context.Context, kind string, limit, offset int) ([]*Jo
 		return read()
 	}
 	// The first page, the one the API answers by default, from memory
-	// while nothing was written since (cachedRead); the rows are shared.
-	return cachedRead(s, fmt.Sprintf("jobs\x00%s\x00%d", kind, limit), read)
+	// while nothing was written since (CachedRead); the rows are shared.
+	return CachedRead(s, fmt.Sprintf("jobs\x00%s\x00%d", kind, limit), read)
 }
 
 // UpdateJob writes a job's state, progress, stage and message (and timestamps).
