@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Import direction (docs/design.md): ml/..., tsne and internal/app never import the web side; the store
-# (server/store) imports neither the web side nor the rest of server; tsne never imports ml.
+# (server/store) imports neither the web side nor the rest of server, the jobs (server/jobs) only the
+# store of it; tsne never imports ml.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
@@ -20,6 +21,13 @@ bad=$(go list -deps ./server/store/... | grep -E "labstack/echo|a-h/templ|go-ech
   grep -vE "^$mod/server/store(/|\$)" || true)
 if [ -n "$bad" ]; then
   echo "server/store imports the web side, the command or the rest of server:" >&2
+  echo "$bad" >&2
+  exit 1
+fi
+bad=$(go list -deps ./server/jobs/... | grep -E "labstack/echo|a-h/templ|go-echarts|^$mod/(server|views|static|cmd)(/|\$)" |
+  grep -vE "^$mod/server/(jobs|store)(/|\$)" || true)
+if [ -n "$bad" ]; then
+  echo "server/jobs imports the web side, the command or server's handlers:" >&2
   echo "$bad" >&2
   exit 1
 fi

@@ -16,6 +16,7 @@ import (
 	"github.com/taglens/taglens/ml/compare"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -132,7 +133,7 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*store.EvalRo
 	// The evaluation is stored with its job in one transaction: nothing is
 	// stored when the job is refused (a full queue).
 	ev := &store.EvalRow{ID: store.NewID(), CorpusID: req.CorpusID, Request: rj}
-	job, err := s.jobs.SubmitWith("evaluation", ev.ID, req, func(ctx context.Context, rep *Reporter) error {
+	job, err := s.jobs.SubmitWith("evaluation", ev.ID, req, func(ctx context.Context, rep *jobs.Reporter) error {
 		return s.runEval(ctx, rep, ev.ID, req)
 	}, func(tx *store.Tx, job *store.JobRow) error {
 		ev.JobID = job.ID
@@ -151,7 +152,7 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*store.EvalRo
 // randomness and the baselines, retrained in every trial on the first model's
 // training documents (compare.Plan.AddBaselines says which baselines a setting leaves out,
 // with a note in the report).
-func (s *Server) runEval(ctx context.Context, rep *Reporter, evalID string, req EvalRequest) error {
+func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string, req EvalRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
 	}
@@ -268,7 +269,7 @@ func variantEntries(ms []*ce.Model, rows []*store.ModelRow, variants []ce.Varian
 
 // evalProgress returns the progress callback of an evaluation's comparison,
 // which reports the training of baselines and the evaluation of each entry.
-func evalProgress(rep *Reporter) func(compare.Event) {
+func evalProgress(rep *jobs.Reporter) func(compare.Event) {
 	return func(e compare.Event) {
 		label := fmt.Sprintf("%s, trial %d/%d", e.Entry, e.Trial+1, e.Trials)
 		frac := 0.02 + 0.97*e.Fraction()

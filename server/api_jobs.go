@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -47,7 +48,7 @@ func (h *jobsAPI) list(c echo.Context) error {
 		return err
 	}
 	// One query; the jobs at work are shown in their live state, from memory.
-	live := map[string]LiveJob{}
+	live := map[string]jobs.Live{}
 	for _, j := range h.s.jobs.Active() {
 		live[j.Row.ID] = j
 	}

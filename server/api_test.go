@@ -21,6 +21,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/internal/app"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -237,7 +238,7 @@ func TestSSE(t *testing.T) {
 	srv := httptest.NewServer(ts.Handler())
 	defer srv.Close()
 	release := make(chan struct{})
-	job, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error {
+	job, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *jobs.Reporter) error {
 		rep.Progress(0.5, "half", "halfway")
 		select {
 		case <-release:

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/internal/demotest"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -205,7 +206,7 @@ func TestMapQueueCap(t *testing.T) {
 	ts.close()
 	ts = openTestServer(t, ts.dir, Config{TrainSlots: 1, MaxQueued: 1})
 	release := make(chan struct{})
-	block := func(ctx context.Context, rep *Reporter) error {
+	block := func(ctx context.Context, rep *jobs.Reporter) error {
 		select {
 		case <-release:
 		case <-ctx.Done():

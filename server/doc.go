@@ -7,7 +7,7 @@
 // New(cfg, deps, log) builds the app on a store.Store (store.Open: SQLite in the data
 // directory, schema migrations counted in schema_version, model files written
 // atomically under models/). Every route is in routes.go. Long work (training,
-// t-SNE maps, evaluations) runs as jobs (Jobs) in two lanes, trainings and the
+// t-SNE maps, evaluations) runs as jobs (package server/jobs, a jobs.Runner) in two lanes, trainings and the
 // rest, each running at most Config.TrainSlots at a time (default one per
 // CPU), the rest queued with their place in the queue; so a map never waits
 // for a training. Progress is stored and fanned out

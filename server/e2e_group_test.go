@@ -10,6 +10,7 @@ import (
 
 	"github.com/chromedp/chromedp"
 
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -30,7 +31,7 @@ func TestBrowserSeedGroup(t *testing.T) {
 	base := liveServer(t, ts)
 	// A training that holds the slot until the page has been looked at.
 	release := make(chan struct{})
-	blocker, err := ts.jobs.Submit("train", "blocker", nil, func(ctx context.Context, rep *Reporter) error {
+	blocker, err := ts.jobs.Submit("train", "blocker", nil, func(ctx context.Context, rep *jobs.Reporter) error {
 		select {
 		case <-release:
 			return nil

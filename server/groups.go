@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -94,7 +95,7 @@ func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*store.Gr
 // first k started: the status of the refusal, with what was stored.
 func partialGroupErr(g *store.GroupRow, k, n int, first uint64, err error) error {
 	var he *echo.HTTPError
-	var qf *QueueFullError
+	var qf *jobs.QueueFullError
 	var code int
 	var msg string
 	switch {
@@ -171,8 +172,8 @@ func (s *Server) deleteGroup(ctx context.Context, id string, withModels bool) er
 }
 
 // liveJobs are the jobs queued or running, by id, from memory.
-func (s *Server) liveJobs() map[string]LiveJob {
-	out := map[string]LiveJob{}
+func (s *Server) liveJobs() map[string]jobs.Live {
+	out := map[string]jobs.Live{}
 	for _, j := range s.jobs.Active() {
 		out[j.Row.ID] = j
 	}

@@ -14,6 +14,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
@@ -32,7 +33,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	msg := "internal server error"
 	var he *echo.HTTPError
 	var mb *http.MaxBytesError
-	var qf *QueueFullError
+	var qf *jobs.QueueFullError
 	// A refused request's connection is closed with its answer, without
 	// waiting for the rest of its body (answerAndClose).
 	refused := errors.Is(err, errRefused)
@@ -51,7 +52,7 @@ func (s *Server) errorHandler(err error, c echo.Context) {
 	case errors.As(err, &qf):
 		code, msg = http.StatusTooManyRequests, qf.Error()
 		c.Response().Header().Set("Retry-After", "30")
-	case errors.Is(err, errShutdown):
+	case errors.Is(err, jobs.ErrShutdown):
 		code, msg = http.StatusServiceUnavailable, "the server is shutting down"
 	case errors.Is(err, store.ErrNotFound):
 		code, msg = http.StatusNotFound, "not found"

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/taglens/taglens/internal/testkit"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -88,7 +89,7 @@ func TestJobHistoryPruned(t *testing.T) {
 	}
 	var quick []string
 	for range 12 {
-		j, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *Reporter) error { return nil })
+		j, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *jobs.Reporter) error { return nil })
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -13,6 +13,7 @@ import (
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/tsne"
 )
@@ -338,7 +339,7 @@ func (s *Server) mapJob(modelID, variant, term string, corpora, docs []string) (
 		args["docs"] = docs
 	}
 	return s.mapJobFor(modelID, mapKey(variant, term, corpora), "map", args,
-		func(ctx context.Context, rep *Reporter) error {
+		func(ctx context.Context, rep *jobs.Reporter) error {
 			if err := s.computeMap(ctx, rep, modelID, variant, term, corpora); err != nil || len(docs) == 0 {
 				return err
 			}
@@ -358,7 +359,7 @@ func (s *Server) mapJob(modelID, variant, term string, corpora, docs []string) (
 
 // mapJobFor starts the background job (of kind, with args) computing the map
 // stored under a model's map key, or joins the one still running for it.
-func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run func(context.Context, *Reporter) error) (*store.JobRow, error) {
+func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run func(context.Context, *jobs.Reporter) error) (*store.JobRow, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.mapJobs == nil {
@@ -420,7 +421,7 @@ const maxMapPoints = 20000
 
 // computeMap computes the base map of a term's instances in the corpora
 // (app.InstanceMap) with model modelID and stores it.
-func (s *Server) computeMap(ctx context.Context, rep *Reporter, modelID, variant, term string, corpora []string) error {
+func (s *Server) computeMap(ctx context.Context, rep *jobs.Reporter, modelID, variant, term string, corpora []string) error {
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
 	}

@@ -8,6 +8,7 @@ import (
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/internal/textlist"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
@@ -19,7 +20,7 @@ const groupsOnModelsPage = 20
 // groupVMs are the views of groups with their members; with live, each
 // member's job while it is queued or running (its widget follows it).
 func (p *pages) groupVMs(c echo.Context, gs []*store.GroupRow, names map[string]string, live bool) ([]views.Group, error) {
-	jobs := map[string]LiveJob{}
+	jobs := map[string]jobs.Live{}
 	if live {
 		jobs = p.s.liveJobs()
 	}

@@ -16,6 +16,7 @@ import (
 	"golang.org/x/net/netutil"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -31,7 +32,7 @@ type Config struct {
 	MaxCorpus int64
 	// TrainSlots is how many trainings run at once, and, in a lane of their
 	// own that never waits for trainings, how many maps and evaluations
-	// (Jobs). Default runtime.NumCPU().
+	// (jobs.Runner). Default runtime.NumCPU().
 	TrainSlots int
 	// Demo, when true, loads the built-in demo corpus and trains a demo model on
 	// first start (an empty store).
@@ -111,7 +112,7 @@ func (c Config) withDefaults() Config {
 	case c.KeepJobs == 0:
 		c.KeepJobs = DefaultKeepJobs
 	case c.KeepJobs < 0:
-		c.KeepJobs = 0 // Jobs: keep all
+		c.KeepJobs = 0 // jobs.Runner: keep all
 	}
 	for _, d := range []struct {
 		v   *time.Duration
@@ -143,7 +144,7 @@ type Deps struct {
 type Server struct {
 	cfg   Config
 	store *store.Store
-	jobs  *Jobs
+	jobs  *jobs.Runner
 	log   *slog.Logger
 	echo  *echo.Echo
 	root  context.Context
@@ -210,7 +211,7 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 		stop()
 		return nil, fmt.Errorf("server: %w", err)
 	}
-	s.jobs = NewJobs(root, s.store, cfg.TrainSlots, log)
+	s.jobs = jobs.New(root, s.store, cfg.TrainSlots, log)
 	s.jobs.MaxQueued, s.jobs.Keep = cfg.MaxQueued, cfg.KeepJobs
 	if cfg.KeepJobs > 0 {
 		if n, err := s.store.PruneAllJobs(root, cfg.KeepJobs); err != nil {
@@ -233,7 +234,7 @@ func (s *Server) Handler() http.Handler { return s.echo }
 func (s *Server) Token() string { return s.guard.token }
 
 // Jobs returns the job manager.
-func (s *Server) Jobs() *Jobs { return s.jobs }
+func (s *Server) Jobs() *jobs.Runner { return s.jobs }
 
 // Serve accepts connections on l until Shutdown, at most Config.MaxConns at
 // once. The server has no whole-request read or write timeout: the body's

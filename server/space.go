@@ -17,6 +17,7 @@ import (
 
 	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -267,13 +268,13 @@ func (s *Server) spaceJob(row *store.ModelRow, variant, proj string, ts tsneSett
 	modelID := row.ID
 	return s.mapJobFor(modelID, spaceKey(variant, proj, row.CorpusID, ts), "space-map",
 		map[string]any{"variant": variant, "projection": proj, "tsne": ts.String()},
-		func(ctx context.Context, rep *Reporter) error {
+		func(ctx context.Context, rep *jobs.Reporter) error {
 			return s.computeSpace(ctx, rep, modelID, variant, proj, ts)
 		})
 }
 
 // computeSpace computes and stores a whole-space map.
-func (s *Server) computeSpace(ctx context.Context, rep *Reporter, modelID, variant, proj string, ts tsneSettings) error {
+func (s *Server) computeSpace(ctx context.Context, rep *jobs.Reporter, modelID, variant, proj string, ts tsneSettings) error {
 	if err := ctx.Err(); err != nil {
 		return err
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/taglens/taglens/internal/lru"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -107,7 +108,7 @@ func (s *Server) submitTraining(m *store.ModelRow, record func(*store.Tx, *store
 		m.ID = store.NewID() // the job's target and its closure name the model before it is stored
 	}
 	id, corpusID, seed := m.ID, m.CorpusID, m.Seed
-	return s.jobs.SubmitWith("train", id, map[string]any{"model_id": id}, func(ctx context.Context, rep *Reporter) error {
+	return s.jobs.SubmitWith("train", id, map[string]any{"model_id": id}, func(ctx context.Context, rep *jobs.Reporter) error {
 		return s.runTraining(ctx, rep, id, corpusID, seed, p)
 	}, record)
 }
@@ -117,14 +118,14 @@ func (s *Server) submitTraining(m *store.ModelRow, record func(*store.Tx, *store
 // marks the model failed, cancelled when a user cancelled the job, or
 // interrupted when the server's shutdown stopped it. Each of
 // these writes changes the model only while it is training under this job.
-func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
+func (s *Server) runTraining(ctx context.Context, rep *jobs.Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
 	st := s.store
 	bg := context.WithoutCancel(ctx)
 	defer func() {
 		if err != nil {
 			state := store.ModelFailed
 			switch {
-			case errors.Is(context.Cause(ctx), errCancelled):
+			case errors.Is(context.Cause(ctx), jobs.ErrCancelled):
 				state = store.ModelCancelled
 			case ctx.Err() != nil:
 				state = store.ModelInterrupted
@@ -159,7 +160,7 @@ func (s *Server) runTraining(ctx context.Context, rep *Reporter, modelID, corpus
 // passes the trainer's progress and time estimate to rep and records each
 // epoch of stage 1 or 2 as a point of the model's training curve (bg is the
 // training's context without its cancellation).
-func (s *Server) trainProgress(bg context.Context, rep *Reporter, modelID string) func(ce.Progress) {
+func (s *Server) trainProgress(bg context.Context, rep *jobs.Reporter, modelID string) func(ce.Progress) {
 	st := s.store
 	var mu sync.Mutex
 	lastKey := ""
@@ -199,7 +200,7 @@ func (s *Server) trainProgress(bg context.Context, rep *Reporter, modelID string
 
 // saveTrainedModel writes the trained model's file, replaces the live
 // training curve by the model's own and marks the model trained.
-func (s *Server) saveTrainedModel(bg context.Context, rep *Reporter, modelID string, m *ce.Model) error {
+func (s *Server) saveTrainedModel(bg context.Context, rep *jobs.Reporter, modelID string, m *ce.Model) error {
 	st := s.store
 	rep.Progress(0.99, "saving", "writing the model file")
 	rel := store.ModelPath(modelID)

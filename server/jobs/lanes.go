@@ -1,4 +1,4 @@
-package server
+package jobs
 
 import (
 	"context"
@@ -12,22 +12,22 @@ import (
 // Lanes of the job runner (laneOf).
 const (
 	// LaneTraining runs the trainings ("train" jobs).
-	LaneTraining = "training"
+	laneTraining = "training"
 	// LaneInteractive runs everything else: maps, whole-space maps and
 	// evaluations, which never wait behind a training.
-	LaneInteractive = "interactive"
+	laneInteractive = "interactive"
 )
 
 // laneOf is the lane of a job kind.
 func laneOf(kind string) string {
 	if kind == "train" {
-		return LaneTraining
+		return laneTraining
 	}
-	return LaneInteractive
+	return laneInteractive
 }
 
 // A lane is a set of slots and the FIFO queue of the jobs waiting for one
-// (all under Jobs.mu).
+// (all under Runner.mu).
 type lane struct {
 	name  string
 	slots int
@@ -39,7 +39,7 @@ type lane struct {
 // end of the lane's queue with a message saying its place and why it waits
 // (m.mu held). Jobs are queued as they are submitted, so they start in that
 // order.
-func (m *Jobs) enqueueLocked(rj *runningJob) {
+func (m *Runner) enqueueLocked(rj *runningJob) {
 	l := rj.lane
 	if len(l.busy) < l.slots && len(l.queue) == 0 {
 		l.busy = append(l.busy, rj)
@@ -55,7 +55,7 @@ func (m *Jobs) enqueueLocked(rj *runningJob) {
 // ctx is done; it reports whether the job holds a slot (to be given back by
 // release). While the job waits, the messages of the lane's queued jobs are
 // kept current as the queue moves.
-func (m *Jobs) acquire(ctx context.Context, rj *runningJob) bool {
+func (m *Runner) acquire(ctx context.Context, rj *runningJob) bool {
 	l := rj.lane
 	m.mu.Lock()
 	granted := rj.granted
@@ -81,7 +81,7 @@ func (m *Jobs) acquire(ctx context.Context, rj *runningJob) bool {
 }
 
 // release gives the job's slot to the first job waiting in its lane.
-func (m *Jobs) release(rj *runningJob) {
+func (m *Runner) release(rj *runningJob) {
 	l := rj.lane
 	m.mu.Lock()
 	l.busy = slices.DeleteFunc(l.busy, func(q *runningJob) bool { return q == rj })
@@ -98,7 +98,7 @@ func (m *Jobs) release(rj *runningJob) {
 
 // requeue updates the message of every job queued in lane l to its place
 // in the queue (a job that has left the queue meanwhile is left alone).
-func (m *Jobs) requeue(l *lane) {
+func (m *Runner) requeue(l *lane) {
 	m.mu.Lock()
 	queued := slices.Clone(l.queue)
 	m.mu.Unlock()
@@ -135,7 +135,7 @@ func (l *lane) queueMessage(i int) string {
 		running[j] = fmt.Sprintf("%d %s", kinds[k], kindName(k, kinds[k]))
 	}
 	what := "maps and evaluations"
-	if l.name == LaneTraining {
+	if l.name == laneTraining {
 		what = "trainings"
 	}
 	msg := fmt.Sprintf("queued: position %d of %d, waiting for one of the %d slots for %s", i+1, len(l.queue), l.slots, what)
@@ -145,7 +145,7 @@ func (l *lane) queueMessage(i int) string {
 	if len(running) > 0 {
 		msg += " (running: " + strings.Join(running, ", ") + ")"
 	}
-	if l.name == LaneTraining {
+	if l.name == laneTraining {
 		msg += "; maps and evaluations do not wait for trainings"
 	}
 	return msg

@@ -1,4 +1,4 @@
-package server
+package jobs
 
 import (
 	"context"
@@ -12,14 +12,14 @@ import (
 	"github.com/taglens/taglens/server/store"
 )
 
-func newJobsForTest(t *testing.T, slots int) (*Jobs, *store.Store) {
+func newJobsForTest(t *testing.T, slots int) (*Runner, *store.Store) {
 	t.Helper()
 	st, err := store.Open(context.Background(), t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	m := NewJobs(context.Background(), st, slots, slog.New(slog.DiscardHandler))
+	m := New(context.Background(), st, slots, slog.New(slog.DiscardHandler))
 	t.Cleanup(func() { m.Shutdown(context.Background()) })
 	return m, st
 }
@@ -124,8 +124,8 @@ func TestShutdownInterrupts(t *testing.T) {
 			t.Errorf("job %s after shutdown: got %s, want interrupted", id, j.State)
 		}
 	}
-	if _, err := m.Submit("test", "c", nil, block); !errors.Is(err, errShutdown) {
-		t.Errorf("submit after shutdown: got %v, want errShutdown", err)
+	if _, err := m.Submit("test", "c", nil, block); !errors.Is(err, ErrShutdown) {
+		t.Errorf("submit after shutdown: got %v, want ErrShutdown", err)
 	}
 }
 

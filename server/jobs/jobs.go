@@ -1,4 +1,9 @@
-package server
+// Package jobs runs the web app's background work (trainings, maps,
+// evaluations) as jobs: two lanes of slots with FIFO queues (lanes.go), the
+// job states written to the store (server/store), progress and training-curve
+// points fanned out to subscribers (the SSE streams of the handlers), and
+// cancellation and shutdown. It knows nothing of HTTP.
+package jobs
 
 import (
 	"context"
@@ -23,21 +28,21 @@ type Event struct {
 	ETA float64 `json:"eta,omitempty"`
 }
 
-// A JobFunc does the work of a job. It reports progress through rep and must
+// A Func does the work of a job. It reports progress through rep and must
 // return promptly once ctx is cancelled.
-// A JobFunc is the work of a job. It is always called, also when the job was
+// A Func is the work of a job. It is always called, also when the job was
 // cancelled while still queued (ctx is then already done): it must return
 // promptly on a done ctx, after recording the outcome on what it owns.
-type JobFunc func(ctx context.Context, rep *Reporter) error
+type Func func(ctx context.Context, rep *Reporter) error
 
-// Jobs runs background jobs in two lanes, each with its own slots (one per
+// Runner runs background jobs in two lanes, each with its own slots (one per
 // CPU core by default): trainings in one, and in the other the interactive
 // work a person waits for at the screen (maps, evaluations, any other kind),
 // so that a map starts at once however many trainings run. Within a lane at
 // most its slots run at a time and the rest wait in FIFO order, each queued
 // job's message saying why it waits and its place in the queue. State
 // changes are written to the store and fanned out to subscribers.
-type Jobs struct {
+type Runner struct {
 	store *store.Store
 	log   *slog.Logger
 	root  context.Context
@@ -61,7 +66,7 @@ type runningJob struct {
 	row  *store.JobRow
 	lane *lane
 	// start is closed when the job is given a slot of its lane (granted set,
-	// under Jobs.mu).
+	// under Runner.mu).
 	start   chan struct{}
 	granted bool
 	cancel  context.CancelCauseFunc
@@ -75,29 +80,29 @@ type runningJob struct {
 	estAt    time.Time
 }
 
-// errCancelled is the cause of a job cancelled by a user.
-var errCancelled = errors.New("cancelled by user")
+// ErrCancelled is the cause of a job cancelled by a user.
+var ErrCancelled = errors.New("cancelled by user")
 
-// errShutdown is the cause of a job stopped by server shutdown.
-var errShutdown = errors.New("server shutting down")
+// ErrShutdown is the cause of a job stopped by server shutdown.
+var ErrShutdown = errors.New("server shutting down")
 
-// NewJobs returns a job manager whose jobs run under parent, with the given
+// New returns a job runner whose jobs run under parent, with the given
 // number of concurrent slots (≥1) in each lane: slots trainings and, besides
 // them, slots maps or evaluations at a time.
-func NewJobs(parent context.Context, store *store.Store, slots int, log *slog.Logger) *Jobs {
+func New(parent context.Context, st *store.Store, slots int, log *slog.Logger) *Runner {
 	if slots < 1 {
 		slots = 1
 	}
 	root, stop := context.WithCancel(parent)
-	return &Jobs{store: store, log: log, root: root, stop: stop, running: map[string]*runningJob{},
+	return &Runner{store: st, log: log, root: root, stop: stop, running: map[string]*runningJob{},
 		lanes: map[string]*lane{
-			LaneTraining:    {name: LaneTraining, slots: slots},
-			LaneInteractive: {name: LaneInteractive, slots: slots},
+			laneTraining:    {name: laneTraining, slots: slots},
+			laneInteractive: {name: laneInteractive, slots: slots},
 		}}
 }
 
 // Submit stores a new queued job and starts it in the background.
-func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*store.JobRow, error) {
+func (m *Runner) Submit(kind, target string, params any, fn Func) (*store.JobRow, error) {
 	return m.SubmitWith(kind, target, params, fn, nil)
 }
 
@@ -107,7 +112,7 @@ func (m *Jobs) Submit(kind, target string, params any, fn JobFunc) (*store.JobRo
 // committed, so nothing the job writes can be overwritten by its submitter,
 // and when record fails, or the queue of the job's kind is full
 // (*QueueFullError), nothing is stored.
-func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record func(tx *store.Tx, job *store.JobRow) error) (*store.JobRow, error) {
+func (m *Runner) SubmitWith(kind, target string, params any, fn Func, record func(tx *store.Tx, job *store.JobRow) error) (*store.JobRow, error) {
 	pj, err := json.Marshal(params)
 	if err != nil {
 		return nil, fmt.Errorf("jobs: params: %w", err)
@@ -116,7 +121,7 @@ func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record fu
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
-		return nil, errShutdown
+		return nil, ErrShutdown
 	}
 	if m.MaxQueued > 0 {
 		if n := m.queuedLocked(kind); n >= m.MaxQueued {
@@ -142,7 +147,7 @@ func (m *Jobs) SubmitWith(kind, target string, params any, fn JobFunc, record fu
 }
 
 // queuedLocked counts the jobs of kind waiting for a slot (m.mu held).
-func (m *Jobs) queuedLocked(kind string) int {
+func (m *Runner) queuedLocked(kind string) int {
 	n := 0
 	for _, rj := range m.running {
 		if rj.row.Kind == kind && rj.row.State == store.JobQueued {
@@ -164,7 +169,7 @@ func (e *QueueFullError) Error() string {
 		e.Queued, e.Kind, e.Limit)
 }
 
-func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
+func (m *Runner) run(ctx context.Context, rj *runningJob, fn Func) {
 	defer m.wg.Done()
 	defer close(rj.done)
 	if m.acquire(ctx, rj) {
@@ -172,7 +177,7 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 	}
 	// Cancelled while queued, fn still runs, with the dead context, so that it
 	// records the outcome on what it owns (a training job marks its model
-	// cancelled); every JobFunc returns at once on a cancelled context.
+	// cancelled); every Func returns at once on a cancelled context.
 	if ctx.Err() == nil {
 		m.update(rj, func(j *store.JobRow) {
 			j.State = store.JobRunning
@@ -200,13 +205,13 @@ func (m *Jobs) run(ctx context.Context, rj *runningJob, fn JobFunc) {
 }
 
 // finish records the final state and closes every subscriber channel.
-func (m *Jobs) finish(rj *runningJob, err error) {
+func (m *Runner) finish(rj *runningJob, err error) {
 	state, msg := store.JobDone, ""
 	switch {
 	case err == nil:
-	case errors.Is(err, errCancelled):
+	case errors.Is(err, ErrCancelled):
 		state, msg = store.JobCancelled, "cancelled"
-	case errors.Is(err, errShutdown) || errors.Is(err, context.Canceled):
+	case errors.Is(err, ErrShutdown) || errors.Is(err, context.Canceled):
 		state, msg = store.JobInterrupted, "interrupted by server shutdown; restart it from its page"
 	default:
 		state, msg = store.JobFailed, err.Error()
@@ -245,7 +250,7 @@ func (m *Jobs) finish(rj *runningJob, err error) {
 }
 
 // update applies f to the job row, persists it and broadcasts the result.
-func (m *Jobs) update(rj *runningJob, f func(*store.JobRow), pt *store.TrainPoint) {
+func (m *Runner) update(rj *runningJob, f func(*store.JobRow), pt *store.TrainPoint) {
 	m.updateIf(rj, func(j *store.JobRow) bool { f(j); return true }, pt, true)
 }
 
@@ -255,7 +260,7 @@ func (m *Jobs) update(rj *runningJob, f func(*store.JobRow), pt *store.TrainPoin
 // persists its row, so rows reach the store in order: a queued job's place
 // in the queue, changed by other jobs' goroutines, is not stored; the store
 // is read for finished jobs only.)
-func (m *Jobs) updateIf(rj *runningJob, f func(*store.JobRow) bool, pt *store.TrainPoint, persist bool) {
+func (m *Runner) updateIf(rj *runningJob, f func(*store.JobRow) bool, pt *store.TrainPoint, persist bool) {
 	m.mu.Lock()
 	if !f(rj.row) {
 		m.mu.Unlock()
@@ -287,7 +292,7 @@ func (m *Jobs) updateIf(rj *runningJob, f func(*store.JobRow) bool, pt *store.Tr
 }
 
 // Get returns the live state of a running job, or the stored one.
-func (m *Jobs) Get(ctx context.Context, id string) (*store.JobRow, float64, error) {
+func (m *Runner) Get(ctx context.Context, id string) (*store.JobRow, float64, error) {
 	m.mu.Lock()
 	if rj, ok := m.running[id]; ok {
 		cp := *rj.row
@@ -300,23 +305,23 @@ func (m *Jobs) Get(ctx context.Context, id string) (*store.JobRow, float64, erro
 	return j, 0, err
 }
 
-// A LiveJob is a copy of a queued or running job's row with its ETA.
-type LiveJob struct {
+// A Live is a copy of a queued or running job's row with its ETA.
+type Live struct {
 	Row *store.JobRow
 	ETA float64
 }
 
 // Active returns the jobs still queued or running, newest first, from memory
 // (no store access).
-func (m *Jobs) Active() []LiveJob {
+func (m *Runner) Active() []Live {
 	m.mu.Lock()
-	out := make([]LiveJob, 0, len(m.running))
+	out := make([]Live, 0, len(m.running))
 	for _, rj := range m.running {
 		cp := *rj.row
-		out = append(out, LiveJob{Row: &cp, ETA: rj.eta})
+		out = append(out, Live{Row: &cp, ETA: rj.eta})
 	}
 	m.mu.Unlock()
-	slices.SortFunc(out, func(a, b LiveJob) int {
+	slices.SortFunc(out, func(a, b Live) int {
 		if c := b.Row.CreatedAt.Compare(a.Row.CreatedAt); c != 0 {
 			return c
 		}
@@ -327,7 +332,7 @@ func (m *Jobs) Active() []LiveJob {
 
 // LiveStates returns the states of the jobs queued or running, by id, from
 // memory.
-func (m *Jobs) LiveStates() map[string]string {
+func (m *Runner) LiveStates() map[string]string {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	out := make(map[string]string, len(m.running))
@@ -340,7 +345,7 @@ func (m *Jobs) LiveStates() map[string]string {
 // Subscribe returns a channel of the job's updates, starting with its current
 // state, and a function to unsubscribe. The channel is closed when the job ends
 // (or at once, after the current state, if it has already ended).
-func (m *Jobs) Subscribe(ctx context.Context, id string) (<-chan Event, func(), error) {
+func (m *Runner) Subscribe(ctx context.Context, id string) (<-chan Event, func(), error) {
 	ch := make(chan Event, 16)
 	m.mu.Lock()
 	if rj, ok := m.running[id]; ok {
@@ -370,7 +375,7 @@ func (m *Jobs) Subscribe(ctx context.Context, id string) (<-chan Event, func(), 
 
 // Cancel cancels a queued or running job. It reports ErrNotFound for unknown ids
 // and false when the job had already finished.
-func (m *Jobs) Cancel(ctx context.Context, id string) (bool, error) {
+func (m *Runner) Cancel(ctx context.Context, id string) (bool, error) {
 	m.mu.Lock()
 	rj, ok := m.running[id]
 	m.mu.Unlock()
@@ -380,13 +385,13 @@ func (m *Jobs) Cancel(ctx context.Context, id string) (bool, error) {
 		}
 		return false, nil
 	}
-	rj.cancel(errCancelled)
+	rj.cancel(ErrCancelled)
 	<-rj.done
 	return true, nil
 }
 
 // Wait blocks until the job has finished (or ctx is done).
-func (m *Jobs) Wait(ctx context.Context, id string) (*store.JobRow, error) {
+func (m *Runner) Wait(ctx context.Context, id string) (*store.JobRow, error) {
 	m.mu.Lock()
 	rj, ok := m.running[id]
 	m.mu.Unlock()
@@ -402,11 +407,11 @@ func (m *Jobs) Wait(ctx context.Context, id string) (*store.JobRow, error) {
 
 // Shutdown cancels every job (they end as interrupted) and waits for them,
 // at most until ctx is done.
-func (m *Jobs) Shutdown(ctx context.Context) error {
+func (m *Runner) Shutdown(ctx context.Context) error {
 	m.mu.Lock()
 	m.closed = true
 	for _, rj := range m.running {
-		rj.cancel(errShutdown)
+		rj.cancel(ErrShutdown)
 	}
 	m.mu.Unlock()
 	m.stop()
@@ -420,9 +425,9 @@ func (m *Jobs) Shutdown(ctx context.Context) error {
 	}
 }
 
-// A Reporter is how a JobFunc reports progress.
+// A Reporter is how a Func reports progress.
 type Reporter struct {
-	m  *Jobs
+	m  *Runner
 	rj *runningJob
 }
 
