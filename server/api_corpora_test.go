@@ -67,7 +67,7 @@ func TestUploadErrors(t *testing.T) {
 	req.Header.Set("Content-Type", ct)
 	req.ContentLength = -1
 	rec := httptest.NewRecorder()
-	ts.Handler().ServeHTTP(rec, req)
+	ts.handler().ServeHTTP(rec, req)
 	wantError(t, rec, 413, "too large")
 
 	wantError(t, ts.do(http.MethodPost, "/api/corpora", strings.NewReader("{}"), "application/json"), 400, "multipart")

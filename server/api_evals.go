@@ -22,8 +22,8 @@ import (
 
 type evalsAPI struct{ s *Server }
 
-// EvalRequest is the body of POST /api/evaluations.
-type EvalRequest struct {
+// evalRequest is the body of POST /api/evaluations.
+type evalRequest struct {
 	ModelIDs  []string `json:"model_ids"`
 	CorpusID  string   `json:"corpus_id"`         // evaluated corpus; default (or equal to) the first model's: within-corpus
 	Subset    string   `json:"subset"`            // train|valid|test|oov|all (default test; all for another corpus)
@@ -50,7 +50,7 @@ const (
 // input is the request as an evaluation's input (app.EvalInput, whose
 // Normalize is the one check of it): lenient, as the compare form keeps every
 // field when its setting changes, and capped.
-func (r *EvalRequest) input() app.EvalInput {
+func (r *evalRequest) input() app.EvalInput {
 	in := app.EvalInput{Models: len(r.ModelIDs), SeedTrials: r.SeedTrials, Subset: r.Subset, Protocol: r.Protocol,
 		Setting: r.Setting, Missing: r.Missing, Baselines: r.Baselines, Lenient: true,
 		MaxModels: maxEvalModels, MaxTrials: maxEvalTrials}
@@ -63,7 +63,7 @@ func (r *EvalRequest) input() app.EvalInput {
 
 // normalize checks the request (a 400 naming the field) and sets its
 // defaults, and returns its spec.
-func (r *EvalRequest) normalize() (*app.EvalSpec, error) {
+func (r *evalRequest) normalize() (*app.EvalSpec, error) {
 	spec, err := r.input().Normalize()
 	if err != nil {
 		return nil, httpErr(http.StatusBadRequest, "%v", err)
@@ -73,10 +73,10 @@ func (r *EvalRequest) normalize() (*app.EvalSpec, error) {
 	return spec, nil
 }
 
-// evalBody is the JSON body of POST /api/evaluations: an EvalRequest whose
+// evalBody is the JSON body of POST /api/evaluations: an evalRequest whose
 // trials tells an omitted field (the default) from a 0 (refused).
 type evalBody struct {
-	EvalRequest
+	evalRequest
 	Trials *int `json:"trials"`
 }
 
@@ -86,7 +86,7 @@ func (h *evalsAPI) create(c echo.Context) error {
 	if err := bindJSON(c, &body); err != nil {
 		return err
 	}
-	req := body.EvalRequest
+	req := body.evalRequest
 	if body.Trials != nil {
 		req.Trials, req.trialsGiven = *body.Trials, true
 	}
@@ -97,7 +97,7 @@ func (h *evalsAPI) create(c echo.Context) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"evaluation_id": ev.ID, "job_id": job.ID})
 }
 
-func (s *Server) createEval(ctx context.Context, req EvalRequest) (*store.EvalRow, *store.JobRow, error) {
+func (s *Server) createEval(ctx context.Context, req evalRequest) (*store.EvalRow, *store.JobRow, error) {
 	spec, err := req.normalize()
 	if err != nil {
 		return nil, nil, err
@@ -152,7 +152,7 @@ func (s *Server) createEval(ctx context.Context, req EvalRequest) (*store.EvalRo
 // randomness and the baselines, retrained in every trial on the first model's
 // training documents (compare.Plan.AddBaselines says which baselines a setting leaves out,
 // with a note in the report).
-func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string, req EvalRequest) error {
+func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string, req evalRequest) error {
 	if err := ctx.Err(); err != nil {
 		return err // cancelled while queued
 	}

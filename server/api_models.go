@@ -60,7 +60,7 @@ type createModelReq struct {
 	CorpusID string       `json:"corpus_id"`
 	Name     string       `json:"name"`
 	Seed     *uint64      `json:"seed"`
-	Params   *TrainParams `json:"params"`
+	Params   *trainParams `json:"params"`
 }
 
 // create: POST /api/models → 202 {"model_id","job_id"}.
@@ -101,7 +101,7 @@ func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*store.Mo
 	if err != nil {
 		return nil, nil, notFound(err, "corpus", req.CorpusID)
 	}
-	var p TrainParams
+	var p trainParams
 	if req.Params != nil {
 		p = *req.Params
 	}

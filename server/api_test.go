@@ -235,7 +235,7 @@ func TestTrainedModelAPI(t *testing.T) {
 // HTTP connection.
 func TestSSE(t *testing.T) {
 	ts := newTestServer(t, Config{})
-	srv := httptest.NewServer(ts.Handler())
+	srv := httptest.NewServer(ts.handler())
 	defer srv.Close()
 	release := make(chan struct{})
 	job, err := ts.jobs.Submit("test", "x", nil, func(ctx context.Context, rep *jobs.Reporter) error {
@@ -443,7 +443,7 @@ func TestDisconnectLoggedAtDebug(t *testing.T) {
 	cancel()
 	req := newRequest(http.MethodGet, "/api/corpora", nil).WithContext(ctx)
 	rec := httptest.NewRecorder()
-	e := s.Handler().(*echo.Echo)
+	e := s.handler().(*echo.Echo)
 	s.errorHandler(fmt.Errorf("reading: %w", context.Canceled), e.NewContext(req, rec))
 	if strings.Contains(buf.String(), "level=ERROR") {
 		t.Errorf("client disconnect logged as an error:\n%s", buf.String())

@@ -15,7 +15,7 @@ import (
 )
 
 // contextMap: GET /api/models/:id/context-map?doc=ID[&corpus=ID][&term=OOV][&variant=]
-// → MapData of the paper's Figure 7 (app.ContextMap), with kinds "positive",
+// → mapData of the paper's Figure 7 (app.ContextMap), with kinds "positive",
 // "negative", "oov" (feature-based) and "oov-avg" (concept-based), when this
 // process computed it; else 404 with its state (notComputed). POST
 // (computeContextMap) computes it.
@@ -114,7 +114,7 @@ func (s *Server) startContextMap(ctx context.Context, row *store.ModelRow, m *ce
 		if err != nil {
 			return nil, contextMapErr(err)
 		}
-		data := &MapData{Term: cm.Term, Variant: string(cm.Variant), Points: pts, KL: kl, Topics: app.NumTopics(m), Perplexity: cm.Perplexity, Iterations: cm.Iterations}
+		data := &mapData{Term: cm.Term, Variant: string(cm.Variant), Points: pts, KL: kl, Topics: app.NumTopics(m), Perplexity: cm.Perplexity, Iterations: cm.Iterations}
 		b, err := jsonMarshal(data)
 		if err != nil {
 			return nil, err

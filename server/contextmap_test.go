@@ -32,7 +32,7 @@ func TestContextMap(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("status %d: %s", rec.Code, rec.Body)
 	}
-	md := decode[MapData](t, rec)
+	md := decode[mapData](t, rec)
 	count := map[string]int{}
 	for _, p := range md.Points {
 		count[p.Kind]++
@@ -89,12 +89,12 @@ func TestContextMap(t *testing.T) {
 // many of its terms are points, and decoding restores every point's tags.
 func TestMapJSONDocsOnce(t *testing.T) {
 	tags := []string{"rock", "guitar", "loud", "a-long-tag-that-shows-up"}
-	md := MapData{Term: "rock", Variant: "ce", KL: 0.5}
+	md := mapData{Term: "rock", Variant: "ce", KL: 0.5}
 	for i, term := range tags {
-		md.Points = append(md.Points, MapPoint{X: float64(i), Term: term, DocID: "d1", Corpus: "songs", Kind: "accompany", Tags: tags})
+		md.Points = append(md.Points, mapPoint{X: float64(i), Term: term, DocID: "d1", Corpus: "songs", Kind: "accompany", Tags: tags})
 	}
 	// The same id in another corpus is another document.
-	md.Points = append(md.Points, MapPoint{Term: "jazz", DocID: "d1", Corpus: "other", Tags: []string{"jazz"}})
+	md.Points = append(md.Points, mapPoint{Term: "jazz", DocID: "d1", Corpus: "other", Tags: []string{"jazz"}})
 	b, err := json.Marshal(md)
 	if err != nil {
 		t.Fatal(err)
@@ -109,7 +109,7 @@ func TestMapJSONDocsOnce(t *testing.T) {
 	if len(raw.Tags) != 5 || len(raw.Docs) != 2 || len(raw.Docs[0].Tags) != 4 {
 		t.Errorf("want each tag once in the dictionary and each document once, with its tags as indices: %s", b)
 	}
-	var back MapData
+	var back mapData
 	if err := json.Unmarshal(b, &back); err != nil {
 		t.Fatal(err)
 	}
@@ -135,11 +135,11 @@ func TestStoredMapJSON(t *testing.T) {
 		`{"x":1,"y":2,"term":"rock","doc_id":"d1","kind":"instance","corpus":"songs","cluster":1,"doc":0},` +
 		`{"x":3,"y":4,"term":"rock","doc_id":"d2","kind":"instance","corpus":"songs","cluster":0,"doc":1}],` +
 		`"docs":[{"corpus":"songs","id":"d1","tags":["rock","loud"]},{"corpus":"songs","id":"d2","tags":["rock","calm"]}]}`
-	var got MapData
+	var got mapData
 	if err := json.Unmarshal(storedMapJSON([]byte(old)), &got); err != nil {
 		t.Fatal(err)
 	}
-	want := MapData{Term: "rock", Variant: "ce", KL: 0.25, Points: []MapPoint{
+	want := mapData{Term: "rock", Variant: "ce", KL: 0.25, Points: []mapPoint{
 		{X: 1, Y: 2, Term: "rock", DocID: "d1", Kind: "instance", Corpus: "songs", Cluster: 1, Tags: []string{"rock", "loud"}},
 		{X: 3, Y: 4, Term: "rock", DocID: "d2", Kind: "instance", Corpus: "songs", Cluster: 0, Tags: []string{"rock", "calm"}},
 	}}
@@ -193,7 +193,7 @@ func TestStoredMapTopics(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var got MapData
+	var got mapData
 	if err := json.Unmarshal(termMapJSON(m, b), &got); err != nil {
 		t.Fatal(err)
 	}

@@ -74,19 +74,19 @@ type bodyClock struct {
 	n      int64   // bytes read
 	waited time.Duration
 	eof    bool
-	err    *SlowBodyError // sticky once the deadline passed
+	err    *slowBodyError // sticky once the deadline passed
 }
 
-// SlowBodyError is the error of a request body that arrived slower than
+// slowBodyError is the error of a request body that arrived slower than
 // Config.MinBodyRate allows; the server answers 408.
-type SlowBodyError struct {
+type slowBodyError struct {
 	Read   int64         // bytes received
 	Waited time.Duration // time spent waiting for them
 	Grace  time.Duration
 	Rate   int64
 }
 
-func (e *SlowBodyError) Error() string {
+func (e *slowBodyError) Error() string {
 	return fmt.Sprintf("the request body arrived too slowly: %d bytes in %s; a body must arrive at %d bytes a second or faster after the first %s",
 		e.Read, e.Waited.Round(time.Millisecond), e.Rate, e.Grace)
 }
@@ -100,7 +100,7 @@ func (b *bodyClock) Read(p []byte) (int, error) {
 	}
 	budget := b.grace + time.Duration(float64(b.n)/b.rate*float64(time.Second)) - b.waited
 	if budget <= 0 {
-		b.err = &SlowBodyError{Read: b.n, Waited: b.waited, Grace: b.grace, Rate: int64(b.rate)}
+		b.err = &slowBodyError{Read: b.n, Waited: b.waited, Grace: b.grace, Rate: int64(b.rate)}
 		return 0, b.err
 	}
 	start := time.Now()
@@ -115,7 +115,7 @@ func (b *bodyClock) Read(p []byte) (int, error) {
 		b.eof = true
 		_ = b.rc.SetReadDeadline(time.Time{})
 	case err != nil && errors.Is(err, os.ErrDeadlineExceeded):
-		b.err = &SlowBodyError{Read: b.n, Waited: b.waited, Grace: b.grace, Rate: int64(b.rate)}
+		b.err = &slowBodyError{Read: b.n, Waited: b.waited, Grace: b.grace, Rate: int64(b.rate)}
 		return n, b.err
 	}
 	return n, err
@@ -123,9 +123,9 @@ func (b *bodyClock) Read(p []byte) (int, error) {
 
 func (b *bodyClock) Close() error { return b.r.Close() }
 
-// slowBody reports the SlowBodyError of c's body, if its deadline passed
+// slowBody reports the slowBodyError of c's body, if its deadline passed
 // (whatever error the handler made of it).
-func slowBody(c echo.Context) *SlowBodyError {
+func slowBody(c echo.Context) *slowBodyError {
 	b, _ := c.Get(ctxBodyClock).(*bodyClock)
 	if b == nil {
 		return nil

@@ -20,8 +20,8 @@ import (
 // chooses on the demo corpus, without the search). Budgets count examples and
 // epochs, never seconds, so the demo model is the same on every machine; its
 // page lists these parameters.
-func demoParams() TrainParams {
-	return TrainParams{Config: ce.Config{Topics: 10, EpochExamples: 40000, MaxEpochs1: 10, MaxEpochs2: 15, Patience: 4}}
+func demoParams() trainParams {
+	return trainParams{Config: ce.Config{Topics: 10, EpochExamples: 40000, MaxEpochs1: 10, MaxEpochs2: 15, Patience: 4}}
 }
 
 // SeedDemo, on a store without corpora, loads the built-in demo corpus and starts
@@ -68,7 +68,7 @@ func (s *Server) SeedDemo(ctx context.Context) error {
 		}
 		// Every baseline, so that the first screen can say plainly whether the
 		// method or a baseline ranks best on the demo corpus.
-		req := EvalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"all"}, Protocol: "extended", Trials: 3}
+		req := evalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"all"}, Protocol: "extended", Trials: 3}
 		if _, _, err := s.createEval(s.root, req); err != nil {
 			s.log.Warn("demo comparison not started", "err", err)
 		}
@@ -89,7 +89,7 @@ func (s *Server) demoVerdict(ctx context.Context, id string) (*views.Verdict, er
 		if !e.Reported {
 			continue
 		}
-		var req EvalRequest
+		var req evalRequest
 		if err := json.Unmarshal(e.Request, &req); err != nil || len(req.ModelIDs) != 1 || req.ModelIDs[0] != id {
 			continue
 		}

@@ -18,7 +18,7 @@ import (
 )
 
 // finishedEval runs an evaluation of the model to its end and returns its id.
-func finishedEval(t *testing.T, ts *testServer, req EvalRequest) string {
+func finishedEval(t *testing.T, ts *testServer, req evalRequest) string {
 	t.Helper()
 	ev, job, err := ts.createEval(context.Background(), req)
 	if err != nil {
@@ -58,8 +58,8 @@ func chartYMax(t *testing.T, body, id string) float64 {
 // whisker; fewer than two evaluations ticked is a page saying what to do.
 func TestSideBySideSharedScale(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
-	a := finishedEval(t, ts, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
-	b := finishedEval(t, ts, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"all"}, Subset: "valid", Protocol: "extended", Trials: 1})
+	a := finishedEval(t, ts, evalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
+	b := finishedEval(t, ts, evalRequest{ModelIDs: []string{modelID}, Baselines: []string{"all"}, Subset: "valid", Protocol: "extended", Trials: 1})
 	_, body := ts.page("/compare/side?ids=" + a + "," + b)
 	for _, metric := range []string{"map", "auc"} {
 		m0, m1 := chartYMax(t, body, metric+"-0"), chartYMax(t, body, metric+"-1")
@@ -119,7 +119,7 @@ func TestSeedTrialsInSeedOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var req EvalRequest
+	var req evalRequest
 	if err := json.Unmarshal(e.Request, &req); err != nil {
 		t.Fatal(err)
 	}
@@ -140,8 +140,8 @@ func TestSeedTrialsInSeedOrder(t *testing.T) {
 func TestBrowserCompareViews(t *testing.T) {
 	ctx := browser(t)
 	ts, _, modelID := trainedServer(t)
-	a := finishedEval(t, ts, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
-	b := finishedEval(t, ts, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"all"}, Subset: "test", Protocol: "extended", Trials: 1})
+	a := finishedEval(t, ts, evalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
+	b := finishedEval(t, ts, evalRequest{ModelIDs: []string{modelID}, Baselines: []string{"all"}, Subset: "test", Protocol: "extended", Trials: 1})
 	base := liveServer(t, ts)
 
 	step(t, ctx, "side by side", time.Minute, chromedp.Navigate(base+"/compare/side?ids="+a+","+b))

@@ -175,7 +175,7 @@ func TestCorpusDeleteNamesEveryModel(t *testing.T) {
 // its id.
 func TestDeletedModelInEvaluations(t *testing.T) {
 	ts, id, models := corpusWithModels(t, 2)
-	req, _ := jsonMarshal(EvalRequest{ModelIDs: models, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
+	req, _ := jsonMarshal(evalRequest{ModelIDs: models, Baselines: []string{"random"}, Subset: "test", Protocol: "priming", Trials: 1})
 	ev := &store.EvalRow{CorpusID: id, Request: req}
 	if err := ts.store.InsertEval(t.Context(), ev); err != nil {
 		t.Fatal(err)

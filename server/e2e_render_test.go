@@ -138,7 +138,7 @@ func putSyntheticSpace(t *testing.T, ts *testServer, modelID string, n int) {
 	}
 	rng := rand.New(rand.NewPCG(9, 7))
 	zipf := rand.NewZipf(rng, 1.1, 1, 5000)
-	sm := &SpaceMap{Variant: "siamese-ce", Projection: projTSNE, KL: 1.5}
+	sm := &spaceMap{Variant: "siamese-ce", Projection: projTSNE, KL: 1.5}
 	v := m.Vocabulary()
 	for i := 0; i < n; i++ {
 		term := fmt.Sprintf("term-%06d", i)

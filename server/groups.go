@@ -24,7 +24,7 @@ type createGroupReq struct {
 	Name     string       `json:"name"`
 	Seed     *uint64      `json:"seed"`
 	Seeds    int          `json:"seeds"`
-	Params   *TrainParams `json:"params"`
+	Params   *trainParams `json:"params"`
 }
 
 // createGroup stores a seed group and starts the trainings of its members:

@@ -205,7 +205,7 @@ func bindJSON(c echo.Context, v any) error {
 	}
 	if err != nil {
 		var mb *http.MaxBytesError
-		var sb *SlowBodyError
+		var sb *slowBodyError
 		if errors.As(err, &mb) || errors.As(err, &sb) {
 			return err
 		}

@@ -29,10 +29,10 @@ import (
 // Zipf-distributed use (s = 1.1, like the tag-use curves of the paper's Figure 3):
 // the size and shape of a real 10,000-instance map, for serving and rendering
 // tests (the numbers are not a t-SNE result and nothing checks them as one).
-func syntheticMap(n int, term string, seed uint64) *MapData {
+func syntheticMap(n int, term string, seed uint64) *mapData {
 	rng := rand.New(rand.NewPCG(seed, 7))
 	zipf := rand.NewZipf(rng, 1.1, 1, 9999)
-	md := &MapData{Term: term, Variant: "siamese-ce", KL: 1.5, Topics: 4} // with topics: served as stored
+	md := &mapData{Term: term, Variant: "siamese-ce", KL: 1.5, Topics: 4} // with topics: served as stored
 	for i := 0; i < n; i++ {
 		k := rng.IntN(6)
 		a := float64(k) * math.Pi / 3
@@ -40,7 +40,7 @@ func syntheticMap(n int, term string, seed uint64) *MapData {
 		for j := 0; j < 4; j++ {
 			tags = append(tags, "tag-"+strconv.FormatUint(zipf.Uint64(), 10))
 		}
-		md.Points = append(md.Points, MapPoint{
+		md.Points = append(md.Points, mapPoint{
 			X: app.Round4(30*math.Cos(a) + 4*rng.NormFloat64()), Y: app.Round4(30*math.Sin(a) + 4*rng.NormFloat64()),
 			Term: term, DocID: fmt.Sprintf("doc-%05d", i), Kind: "instance", Corpus: "demo", Cluster: k % 3, Topic: k % 4, Tags: tags,
 		})

@@ -23,7 +23,7 @@ type mapEntry struct {
 	json []byte
 	gz   []byte // gzip of json, made once
 	etag string
-	data *MapData
+	data *mapData
 	emb  *tsne.Embedding
 
 	// Prepared header values (one-element slices: net/http never writes into
@@ -125,7 +125,7 @@ func mapKey(variant, term string, corpora []string) string {
 }
 
 // newMapEntry prepares a cached map for serving.
-func newMapEntry(b []byte, data *MapData, emb *tsne.Embedding) *mapEntry {
+func newMapEntry(b []byte, data *mapData, emb *tsne.Embedding) *mapEntry {
 	var buf bytes.Buffer
 	var gz []byte // nil: served uncompressed
 	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)

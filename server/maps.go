@@ -18,16 +18,16 @@ import (
 	"github.com/taglens/taglens/tsne"
 )
 
-// MapPoint is one point of an explorer map (app.MapPoint; in the JSON, a
-// column entry of MapData's columnar form, with the document's tags once per
+// mapPoint is one point of an explorer map (app.MapPoint; in the JSON, a
+// column entry of mapData's columnar form, with the document's tags once per
 // document).
-type MapPoint = app.MapPoint
+type mapPoint = app.MapPoint
 
-// MapData is the map API's answer.
-type MapData struct {
+// mapData is the map API's answer.
+type mapData struct {
 	Term    string     `json:"term"`
 	Variant string     `json:"variant"`
-	Points  []MapPoint `json:"points"`
+	Points  []mapPoint `json:"points"`
 	KL      float64    `json:"kl"`
 	// Perplexity and Iterations are what t-SNE used; 0 in a map stored
 	// before the maps kept them.
@@ -72,7 +72,7 @@ type (
 )
 
 // MarshalJSON writes the map in its columnar form.
-func (d MapData) MarshalJSON() ([]byte, error) {
+func (d mapData) MarshalJSON() ([]byte, error) {
 	n := len(d.Points)
 	out := mapDataJSON{Term: d.Term, Variant: d.Variant, KL: d.KL, Perp: d.Perplexity, Iters: d.Iterations, Topics: d.Topics,
 		X: make([]float64, n), Y: make([]float64, n), Doc: make([]int, n), TermOf: make([]int, n),
@@ -110,7 +110,7 @@ func (d MapData) MarshalJSON() ([]byte, error) {
 
 // UnmarshalJSON reads what MarshalJSON writes, each point getting its
 // document, term, kind and tags back.
-func (d *MapData) UnmarshalJSON(b []byte) error {
+func (d *mapData) UnmarshalJSON(b []byte) error {
 	var in mapDataJSON
 	if err := json.Unmarshal(b, &in); err != nil {
 		return err
@@ -119,7 +119,7 @@ func (d *MapData) UnmarshalJSON(b []byte) error {
 	if len(in.Y) != n || len(in.Doc) != n || len(in.TermOf) != n || len(in.Kind) != n || len(in.Cluster) != n {
 		return fmt.Errorf("map: columns of %d, %d, %d, %d, %d and %d points", n, len(in.Y), len(in.Doc), len(in.TermOf), len(in.Kind), len(in.Cluster))
 	}
-	*d = MapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Perplexity: in.Perp, Iterations: in.Iters, Topics: in.Topics, Points: make([]MapPoint, n)}
+	*d = mapData{Term: in.Term, Variant: in.Variant, KL: in.KL, Perplexity: in.Perp, Iterations: in.Iters, Topics: in.Topics, Points: make([]mapPoint, n)}
 	docTags := make([][]string, len(in.Docs))
 	for k, doc := range in.Docs {
 		docTags[k] = make([]string, len(doc.Tags))
@@ -135,7 +135,7 @@ func (d *MapData) UnmarshalJSON(b []byte) error {
 		if k < 0 || k >= len(in.Docs) || t < 0 || t >= len(in.Terms) || c < 0 || c >= len(in.Kinds) {
 			return fmt.Errorf("map point %d: document %d of %d, term %d of %d, kind %d of %d", i, k, len(in.Docs), t, len(in.Terms), c, len(in.Kinds))
 		}
-		d.Points[i] = MapPoint{X: in.X[i], Y: in.Y[i], Term: in.Terms[t], DocID: in.Docs[k].ID, Kind: in.Kinds[c],
+		d.Points[i] = mapPoint{X: in.X[i], Y: in.Y[i], Term: in.Terms[t], DocID: in.Docs[k].ID, Kind: in.Kinds[c],
 			Corpus: in.Docs[k].Corpus, Cluster: in.Cluster[i], Topic: in.Docs[k].Topic, Tags: docTags[k]}
 	}
 	return nil
@@ -163,9 +163,9 @@ func storedMapJSON(b []byte) []byte {
 	if json.Unmarshal(b, &old) != nil || old.Points == nil {
 		return b
 	}
-	d := MapData{Term: old.Term, Variant: old.Variant, KL: old.KL, Points: make([]MapPoint, len(old.Points))}
+	d := mapData{Term: old.Term, Variant: old.Variant, KL: old.KL, Points: make([]mapPoint, len(old.Points))}
 	for i, p := range old.Points {
-		d.Points[i] = MapPoint{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus, Cluster: p.Cluster}
+		d.Points[i] = mapPoint{X: p.X, Y: p.Y, Term: p.Term, DocID: p.DocID, Kind: p.Kind, Corpus: p.Corpus, Cluster: p.Cluster}
 		if p.Doc >= 0 && p.Doc < len(old.Docs) {
 			d.Points[i].Tags = old.Docs[p.Doc].Tags
 		}
@@ -183,7 +183,7 @@ func storedMapJSON(b []byte) []byte {
 // bytes, and bytes it cannot read, are returned as they are.
 func termMapJSON(m *ce.Model, b []byte) []byte {
 	b = storedMapJSON(b)
-	var d MapData
+	var d mapData
 	if json.Unmarshal(b, &d) != nil || d.Topics > 0 {
 		return b
 	}
@@ -408,7 +408,7 @@ func (s *Server) loadMap(ctx context.Context, modelID, key string, upgrade func(
 
 // saveMap stores a computed map under a model's map key and keeps it in
 // memory with its data and t-SNE state (for overlays) when given.
-func (s *Server) saveMap(ctx context.Context, modelID, key string, b []byte, data *MapData, emb *tsne.Embedding) error {
+func (s *Server) saveMap(ctx context.Context, modelID, key string, b []byte, data *mapData, emb *tsne.Embedding) error {
 	if err := s.store.PutMap(context.WithoutCancel(ctx), modelID, key, b); err != nil {
 		return err
 	}
@@ -445,7 +445,7 @@ func (s *Server) computeMap(ctx context.Context, rep *jobs.Reporter, modelID, va
 	if err != nil {
 		return err
 	}
-	data := &MapData{Term: term, Variant: variant, Points: pts, KL: emb.KL, Topics: app.NumTopics(m),
+	data := &mapData{Term: term, Variant: variant, Points: pts, KL: emb.KL, Topics: app.NumTopics(m),
 		Perplexity: app.Round4(emb.Perplexity), Iterations: emb.Iterations}
 	b, err := json.Marshal(data)
 	if err != nil {
@@ -469,7 +469,7 @@ func hasTag(tags []string, t string) bool {
 
 // overlay adds to a base map the accompany terms of the chosen documents (and
 // their OOV tags, placed by the concept-based method of §4.4) with Transform.
-func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant string, corpora, docIDs []string) (*MapData, error) {
+func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant string, corpora, docIDs []string) (*mapData, error) {
 	if len(docIDs) > 50 {
 		return nil, httpErr(http.StatusBadRequest, "docs: at most 50 documents")
 	}
@@ -479,7 +479,7 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			base[p.Term] = true
 		}
 	}
-	var pts []MapPoint
+	var pts []mapPoint
 	var x [][]float64
 	for _, id := range docIDs {
 		var found bool
@@ -503,11 +503,11 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 				if base[t] {
 					continue // already in the base map
 				}
-				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
+				pts = append(pts, mapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
 				x = append(x, vecs[i])
 			}
 			for i, t := range oov {
-				pts = append(pts, MapPoint{Term: t, DocID: d.ID, Kind: "oov", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
+				pts = append(pts, mapPoint{Term: t, DocID: d.ID, Kind: "oov", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
 				x = append(x, oovVecs[i])
 			}
 			break
@@ -516,8 +516,8 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			return nil, httpErr(http.StatusNotFound, "document %q not found in the map's corpora", id)
 		}
 	}
-	out := &MapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Perplexity: e.data.Perplexity, Iterations: e.data.Iterations,
-		Topics: e.data.Topics, Points: append([]MapPoint(nil), e.data.Points...)}
+	out := &mapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Perplexity: e.data.Perplexity, Iterations: e.data.Iterations,
+		Topics: e.data.Topics, Points: append([]mapPoint(nil), e.data.Points...)}
 	if len(x) == 0 {
 		return out, nil
 	}

@@ -18,7 +18,7 @@ func TestMapAPI(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("map: got %d (%s)", rec.Code, rec.Body)
 	}
-	md := decode[MapData](t, rec)
+	md := decode[mapData](t, rec)
 	if len(md.Points) < 4 {
 		t.Fatalf("map: got %d points", len(md.Points))
 	}
@@ -54,12 +54,12 @@ func TestMapTerms(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
 	base := "/api/models/" + modelID + "/map?variant=ce&term="
 	route := "/api/models/" + modelID + "/map"
-	get := func(q string) MapData {
+	get := func(q string) mapData {
 		rec := ts.computeMapAt(route, url.Values{"variant": {"ce"}, "term": {q}})
 		if rec.Code != 200 {
 			t.Fatalf("%s: %d %s", q, rec.Code, rec.Body)
 		}
-		return decode[MapData](t, rec)
+		return decode[mapData](t, rec)
 	}
 	md := get("guitar, drums,guitar")
 	n := map[string]int{}
@@ -73,7 +73,7 @@ func TestMapTerms(t *testing.T) {
 		t.Fatalf("map %q: %d guitar and %d drums instances", md.Term, n["guitar"], n["drums"])
 	}
 	// Overlay a document holding both terms: neither is overlaid again.
-	var doc MapPoint
+	var doc mapPoint
 	for _, p := range md.Points {
 		if hasTag(p.Tags, "guitar") && hasTag(p.Tags, "drums") {
 			doc = p
@@ -82,7 +82,7 @@ func TestMapTerms(t *testing.T) {
 	}
 	if doc.DocID != "" {
 		rec := ts.computeMapAt(route, url.Values{"variant": {"ce"}, "term": {"guitar,drums"}, "docs": {doc.DocID}})
-		ov := decode[MapData](t, rec)
+		ov := decode[mapData](t, rec)
 		for _, p := range ov.Points[len(md.Points):] {
 			if p.Term == "guitar" || p.Term == "drums" {
 				t.Errorf("overlay point %+v: the map's own term overlaid", p)
@@ -100,7 +100,7 @@ func TestMapOverlay(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
 	route := "/api/models/" + modelID + "/map"
 	params := url.Values{"term": {"guitar"}, "variant": {"siamese-ce"}}
-	md := decode[MapData](t, ts.computeMapAt(route, params))
+	md := decode[mapData](t, ts.computeMapAt(route, params))
 	if len(md.Points) < 2 {
 		t.Fatalf("base map: %d points", len(md.Points))
 	}
@@ -111,7 +111,7 @@ func TestMapOverlay(t *testing.T) {
 	if rec.Code != 200 {
 		t.Fatalf("overlay: %d %s", rec.Code, rec.Body)
 	}
-	ov := decode[MapData](t, rec)
+	ov := decode[mapData](t, rec)
 	want := len(md.Points) + len(md.Points[0].Tags) - 1 + len(md.Points[1].Tags) - 1
 	if len(ov.Points) != want {
 		t.Errorf("overlay: got %d points, want %d (base + the other tags of both documents)", len(ov.Points), want)

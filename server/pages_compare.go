@@ -105,7 +105,7 @@ var baselineLabels = map[string]string{
 }
 
 func (p *pages) evalVM(c echo.Context, e *store.EvalRow, names map[string]string) (views.Eval, error) {
-	var req EvalRequest
+	var req evalRequest
 	if err := jsonUnmarshal(e.Request, &req); err != nil {
 		return views.Eval{}, fmt.Errorf("evaluation %s: stored request: %w", e.ID, err)
 	}
@@ -161,7 +161,7 @@ func (p *pages) startCompare(c echo.Context) error {
 // returns its page.
 func (p *pages) compareForm(c echo.Context) (string, error) {
 	f := c.Request().PostForm
-	req := EvalRequest{ModelIDs: f["model_ids"], Baselines: f["baselines"], CorpusID: f.Get("corpus_id"),
+	req := evalRequest{ModelIDs: f["model_ids"], Baselines: f["baselines"], CorpusID: f.Get("corpus_id"),
 		Subset: f.Get("subset"), Protocol: f.Get("protocol"), SeedTrials: f.Get("seed_trials") == "on"}
 	setting := f.Get("setting")
 	if s, band, ok := strings.Cut(setting, "|"); ok {

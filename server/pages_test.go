@@ -276,7 +276,7 @@ func TestTrainAndCompareForms(t *testing.T) {
 	if b, _ := json.Marshal(mj.Params); !strings.Contains(string(b), `"early_stop":"extended-map"`) {
 		t.Errorf("model params %s: want early_stop extended-map", b)
 	}
-	var tp TrainParams
+	var tp trainParams
 	if b, _ := json.Marshal(mj.Params); json.Unmarshal(b, &tp) != nil || tp.config(1).EarlyStop != "extended-map" {
 		t.Errorf("params %+v do not configure early stopping on extended MAP", tp)
 	}
@@ -344,7 +344,7 @@ func TestHomeVerdict(t *testing.T) {
 		{Name: "ce", PerTrial: trial(0.26, 0.45)},
 		{Name: "siamese-ce", PerTrial: trial(0.47, 0.62)},
 	}}
-	req, _ := json.Marshal(EvalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"all"}, Protocol: "extended"})
+	req, _ := json.Marshal(evalRequest{ModelIDs: []string{m.ID}, Baselines: []string{"all"}, Protocol: "extended"})
 	e := &store.EvalRow{CorpusID: row.ID, Request: req}
 	if err := ts.store.InsertEval(ctx, e); err != nil {
 		t.Fatal(err)
@@ -373,7 +373,7 @@ func TestHomeVerdict(t *testing.T) {
 // are documented parameters with their help.
 func TestTrainParamsDocumented(t *testing.T) {
 	api := map[string]bool{}
-	for _, f := range reflect.VisibleFields(reflect.TypeFor[TrainParams]()) {
+	for _, f := range reflect.VisibleFields(reflect.TypeFor[trainParams]()) {
 		name, _, _ := strings.Cut(f.Tag.Get("json"), ",")
 		switch {
 		case f.Anonymous || !f.IsExported() || name == "-":

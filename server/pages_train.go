@@ -259,8 +259,8 @@ func kvs(m map[string]any) []views.KV {
 
 // trainParamsFromForm reads the training form's parameters; empty fields keep
 // their defaults (zero).
-func trainParamsFromForm(c echo.Context) (TrainParams, error) {
-	var tp TrainParams
+func trainParamsFromForm(c echo.Context) (trainParams, error) {
+	var tp trainParams
 	for _, f := range trainParamsHelp {
 		v := strings.TrimSpace(c.FormValue(f.Name))
 		if v == "" {

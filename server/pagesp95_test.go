@@ -90,7 +90,7 @@ func TestPagesP95(t *testing.T) {
 			if err := ts.store.DB().QueryRow(`SELECT COUNT(*) FROM jobs`).Scan(&left); err != nil {
 				t.Fatal(err)
 			}
-			hs := httptest.NewServer(ts.Handler())
+			hs := httptest.NewServer(ts.handler())
 			defer hs.Close()
 			t.Logf("%d jobs stored, %d in the history after the start", jobs, left)
 			ctx := context.Background()

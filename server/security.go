@@ -45,8 +45,8 @@ const (
 	// tokenCookieMsg is what the access cookie's value is an HMAC of, keyed by
 	// the token: the cookie proves the token without holding it.
 	tokenCookieMsg = "taglens access cookie v1"
-	// MinTokenLength is the shortest access token the server accepts.
-	MinTokenLength = 16
+	// minTokenLength is the shortest access token the server accepts.
+	minTokenLength = 16
 )
 
 // echo context keys.
@@ -102,7 +102,7 @@ func newGuard(cfg Config) (*guard, error) {
 	}
 	token := cfg.Token
 	if token == "" && !IsLoopback(cfg.Addr) {
-		if token, err = NewToken(); err != nil {
+		if token, err = newToken(); err != nil {
 			return nil, err
 		}
 	}
@@ -120,8 +120,8 @@ func newGuard(cfg Config) (*guard, error) {
 	return g, nil
 }
 
-// NewToken returns a random access token (32 bytes from crypto/rand, base64url).
-func NewToken() (string, error) {
+// newToken returns a random access token (32 bytes from crypto/rand, base64url).
+func newToken() (string, error) {
 	b := make([]byte, 32)
 	if _, err := rand.Read(b); err != nil {
 		return "", fmt.Errorf("server: access token: %w", err)
@@ -132,8 +132,8 @@ func NewToken() (string, error) {
 // CheckToken refuses access tokens that are too short, or hold spaces or
 // characters outside printable ASCII (which a header cannot carry as they are).
 func CheckToken(t string) error {
-	if len(t) < MinTokenLength {
-		return fmt.Errorf("the access token must be at least %d characters long", MinTokenLength)
+	if len(t) < minTokenLength {
+		return fmt.Errorf("the access token must be at least %d characters long", minTokenLength)
 	}
 	for _, r := range t {
 		if r <= ' ' || r > '~' {

@@ -61,14 +61,14 @@ type Config struct {
 	// moving is never cut however long it takes; WriteTimeout bounds writing
 	// the answer, from the handler's first write (event streams have none);
 	// IdleTimeout bounds a kept-alive connection's wait for its next request.
-	// Zero: the Default… value below.
+	// Zero: the default… value below (10 s, 10 s, 1 KiB/s, 2 min, 2 min).
 	ReadHeaderTimeout time.Duration
 	BodyGrace         time.Duration
 	MinBodyRate       int64
 	WriteTimeout      time.Duration
 	IdleTimeout       time.Duration
 	// MaxConns caps the connections open at once: one more waits in the
-	// kernel's accept queue until one closes. Default DefaultMaxConns;
+	// kernel's accept queue until one closes. Default 256 (defaultMaxConns);
 	// negative: no cap.
 	MaxConns int
 }
@@ -81,12 +81,12 @@ const (
 
 // Defaults of the time limits and the connection cap of Config.
 const (
-	DefaultReadHeaderTimeout = 10 * time.Second
-	DefaultBodyGrace         = 10 * time.Second
-	DefaultMinBodyRate       = 1 << 10 // bytes per second
-	DefaultWriteTimeout      = 2 * time.Minute
-	DefaultIdleTimeout       = 2 * time.Minute
-	DefaultMaxConns          = 256
+	defaultReadHeaderTimeout = 10 * time.Second
+	defaultBodyGrace         = 10 * time.Second
+	defaultMinBodyRate       = 1 << 10 // bytes per second
+	defaultWriteTimeout      = 2 * time.Minute
+	defaultIdleTimeout       = 2 * time.Minute
+	defaultMaxConns          = 256
 )
 
 func (c Config) withDefaults() Config {
@@ -106,7 +106,7 @@ func (c Config) withDefaults() Config {
 	case c.MaxQueued == 0:
 		c.MaxQueued = DefaultMaxQueued
 	case c.MaxQueued < 0:
-		c.MaxQueued = 0 // Jobs: no bound
+		c.MaxQueued = 0 // jobs.Runner: no bound
 	}
 	switch {
 	case c.KeepJobs == 0:
@@ -117,18 +117,18 @@ func (c Config) withDefaults() Config {
 	for _, d := range []struct {
 		v   *time.Duration
 		def time.Duration
-	}{{&c.ReadHeaderTimeout, DefaultReadHeaderTimeout}, {&c.BodyGrace, DefaultBodyGrace},
-		{&c.WriteTimeout, DefaultWriteTimeout}, {&c.IdleTimeout, DefaultIdleTimeout}} {
+	}{{&c.ReadHeaderTimeout, defaultReadHeaderTimeout}, {&c.BodyGrace, defaultBodyGrace},
+		{&c.WriteTimeout, defaultWriteTimeout}, {&c.IdleTimeout, defaultIdleTimeout}} {
 		if *d.v <= 0 {
 			*d.v = d.def
 		}
 	}
 	if c.MinBodyRate <= 0 {
-		c.MinBodyRate = DefaultMinBodyRate
+		c.MinBodyRate = defaultMinBodyRate
 	}
 	switch {
 	case c.MaxConns == 0:
-		c.MaxConns = DefaultMaxConns
+		c.MaxConns = defaultMaxConns
 	case c.MaxConns < 0:
 		c.MaxConns = 0 // Serve: no cap
 	}
@@ -225,16 +225,13 @@ func New(cfg Config, deps Deps, log *slog.Logger) (*Server, error) {
 	return s, nil
 }
 
-// Handler returns the HTTP handler (for tests with httptest).
-func (s *Server) Handler() http.Handler { return s.echo }
+// handler returns the HTTP handler (for tests with httptest).
+func (s *Server) handler() http.Handler { return s.echo }
 
 // Token is the access token requests must carry, "" when none is required
 // (a loopback address without Config.Token). When Config.Token was empty on a
 // non-loopback address it is random, and the caller shows it to the user.
 func (s *Server) Token() string { return s.guard.token }
-
-// Jobs returns the job manager.
-func (s *Server) Jobs() *jobs.Runner { return s.jobs }
 
 // Serve accepts connections on l until Shutdown, at most Config.MaxConns at
 // once. The server has no whole-request read or write timeout: the body's

@@ -94,7 +94,7 @@ func (ts *testServer) do(method, path string, body io.Reader, contentType string
 		req.Header.Set("Content-Type", contentType)
 	}
 	rec := httptest.NewRecorder()
-	ts.Handler().ServeHTTP(rec, req)
+	ts.handler().ServeHTTP(rec, req)
 	return rec
 }
 
@@ -212,7 +212,7 @@ var trained struct {
 }
 
 // fastParams train a tiny model in a few seconds.
-var fastParams = TrainParams{Config: ce.Config{Hidden: []int{24, 10}, MaxEpochs1: 3, MaxEpochs2: 2, Patience: 1,
+var fastParams = trainParams{Config: ce.Config{Hidden: []int{24, 10}, MaxEpochs1: 3, MaxEpochs2: 2, Patience: 1,
 	EpochExamples: 4000, PretrainIterations: -1, Alpha: 0.1, Lambda: 2, Topics: 8}}
 
 // trainedServer returns a server over a copy-free shared data directory holding
@@ -301,7 +301,7 @@ func mustSplit(c *corpus.Corpus) corpus.Split { return corpus.RandomSplit(c, nil
 
 func httptestRecorder(ts *testServer, req *http.Request) *httptest.ResponseRecorder {
 	rec := httptest.NewRecorder()
-	ts.Handler().ServeHTTP(rec, req)
+	ts.handler().ServeHTTP(rec, req)
 	return rec
 }
 

@@ -21,7 +21,7 @@ func TestSideBySide(t *testing.T) {
 	ctx := context.Background()
 	var ids []string
 	for _, subset := range []string{"test", "valid"} {
-		ev, job, err := ts.createEval(ctx, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"},
+		ev, job, err := ts.createEval(ctx, evalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"},
 			Subset: subset, Protocol: "priming", Trials: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -52,7 +52,7 @@ func TestSideBySide(t *testing.T) {
 		t.Error("evaluations on different subsets were compared trial by trial")
 	}
 	// The same documents with two trials: the models compared, with a p-value.
-	ev, job, err := ts.createEval(ctx, EvalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"},
+	ev, job, err := ts.createEval(ctx, evalRequest{ModelIDs: []string{modelID}, Baselines: []string{"random"},
 		Subset: "test", Protocol: "priming", Trials: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -32,8 +32,8 @@ const (
 	projPCA  = app.ProjectPCA
 )
 
-// SpaceMap is the whole-space map API's answer (app.SpaceMap).
-type SpaceMap = app.SpaceMap
+// spaceMap is the whole-space map API's answer (app.SpaceMap).
+type spaceMap = app.SpaceMap
 
 // tsneSettings are the t-SNE controls of a whole-space map: perplexity 0
 // means min(30, (n−1)/3).
@@ -320,8 +320,8 @@ func spaceMapJSON(m *ce.Model, b []byte) []byte {
 	return nb
 }
 
-// Neighbour is one of a term's nearest terms in the whole space.
-type Neighbour struct {
+// neighbour is one of a term's nearest terms in the whole space.
+type neighbour struct {
 	Term     string  `json:"term"`
 	Distance float64 `json:"distance"`
 }
@@ -392,8 +392,8 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 // nearestTerms lists the k vocabulary terms (with training documents, other
 // than t; t −1: none left out) nearest to the centroid q, nearest first; ties
 // in term order.
-func nearestTerms(cs *centroidSet, q []float64, t, k int) []Neighbour {
-	var all []Neighbour // in term order, so that the stable sort keeps ties so
+func nearestTerms(cs *centroidSet, q []float64, t, k int) []neighbour {
+	var all []neighbour // in term order, so that the stable sort keeps ties so
 	for u, v := range cs.vecs {
 		if u == t || cs.counts[u] == 0 {
 			continue
@@ -403,7 +403,7 @@ func nearestTerms(cs *centroidSet, q []float64, t, k int) []Neighbour {
 			d := a - q[j]
 			s += d * d
 		}
-		all = append(all, Neighbour{Term: cs.terms[u], Distance: math.Sqrt(s)})
+		all = append(all, neighbour{Term: cs.terms[u], Distance: math.Sqrt(s)})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Distance < all[j].Distance })
 	all = all[:min(k, len(all))]

@@ -22,7 +22,7 @@ func TestSpaceMap(t *testing.T) {
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: status %d: %s", proj, rec.Code, rec.Body)
 		}
-		sm := decode[SpaceMap](t, rec)
+		sm := decode[spaceMap](t, rec)
 		n := len(sm.Terms)
 		if n < 4 || len(sm.X) != n || len(sm.Y) != n || len(sm.Docs) != n || sm.Projection != proj {
 			t.Fatalf("%s: %d terms, %d x, %d y, %d counts, projection %q", proj, n, len(sm.X), len(sm.Y), len(sm.Docs), sm.Projection)
@@ -47,13 +47,13 @@ func TestSpaceMap(t *testing.T) {
 		}
 	}
 	// t-SNE's controls make another map, cached under its own key.
-	var maps [2]SpaceMap
+	var maps [2]spaceMap
 	for i, q := range []url.Values{{"projection": {"tsne"}}, {"projection": {"tsne"}, "perplexity": {"5"}, "iters": {"300"}, "seed": {"2"}}} {
 		rec := ts.computeMapAt(route, q)
 		if rec.Code != http.StatusOK {
 			t.Fatalf("%s: %d %s", q, rec.Code, rec.Body)
 		}
-		maps[i] = decode[SpaceMap](t, rec)
+		maps[i] = decode[spaceMap](t, rec)
 	}
 	if slices.Equal(maps[0].X, maps[1].X) {
 		t.Error("another perplexity, iteration count and seed gave the same map")
@@ -66,7 +66,7 @@ func TestSpaceMap(t *testing.T) {
 		t.Fatalf("neighbours: %d %s", rec.Code, rec.Body)
 	}
 	res := decode[struct {
-		Neighbours []Neighbour `json:"neighbours"`
+		Neighbours []neighbour `json:"neighbours"`
 	}](t, rec)
 	if len(res.Neighbours) != 5 {
 		t.Fatalf("%d neighbours, want 5", len(res.Neighbours))
@@ -83,7 +83,7 @@ func TestSpaceMap(t *testing.T) {
 	}
 	oov := decode[struct {
 		OOV        bool        `json:"oov"`
-		Neighbours []Neighbour `json:"neighbours"`
+		Neighbours []neighbour `json:"neighbours"`
 	}](t, rec)
 	if !oov.OOV || len(oov.Neighbours) != 5 {
 		t.Fatalf("neighbours of %q: oov %v, %d neighbours", oovTerm, oov.OOV, len(oov.Neighbours))

@@ -19,11 +19,11 @@ import (
 	"github.com/taglens/taglens/server/store"
 )
 
-// TrainParams are the hyper-parameters accepted by POST /api/models
+// trainParams are the hyper-parameters accepted by POST /api/models
 // ("params"): the training parameters documented in ce.Params, under their
 // names (ce.Config's JSON keys), with the time limit in seconds. Zero or
 // absent fields mean ce.Config's defaults.
-type TrainParams struct {
+type trainParams struct {
 	ce.Config
 	// MaxTimeSeconds is an explicit wall-clock limit (ce.Config.MaxTime), off
 	// when zero: without it the same corpus, split, parameters and seed give
@@ -33,7 +33,7 @@ type TrainParams struct {
 
 // validate checks the parameters with ce.Config.Validate, the one check of
 // training parameters shared with taglens train; the error names the API field.
-func (p TrainParams) validate() error {
+func (p trainParams) validate() error {
 	if !(p.MaxTimeSeconds >= 0 && p.MaxTimeSeconds <= ce.MaxTrainTime.Seconds()) {
 		return fmt.Errorf("max_time_seconds: %v: must be in 0..%v (0 = no limit)", p.MaxTimeSeconds, ce.MaxTrainTime.Seconds())
 	}
@@ -48,7 +48,7 @@ func (p TrainParams) validate() error {
 }
 
 // config is the training configuration of the parameters with seed.
-func (p TrainParams) config(seed uint64) ce.Config {
+func (p trainParams) config(seed uint64) ce.Config {
 	c := p.Config
 	c.Seed = seed
 	c.MaxTime = time.Duration(p.MaxTimeSeconds * float64(time.Second))
@@ -100,7 +100,7 @@ func (s *Server) trainNew(m *store.ModelRow) (*store.JobRow, error) {
 // submitTraining submits the training job of model m, with record writing
 // the model's side in the job's transaction.
 func (s *Server) submitTraining(m *store.ModelRow, record func(*store.Tx, *store.JobRow) error) (*store.JobRow, error) {
-	var p TrainParams
+	var p trainParams
 	if err := json.Unmarshal(m.Params, &p); err != nil {
 		return nil, fmt.Errorf("model %s params: %w", m.ID, err)
 	}
@@ -118,7 +118,7 @@ func (s *Server) submitTraining(m *store.ModelRow, record func(*store.Tx, *store
 // marks the model failed, cancelled when a user cancelled the job, or
 // interrupted when the server's shutdown stopped it. Each of
 // these writes changes the model only while it is training under this job.
-func (s *Server) runTraining(ctx context.Context, rep *jobs.Reporter, modelID, corpusID string, seed uint64, p TrainParams) (err error) {
+func (s *Server) runTraining(ctx context.Context, rep *jobs.Reporter, modelID, corpusID string, seed uint64, p trainParams) (err error) {
 	st := s.store
 	bg := context.WithoutCancel(ctx)
 	defer func() {
