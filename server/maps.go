@@ -187,17 +187,7 @@ func termMapJSON(m *ce.Model, b []byte) []byte {
 	if json.Unmarshal(b, &d) != nil || d.Topics > 0 {
 		return b
 	}
-	topics := map[[2]string]int{}
-	for i, p := range d.Points {
-		key := [2]string{p.Corpus, p.DocID}
-		k, ok := topics[key]
-		if !ok {
-			k = app.DocumentTopic(m, p.Tags)
-			topics[key] = k
-		}
-		d.Points[i].Topic = k
-	}
-	d.Topics = app.NumTopics(m)
+	d.Topics = app.SetMapTopics(m, d.Points)
 	nb, err := json.Marshal(d)
 	if err != nil {
 		return b
@@ -468,7 +458,9 @@ func hasTag(tags []string, t string) bool {
 }
 
 // overlay adds to a base map the accompany terms of the chosen documents (and
-// their OOV tags, placed by the concept-based method of §4.4) with Transform.
+// their OOV tags, placed by the concept-based method of §4.4) with Transform
+// (app.OverlayPoints, app.PlaceOverlay), the documents looked up in the
+// map's corpora in order.
 func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant string, corpora, docIDs []string) (*mapData, error) {
 	if len(docIDs) > 50 {
 		return nil, httpErr(http.StatusBadRequest, "docs: at most 50 documents")
@@ -493,23 +485,11 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			if err != nil {
 				return nil, err
 			}
-			ids, oov, vecs, oovVecs, err := m.EmbedDocument(ce.Variant(variant), d.Tags)
+			dp, dx, err := app.OverlayPoints(m, ce.Variant(variant), app.OverlayDoc{ID: d.ID, Corpus: crow.Name, Tags: d.Tags}, base)
 			if err != nil {
 				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)
 			}
-			topic := app.DocumentTopic(m, d.Tags)
-			for i, tid := range ids {
-				t := m.Vocabulary().Term(tid)
-				if base[t] {
-					continue // already in the base map
-				}
-				pts = append(pts, mapPoint{Term: t, DocID: d.ID, Kind: "accompany", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
-				x = append(x, vecs[i])
-			}
-			for i, t := range oov {
-				pts = append(pts, mapPoint{Term: t, DocID: d.ID, Kind: "oov", Corpus: crow.Name, Cluster: -1, Topic: topic, Tags: d.Tags})
-				x = append(x, oovVecs[i])
-			}
+			pts, x = append(pts, dp...), append(x, dx...)
 			break
 		}
 		if !found {
@@ -521,12 +501,8 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 	if len(x) == 0 {
 		return out, nil
 	}
-	y, err := app.PlaceTSNE(ctx, e.emb, x, 1) // the map's points stay fixed: an overlay never moves what the user saw
-	if err != nil {
+	if err := app.PlaceOverlay(ctx, e.emb, pts, x); err != nil {
 		return nil, err
-	}
-	for i := range pts {
-		pts[i].X, pts[i].Y = app.Round4(y[i][0]), app.Round4(y[i][1])
 	}
 	out.Points = append(out.Points, pts...)
 	return out, nil

@@ -4,11 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -320,12 +318,6 @@ func spaceMapJSON(m *ce.Model, b []byte) []byte {
 	return nb
 }
 
-// neighbour is one of a term's nearest terms in the whole space.
-type neighbour struct {
-	Term     string  `json:"term"`
-	Distance float64 `json:"distance"`
-}
-
 // maxSpaceK bounds the neighbours listed by spaceNeighbours.
 const maxSpaceK = 100
 
@@ -381,34 +373,10 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 		}
 	}
 	if id, ok := m.Vocabulary().ID(term); ok {
-		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": nearestTerms(cs, cs.vecs[id], id, k)})
+		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": app.NearestTerms(cs.terms, cs.vecs, cs.counts, cs.vecs[id], id, k)})
 	}
 	if i, ok := slices.BinarySearch(cs.oov.Terms, term); ok {
-		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "oov": true, "neighbours": nearestTerms(cs, cs.oov.Vecs[i], -1, k)})
+		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "oov": true, "neighbours": app.NearestTerms(cs.terms, cs.vecs, cs.counts, cs.oov.Vecs[i], -1, k)})
 	}
 	return httpErr(http.StatusNotFound, "term %q is neither in the model's vocabulary nor a tag of its corpus", term)
-}
-
-// nearestTerms lists the k vocabulary terms (with training documents, other
-// than t; t −1: none left out) nearest to the centroid q, nearest first; ties
-// in term order.
-func nearestTerms(cs *centroidSet, q []float64, t, k int) []neighbour {
-	var all []neighbour // in term order, so that the stable sort keeps ties so
-	for u, v := range cs.vecs {
-		if u == t || cs.counts[u] == 0 {
-			continue
-		}
-		var s float64
-		for j, a := range v {
-			d := a - q[j]
-			s += d * d
-		}
-		all = append(all, neighbour{Term: cs.terms[u], Distance: math.Sqrt(s)})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].Distance < all[j].Distance })
-	all = all[:min(k, len(all))]
-	for i := range all {
-		all[i].Distance = app.Round4(all[i].Distance)
-	}
-	return slices.Clip(all)
 }

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/taglens/taglens/internal/app"
 )
 
 // TestSpaceMap checks the whole-space map API on a trained model: a POST
@@ -66,7 +68,7 @@ func TestSpaceMap(t *testing.T) {
 		t.Fatalf("neighbours: %d %s", rec.Code, rec.Body)
 	}
 	res := decode[struct {
-		Neighbours []neighbour `json:"neighbours"`
+		Neighbours []app.Neighbour `json:"neighbours"`
 	}](t, rec)
 	if len(res.Neighbours) != 5 {
 		t.Fatalf("%d neighbours, want 5", len(res.Neighbours))
@@ -82,8 +84,8 @@ func TestSpaceMap(t *testing.T) {
 		t.Fatalf("neighbours of %q: %d %s", oovTerm, rec.Code, rec.Body)
 	}
 	oov := decode[struct {
-		OOV        bool        `json:"oov"`
-		Neighbours []neighbour `json:"neighbours"`
+		OOV        bool            `json:"oov"`
+		Neighbours []app.Neighbour `json:"neighbours"`
 	}](t, rec)
 	if !oov.OOV || len(oov.Neighbours) != 5 {
 		t.Fatalf("neighbours of %q: oov %v, %d neighbours", oovTerm, oov.OOV, len(oov.Neighbours))
