@@ -194,7 +194,11 @@ func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string,
 	if ev.Models, rows, err = s.evalModels(ctx, req.ModelIDs, setting, firstM.Vocabulary(), first); err != nil {
 		return err
 	}
-	ev.Variants = variantEntries(ev.Models, rows, spec.Variants, setting == eval.OOVSetting, req.SeedTrials)
+	names := make([]string, len(rows))
+	for i, r := range rows {
+		names[i] = r.Name
+	}
+	ev.Variants = app.ModelEntries(spec.Variants, setting == eval.OOVSetting, ev.Models, names, req.SeedTrials)
 	report, err := app.Evaluate(ctx, ev)
 	var noDocs *app.NoDocsError
 	switch {
@@ -235,36 +239,6 @@ func (s *Server) evalModels(ctx context.Context, ids []string, setting eval.Sett
 		ms, rows = append(ms, m), append(rows, row)
 	}
 	return ms, rows, nil
-}
-
-// variantEntries returns the report entries of the models' variants (the
-// OOV models in the OOV setting, oov): with seedTrials one entry per variant
-// whose trial t is ms[t], otherwise one per model and variant (named after the
-// model when there are several).
-func variantEntries(ms []*ce.Model, rows []*store.ModelRow, variants []ce.Variant, oov, seedTrials bool) []compare.Entry {
-	// tuning records which model a contextual variant came from (nothing for
-	// the OOV variants).
-	tuning := func(rows []*store.ModelRow, ms []*ce.Model) func(i int) map[string]any {
-		if oov {
-			return nil
-		}
-		return func(i int) map[string]any {
-			return map[string]any{"model": rows[i].Name, "train_seed": ms[i].Info().Seed}
-		}
-	}
-	if seedTrials {
-		return compare.VariantEntries(variants, oov, ms, tuning(rows, ms), "")
-	}
-	var entries []compare.Entry
-	for i := range ms {
-		suffix := ""
-		if len(ms) > 1 {
-			suffix = " (" + rows[i].Name + ")"
-		}
-		one := i + 1
-		entries = append(entries, compare.VariantEntries(variants, oov, ms[i:one], tuning(rows[i:one], ms[i:one]), suffix)...)
-	}
-	return entries
 }
 
 // evalProgress returns the progress callback of an evaluation's comparison,

@@ -216,3 +216,32 @@ func (ev *Evaluation) trialDocs(m *ce.Model, t int, note func(string)) (*compare
 	}
 	return d, nil
 }
+
+// ModelEntries returns the report entries of the variants of models ms, named
+// names (the OOV models in the OOV setting, oov): with seedTrials one entry
+// per variant whose trial t is ms[t] (compare.VariantEntries), otherwise one
+// per model and variant, named after the model when there are several. A
+// contextual variant's tuning records its model's name and training seed.
+func ModelEntries(variants []ce.Variant, oov bool, ms []*ce.Model, names []string, seedTrials bool) []compare.Entry {
+	tuning := func(names []string, ms []*ce.Model) func(i int) map[string]any {
+		if oov {
+			return nil
+		}
+		return func(i int) map[string]any {
+			return map[string]any{"model": names[i], "train_seed": ms[i].Info().Seed}
+		}
+	}
+	if seedTrials {
+		return compare.VariantEntries(variants, oov, ms, tuning(names, ms), "")
+	}
+	var entries []compare.Entry
+	for i := range ms {
+		suffix := ""
+		if len(ms) > 1 {
+			suffix = " (" + names[i] + ")"
+		}
+		one := i + 1
+		entries = append(entries, compare.VariantEntries(variants, oov, ms[i:one], tuning(names[i:one], ms[i:one]), suffix)...)
+	}
+	return entries
+}
