@@ -100,8 +100,8 @@ func (s *Store) Groups(ctx context.Context, limit int) ([]*GroupRow, error) {
 	return s.groups(ctx, q)
 }
 
-// CountGroups returns how many groups the store holds.
-func (s *Store) CountGroups(ctx context.Context) (int, error) {
+// countGroups returns how many groups the store holds.
+func (s *Store) countGroups(ctx context.Context) (int, error) {
 	var n int
 	err := s.db.QueryRowContext(ctx, `SELECT COUNT(*) FROM model_groups`).Scan(&n)
 	return n, err

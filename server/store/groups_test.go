@@ -118,8 +118,8 @@ func TestStoreGroups(t *testing.T) {
 	if newest, err := st.Groups(ctx, 1); err != nil || len(newest) != 1 {
 		t.Fatalf("Groups(1): %d groups, %v", len(newest), err)
 	}
-	if n, err := st.CountGroups(ctx); err != nil || n != 2 {
-		t.Errorf("CountGroups: %d, %v; want 2", n, err)
+	if n, err := st.countGroups(ctx); err != nil || n != 2 {
+		t.Errorf("countGroups: %d, %v; want 2", n, err)
 	}
 	if gid, err := st.ModelGroup(ctx, ids[0]); err != nil || gid != a.ID {
 		t.Errorf("ModelGroup: %q, %v; want %q", gid, err, a.ID)
@@ -199,7 +199,7 @@ func TestStoreGroupsMigration(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer st.Close()
-	if v, err := st.SchemaVersion(ctx); err != nil || v != len(migrations) {
+	if v, err := st.schemaVersion(ctx); err != nil || v != len(migrations) {
 		t.Fatalf("schema version %d (%v), want %d", v, err, len(migrations))
 	}
 	for _, id := range ids {

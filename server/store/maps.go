@@ -25,24 +25,6 @@ func (s *Store) Map(ctx context.Context, modelID, key string) ([]byte, error) {
 	return []byte(p), err
 }
 
-// MapKeys lists the cached map keys of a model.
-func (s *Store) MapKeys(ctx context.Context, modelID string) ([]string, error) {
-	rows, err := s.db.QueryContext(ctx, `SELECT key FROM maps WHERE model_id = ? ORDER BY created_at DESC`, modelID)
-	if err != nil {
-		return nil, err
-	}
-	defer rows.Close()
-	var out []string
-	for rows.Next() {
-		var k string
-		if err := rows.Scan(&k); err != nil {
-			return nil, err
-		}
-		out = append(out, k)
-	}
-	return out, rows.Err()
-}
-
 // likeEscape escapes s for a LIKE pattern with ESCAPE '\'.
 func likeEscape(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `%`, `\%`, `_`, `\_`)

@@ -295,8 +295,8 @@ func (s *Store) migrate(ctx context.Context) error {
 	return nil
 }
 
-// SchemaVersion returns the number of applied migrations.
-func (s *Store) SchemaVersion(ctx context.Context) (int, error) {
+// schemaVersion returns the number of applied migrations.
+func (s *Store) schemaVersion(ctx context.Context) (int, error) {
 	var v int
 	err := s.db.QueryRowContext(ctx, `SELECT version FROM schema_version`).Scan(&v)
 	return v, err

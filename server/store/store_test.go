@@ -14,7 +14,7 @@ func TestStoreMigrationsAndReopen(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := st.SchemaVersion(ctx); v != len(migrations) {
+	if v, _ := st.schemaVersion(ctx); v != len(migrations) {
 		t.Errorf("schema version: got %d, want %d", v, len(migrations))
 	}
 	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0)
