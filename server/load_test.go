@@ -120,7 +120,7 @@ func TestMapLoad(t *testing.T) {
 		}
 	}
 	if os.Getenv("TAGLENS_WRK") != "" {
-		runWrk(t, target, secs)
+		runWrk(t, target, secs, 50)
 	}
 	if _, err := loadTest(context.Background(), "http://192.0.2.1/", 1, time.Second, 1, nil); err == nil {
 		t.Error("loadTest accepted a non-loopback target")
@@ -248,9 +248,9 @@ end
 `
 
 // runWrk measures target with wrk (Debian's package; TAGLENS_WRK=1), 2
-// threads and 50 connections asking for gzip, for an independent figure. The
-// target is this test's loopback server.
-func runWrk(t *testing.T, target string, secs int) {
+// threads and conns connections asking for gzip, for an independent figure.
+// The target is this test's loopback server.
+func runWrk(t *testing.T, target string, secs, conns int) {
 	if !strings.HasPrefix(target, "http://127.0.0.1:") {
 		t.Fatalf("wrk target %q is not on loopback", target)
 	}
@@ -263,12 +263,12 @@ func runWrk(t *testing.T, target string, secs int) {
 	if err := os.WriteFile(script, []byte(wrkScript), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	out, err := exec.Command(bin, "-t2", "-c50", fmt.Sprintf("-d%ds", secs), "-s", script,
+	out, err := exec.Command(bin, "-t2", fmt.Sprintf("-c%d", conns), fmt.Sprintf("-d%ds", secs), "-s", script,
 		"-H", "Accept-Encoding: gzip", target).CombinedOutput()
 	if err != nil {
 		t.Fatalf("wrk: %v\n%s", err, out)
 	}
-	t.Logf("wrk, 2 threads, 50 connections, gzip, %d s (load average after: %s):\n%s", secs, loadAverage(), out)
+	t.Logf("wrk, 2 threads, %d connections, gzip, %d s (load average after: %s):\n%s", conns, secs, loadAverage(), out)
 	if strings.Contains(string(out), "Non-2xx") {
 		t.Errorf("wrk saw non-2xx answers")
 	}

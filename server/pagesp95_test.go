@@ -115,6 +115,9 @@ func TestPagesP95(t *testing.T) {
 				if res.P95 > limit {
 					t.Errorf("GET %s: p95 %v, want at most %v", path, res.P95.Round(100*time.Microsecond), limit)
 				}
+				if os.Getenv("TAGLENS_WRK") != "" {
+					runWrk(t, hs.URL+path, secs, clients) // an independent figure, the tool
+				}
 			}
 			t.Logf("load average after: %s", loadAverage())
 		})
