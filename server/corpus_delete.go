@@ -26,6 +26,26 @@ func (s *Server) corpusModels(ctx context.Context, id string) ([]*store.ModelRow
 }
 
 // modelList names models as “name” (id), joined by commas.
+// refuseTraining is the 409 that keeps a corpus or group (what, id) whose
+// models ms include one in training, naming those models; nil when none
+// trains.
+func refuseTraining(what, id string, ms []*store.ModelRow) error {
+	var training []*store.ModelRow
+	for _, m := range ms {
+		if m.State == store.ModelTraining {
+			training = append(training, m)
+		}
+	}
+	if len(training) == 0 {
+		return nil
+	}
+	verb := "are"
+	if len(training) == 1 {
+		verb = "is"
+	}
+	return httpErr(http.StatusConflict, "%s %q: %s %s training; cancel the training first (nothing was deleted)", what, id, modelList(training), verb)
+}
+
 func modelList(ms []*store.ModelRow) string {
 	names := make([]string, len(ms))
 	for i, m := range ms {
@@ -74,18 +94,8 @@ func (s *Server) deleteCorpusWithModels(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	var training []*store.ModelRow
-	for _, m := range used {
-		if m.State == store.ModelTraining {
-			training = append(training, m)
-		}
-	}
-	if len(training) > 0 {
-		verb := "are"
-		if len(training) == 1 {
-			verb = "is"
-		}
-		return httpErr(http.StatusConflict, "corpus %q: %s %s training; cancel the training first (nothing was deleted)", id, modelList(training), verb)
+	if err := refuseTraining("corpus", id, used); err != nil {
+		return err
 	}
 	for _, m := range used {
 		if err := s.deleteModel(ctx, m); err != nil {

@@ -145,18 +145,8 @@ func (s *Server) deleteGroup(ctx context.Context, id string, withModels bool) er
 		return notFound(err, "group", id)
 	}
 	if withModels {
-		var training []*store.ModelRow
-		for _, m := range g.Members {
-			if m.State == store.ModelTraining {
-				training = append(training, m)
-			}
-		}
-		if len(training) > 0 {
-			verb := "are"
-			if len(training) == 1 {
-				verb = "is"
-			}
-			return httpErr(http.StatusConflict, "group %q: %s %s training; cancel the training first (nothing was deleted)", id, modelList(training), verb)
+		if err := refuseTraining("group", id, g.Members); err != nil {
+			return err
 		}
 		for _, m := range g.Members {
 			if err := s.deleteModel(ctx, m); err != nil {
