@@ -200,22 +200,29 @@ func TestStepGradients(t *testing.T) {
 		name   string
 		sample int
 		stage  int
+		group  int // > 1: the ranking loss (nn.GroupLoss) on sampleGroups' groups
 	}{
-		{"stage1-exact", -1, 1},
-		{"stage1-sampled", 4, 1},
-		{"stage2-exact", -1, 2},
-		{"stage2-sampled", 4, 2},
+		{"stage1-exact", -1, 1, 0},
+		{"stage1-sampled", 4, 1, 0},
+		{"stage2-exact", -1, 2, 0},
+		{"stage2-sampled", 4, 2, 0},
+		{"stage2-ranking-exact", -1, 2, 4},
+		{"stage2-ranking-sampled", 4, 2, 4},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := benchTrainer(4, 3, 12, Config{Hidden: []int{6, 3}, BatchSize: 8, OutputSample: tc.sample})
 			const alpha, lambda = 0.7, 2.0
-			sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5}
+			sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5, Group: tc.group, Temperature: 2}
 			s := tr.step
 			if tc.stage == 1 {
 				s.fill1(tr.set.epochExamples(tr.rng, 8, nil))
 			} else {
 				ps := make([]pair, 8)
-				tr.set.samplePairs(tr.rng, 0.5, 0.5, ps)
+				if tc.group > 1 {
+					tr.set.sampleGroups(tr.rng, tc.group, ps)
+				} else {
+					tr.set.samplePairs(tr.rng, 0.5, 0.5, ps)
+				}
 				s.fill2(ps, lambda)
 			}
 			f := func() float64 {

@@ -36,8 +36,10 @@ const (
 	// Version 7 appends Info.Kappa (older files: "printed"). Version 8 appends
 	// Info.SplitSeed and Info.SplitFromFile (older files: the training seed, false).
 	// Version 9 appends Info.Stage2From (older files: Info.BestEpoch1, the only start).
-	// Version 10 appends Info.Context (older files: "lda").
-	FormatVersion = 10
+	// Version 10 appends Info.Context (older files: "lda"). Version 11 appends
+	// Info.Stage2Loss, RankingGroup, RankingTemperature and LearningRate2
+	// (older files: "eq6" and the stage-1 learning rate).
+	FormatVersion = 11
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

@@ -267,6 +267,21 @@ type Config struct {
 	// DefaultContext.
 	Context string `json:"context,omitempty" param:"context"`
 
+	// Stage2Loss is the distance loss of stage 2: Stage2Eq6, the paper's
+	// Eq. 6, or Stage2Ranking, nn.GroupLoss over groups of RankingGroup pairs
+	// (an anchor term of a training document, another term of it and
+	// RankingGroup−1 terms outside it, all in the document's context:
+	// trainSet.sampleGroups; taglens's extension, design.md, decision 7).
+	// Empty means DefaultStage2Loss.
+	Stage2Loss string `json:"stage2_loss,omitempty" param:"stage2_loss"`
+	// RankingGroup is the group size of Stage2Ranking (0: 10) and
+	// RankingTemperature its temperature T (0: 1).
+	RankingGroup       int     `json:"ranking_group,omitempty" param:"ranking_group"`
+	RankingTemperature float64 `json:"ranking_temperature,omitempty" param:"ranking_temperature"`
+	// LearningRate2 is the initial SGD step of stage 2 and its pilots; zero
+	// means LearningRate.
+	LearningRate2 float64 `json:"learning_rate2,omitempty" param:"learning_rate2"`
+
 	// epochHook, if not nil, is called after every validation evaluation of
 	// stage 1, the pilots and stage 2 with the stage name, the epoch and the
 	// trainer (read only). Tests use it to log further validation figures
@@ -279,6 +294,13 @@ const (
 	ContextLDA     = "lda"
 	ContextLDAMean = "lda+mean"
 	DefaultContext = ContextLDA
+)
+
+// Distance losses of stage 2 (Config.Stage2Loss).
+const (
+	Stage2Eq6         = "eq6"
+	Stage2Ranking     = "ranking"
+	DefaultStage2Loss = Stage2Eq6
 )
 
 // Contexts are the accepted values of Config.Context.
@@ -433,6 +455,15 @@ func (c Config) forVocabulary(v int) Config {
 	}
 	if c.Context == "" {
 		c.Context = DefaultContext
+	}
+	if c.Stage2Loss == "" {
+		c.Stage2Loss = DefaultStage2Loss
+	}
+	if c.RankingGroup == 0 {
+		c.RankingGroup = 10
+	}
+	if c.RankingTemperature == 0 {
+		c.RankingTemperature = 1
 	}
 	if c.TermNorm == "" {
 		c.TermNorm = "none"

@@ -1,9 +1,12 @@
 package ce
 
 import (
+	"bytes"
 	"context"
 	"math"
 	"math/rand/v2"
+	"reflect"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/mat"
@@ -197,5 +200,73 @@ func TestContextMean(t *testing.T) {
 		if a[i] != b[i] {
 			t.Fatalf("distance %d: %v before the round trip, %v after", i, a[i], b[i])
 		}
+	}
+}
+
+// TestSampleGroups checks the groups of the ranking loss: each group's pairs
+// share one anchor term of a training document with at least two terms; the
+// first pair's second member is another term of that document (a positive
+// example) and the others are negative examples of the same document, all in
+// its context.
+func TestSampleGroups(t *testing.T) {
+	tr := benchTrainer(4, 3, 12, Config{Hidden: []int{6, 3}, BatchSize: 8})
+	const g = 5
+	ps := make([]pair, 4*g)
+	tr.set.sampleGroups(tr.rng, g, ps)
+	for i := 0; i < len(ps); i += g {
+		anchor := ps[i].a
+		d := tr.set.docs[anchor.doc]
+		if len(d) < 2 || anchor.neg || !hasTerm(d, int(anchor.term)) {
+			t.Fatalf("group %d: anchor %+v of document %v", i/g, anchor, d)
+		}
+		for k, p := range ps[i : i+g] {
+			if p.a != anchor || p.b.doc != anchor.doc {
+				t.Fatalf("group %d pair %d: %+v does not share the anchor %+v and its document", i/g, k, p, anchor)
+			}
+			in := hasTerm(d, int(p.b.term))
+			switch {
+			case k == 0 && (p.b.neg || !in || p.b.term == anchor.term):
+				t.Fatalf("group %d: the first pair's %+v is not another term of %v", i/g, p.b, d)
+			case k > 0 && (!p.b.neg || in):
+				t.Fatalf("group %d pair %d: %+v is not a term outside %v", i/g, k, p.b, d)
+			}
+		}
+	}
+}
+
+// TestRankingTrains trains with the ranking loss: the model records it, a
+// file round trip keeps it, the same seed gives the same bytes, and a batch
+// smaller than two groups is refused.
+func TestRankingTrains(t *testing.T) {
+	tc := makeTestCorpus(3, 300)
+	cfg := smallConfig(5)
+	cfg.MaxEpochs1, cfg.MaxEpochs2 = 1, 2
+	cfg.Stage2Loss, cfg.RankingTemperature, cfg.LearningRate2 = Stage2Ranking, 10, 0.01
+	var files [2][]byte
+	for i := range files {
+		m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		in := m.Info()
+		if in.Stage2Loss != Stage2Ranking || in.RankingGroup != 10 || in.RankingTemperature != 10 || in.LearningRate2 != 0.01 {
+			t.Fatalf("Info: stage2 loss %q, group %d, T %v, learning rate %v", in.Stage2Loss, in.RankingGroup, in.RankingTemperature, in.LearningRate2)
+		}
+		var buf bytes.Buffer
+		if err := m.Write(&buf); err != nil {
+			t.Fatal(err)
+		}
+		files[i] = buf.Bytes()
+		if r := roundTrip(t, m); !reflect.DeepEqual(r.Info(), m.Info()) {
+			t.Fatalf("after a round trip Info = %+v, want %+v", r.Info(), m.Info())
+		}
+	}
+	if !bytes.Equal(files[0], files[1]) {
+		t.Error("two trainings with the same seed wrote different files")
+	}
+	bad := cfg
+	bad.BatchSize = 15
+	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "ranking_group") {
+		t.Errorf("batch of 15 with groups of 10: %v, want a ranking_group error", err)
 	}
 }

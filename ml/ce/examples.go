@@ -192,6 +192,34 @@ func (s *trainSet) samplePairs(rng *rand.Rand, withinDoc, withinDocI3 float64, p
 	}
 }
 
+// sampleGroups fills ps with groups of g pairs for the ranking form of the
+// distance loss (nn.GroupLoss): per group a random training document with at
+// least two terms, an anchor term of it and, as the group's first pair,
+// another of its terms; then g−1 pairs of the anchor and a term outside the
+// document drawn uniformly (negativeTerm), all in the document's context.
+// len(ps) must be a multiple of g.
+func (s *trainSet) sampleGroups(rng *rand.Rand, g int, ps []pair) {
+	for i := 0; i < len(ps); i += g {
+		di := s.multi[rng.IntN(len(s.multi))]
+		d := s.docs[di]
+		a := rng.IntN(len(d))
+		b := rng.IntN(len(d) - 1)
+		if b >= a {
+			b++
+		}
+		anchor := example{term: int32(d[a]), doc: int32(di)}
+		ps[i] = pair{a: anchor, b: example{term: int32(d[b]), doc: int32(di)}, kind: nn.I1}
+		for k := 1; k < g; k++ {
+			n := negativeTerm(d, s.v, rng)
+			neg := true
+			if n < 0 { // the document holds every term: its other term stands in
+				n, neg = d[b], false
+			}
+			ps[i+k] = pair{a: anchor, b: example{term: int32(n), doc: int32(di), neg: neg}, kind: nn.I3}
+		}
+	}
+}
+
 func (s *trainSet) randomPositive(rng *rand.Rand) example {
 	di := rng.IntN(len(s.docs))
 	d := s.docs[di]

@@ -26,50 +26,56 @@ type LogEntry struct {
 // Info records how a model was trained: the resolved hyper-parameters, the data
 // and the training log. It is stored in the model file.
 type Info struct {
-	Corpus          string     `json:"corpus"`
-	Docs            int        `json:"docs"`       // documents in the corpus
-	TrainDocs       int        `json:"train_docs"` // documents used for training
-	ValidDocs       int        `json:"valid_docs"` // documents used for early stopping
-	Seed            uint64     `json:"seed"`
-	SplitSeed       uint64     `json:"split_seed"`      // seed of the random split (Config.SplitSeed), 0 with SplitFromFile
-	SplitFromFile   bool       `json:"split_from_file"` // the split was the corpus's own (Config.SplitFromFile)
-	Topics          int        `json:"topics"`          // |Φ|
-	TermDim         int        `json:"term_dim"`        // width of the scaled term part
-	ContextDim      int        `json:"context_dim"`     // width of the scaled context part
-	Hidden          []int      `json:"hidden"`
-	BatchSize       int        `json:"batch_size"`
-	LearningRate    float64    `json:"learning_rate"`
-	Momentum        float64    `json:"momentum"`
-	Decay           float64    `json:"decay"`
-	DecayEvery      int        `json:"decay_every"`
-	Alpha           float64    `json:"alpha"`  // Eq. 7 trade-off used
-	Lambda          float64    `json:"lambda"` // Eq. 6 sensitivity used
-	Rho             float64    `json:"rho"`
-	Beta            float64    `json:"beta"`
-	WithinDoc       float64    `json:"within_doc"`
-	WithinDocI3     float64    `json:"within_doc_i3"`
-	OutputSample    int        `json:"output_sample"`     // M of the sampled Eq. 5, 0 for the exact loss
-	Pretrained      bool       `json:"pretrained"`        // stage 0 ran
-	Epochs1         int        `json:"epochs1"`           // epochs run in stage 1
-	Epochs2         int        `json:"epochs2"`           // epochs run in stage 2
-	BestEpoch1      int        `json:"best_epoch1"`       // stage-1 epoch whose weights were kept
-	BestEpoch2      int        `json:"best_epoch2"`       // stage-2 epoch whose weights were kept
-	ValidP2CE       float64    `json:"valid_p2_ce"`       // validation P@2 (priming) of the kept stage-1 weights
-	ValidP2Siamese  float64    `json:"valid_p2_siamese"`  // validation P@2 (priming) of the kept stage-2 weights
-	EarlyStop       string     `json:"early_stop"`        // criterion of early stopping and model selection (Config.EarlyStop)
-	ValidMAPCE      float64    `json:"valid_map_ce"`      // validation extended-priming MAP of the kept stage-1 weights
-	ValidMAPSiamese float64    `json:"valid_map_siamese"` // validation extended-priming MAP of the kept stage-2 weights
-	ValidP2Random   float64    `json:"valid_p2_random"`   // expected P@2 of random ranking on the validation documents
-	InputScaling    string     `json:"input_scaling"`     // scaling of the input parts (Config.InputScaling)
-	TermNorm        string     `json:"term_norm"`         // normalization of t(τ) before the PCA (Config.TermNorm)
-	TermSmooth      float64    `json:"term_smooth"`       // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
-	Average         float64    `json:"weight_average"`    // γ of the weight moving average (Config.Average), 0 for none
-	Kappa           string     `json:"kappa"`             // class weights of Eq. 5 (Config.Kappa)
-	StopReason1     string     `json:"stop_reason1"`
-	Stage2From      int        `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
-	StopReason2     string     `json:"stop_reason2"`
-	Context         string     `json:"context"` // the context part (Config.Context)
-	Log             []LogEntry `json:"log,omitempty"`
+	Corpus          string  `json:"corpus"`
+	Docs            int     `json:"docs"`       // documents in the corpus
+	TrainDocs       int     `json:"train_docs"` // documents used for training
+	ValidDocs       int     `json:"valid_docs"` // documents used for early stopping
+	Seed            uint64  `json:"seed"`
+	SplitSeed       uint64  `json:"split_seed"`      // seed of the random split (Config.SplitSeed), 0 with SplitFromFile
+	SplitFromFile   bool    `json:"split_from_file"` // the split was the corpus's own (Config.SplitFromFile)
+	Topics          int     `json:"topics"`          // |Φ|
+	TermDim         int     `json:"term_dim"`        // width of the scaled term part
+	ContextDim      int     `json:"context_dim"`     // width of the scaled context part
+	Hidden          []int   `json:"hidden"`
+	BatchSize       int     `json:"batch_size"`
+	LearningRate    float64 `json:"learning_rate"`
+	Momentum        float64 `json:"momentum"`
+	Decay           float64 `json:"decay"`
+	DecayEvery      int     `json:"decay_every"`
+	Alpha           float64 `json:"alpha"`  // Eq. 7 trade-off used
+	Lambda          float64 `json:"lambda"` // Eq. 6 sensitivity used
+	Rho             float64 `json:"rho"`
+	Beta            float64 `json:"beta"`
+	WithinDoc       float64 `json:"within_doc"`
+	WithinDocI3     float64 `json:"within_doc_i3"`
+	OutputSample    int     `json:"output_sample"`     // M of the sampled Eq. 5, 0 for the exact loss
+	Pretrained      bool    `json:"pretrained"`        // stage 0 ran
+	Epochs1         int     `json:"epochs1"`           // epochs run in stage 1
+	Epochs2         int     `json:"epochs2"`           // epochs run in stage 2
+	BestEpoch1      int     `json:"best_epoch1"`       // stage-1 epoch whose weights were kept
+	BestEpoch2      int     `json:"best_epoch2"`       // stage-2 epoch whose weights were kept
+	ValidP2CE       float64 `json:"valid_p2_ce"`       // validation P@2 (priming) of the kept stage-1 weights
+	ValidP2Siamese  float64 `json:"valid_p2_siamese"`  // validation P@2 (priming) of the kept stage-2 weights
+	EarlyStop       string  `json:"early_stop"`        // criterion of early stopping and model selection (Config.EarlyStop)
+	ValidMAPCE      float64 `json:"valid_map_ce"`      // validation extended-priming MAP of the kept stage-1 weights
+	ValidMAPSiamese float64 `json:"valid_map_siamese"` // validation extended-priming MAP of the kept stage-2 weights
+	ValidP2Random   float64 `json:"valid_p2_random"`   // expected P@2 of random ranking on the validation documents
+	InputScaling    string  `json:"input_scaling"`     // scaling of the input parts (Config.InputScaling)
+	TermNorm        string  `json:"term_norm"`         // normalization of t(τ) before the PCA (Config.TermNorm)
+	TermSmooth      float64 `json:"term_smooth"`       // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
+	Average         float64 `json:"weight_average"`    // γ of the weight moving average (Config.Average), 0 for none
+	Kappa           string  `json:"kappa"`             // class weights of Eq. 5 (Config.Kappa)
+	StopReason1     string  `json:"stop_reason1"`
+	Stage2From      int     `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
+	StopReason2     string  `json:"stop_reason2"`
+	Context         string  `json:"context"` // the context part (Config.Context)
+	// The distance loss of stage 2 (Config.Stage2Loss), its group size and
+	// temperature with Stage2Ranking, and stage 2's initial learning rate.
+	Stage2Loss         string     `json:"stage2_loss"`
+	RankingGroup       int        `json:"ranking_group,omitempty"`
+	RankingTemperature float64    `json:"ranking_temperature,omitempty"`
+	LearningRate2      float64    `json:"learning_rate2"`
+	Log                []LogEntry `json:"log,omitempty"`
 }
 
 // Model is a trained taglens model: everything needed to compute CE(τ|δ) for any
@@ -303,6 +309,10 @@ func encodeInfo(e *encoder, in *Info) {
 	e.bool(in.SplitFromFile)
 	e.int(in.Stage2From) // since version 9
 	e.str(in.Context)    // since version 10
+	e.str(in.Stage2Loss) // since version 11
+	e.int(in.RankingGroup)
+	e.f64(in.RankingTemperature)
+	e.f64(in.LearningRate2)
 }
 
 func decodeInfo(d *decoder, version uint32) Info {
@@ -373,6 +383,13 @@ func decodeInfo(d *decoder, version uint32) Info {
 	in.Context = ContextLDA // the only choice before version 10
 	if version >= 10 {
 		in.Context = d.str()
+	}
+	in.Stage2Loss, in.LearningRate2 = Stage2Eq6, in.LearningRate // the only choices before version 11
+	if version >= 11 {
+		in.Stage2Loss = d.str()
+		in.RankingGroup = d.int()
+		in.RankingTemperature = d.f64()
+		in.LearningRate2 = d.f64()
 	}
 	return in
 }

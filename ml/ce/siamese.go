@@ -17,11 +17,20 @@ import (
 func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epochPairs int, deadline time.Duration, fracLo, fracHi float64) (best validation, bestEpoch, epochs int, reason string, err error) {
 	cfg := t.cfg
 	sc := nn.SiameseConfig{Beta: cfg.Beta, Rho: cfg.Rho}
-	batches := (epochPairs + cfg.BatchSize - 1) / cfg.BatchSize
+	nb := cfg.BatchSize
+	if cfg.Stage2Loss == Stage2Ranking {
+		// Whole groups, as many in each of the trainer's two parts.
+		sc.Group, sc.Temperature = cfg.RankingGroup, cfg.RankingTemperature
+		nb = 2 * sc.Group * max(1, cfg.BatchSize/(2*sc.Group))
+	}
+	batches := (epochPairs + nb - 1) / nb
 	// Stage 2 decays every DecayEvery epochs like stage 1 (§5.2 decays every 10
 	// mini-batches with thousands of epochs; our epochs are few).
 	opt := cfg.newSGD(batches)
-	ps := make([]pair, cfg.BatchSize)
+	if cfg.LearningRate2 > 0 {
+		opt.LearningRate = cfg.LearningRate2
+	}
+	ps := make([]pair, nb)
 	st := &early{crit: cfg.EarlyStop}
 	start := t.elapsed()
 	reason = "max epochs"
@@ -37,7 +46,11 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 					break // evaluate the partial epoch, then stop
 				}
 			}
-			t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
+			if sc.Group > 1 {
+				t.set.sampleGroups(t.rng, sc.Group, ps)
+			} else {
+				t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
+			}
 			loss, err := t.step2(ps, alpha, lambda, sc, opt)
 			if err != nil {
 				return validation{}, 0, 0, "", fmt.Errorf("%s, epoch %d: %w", stage, epoch, err)

@@ -1,6 +1,7 @@
 package ce
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -355,12 +356,15 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
 	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[Variant][]float64{}}
 	t.m.info = Info{Corpus: c.Name, Docs: len(c.Docs), TrainDocs: len(docs), ValidDocs: len(t.valid), Seed: cfg.Seed,
-		Topics: K, TermDim: terms.Dim(), ContextDim: set.ctxDim(), Context: cfg.Context, Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
+		Topics: K, TermDim: terms.Dim(), ContextDim: set.ctxDim(), Context: cfg.Context, Stage2Loss: cfg.Stage2Loss, LearningRate2: cmp.Or(cfg.LearningRate2, cfg.LearningRate), Hidden: cfg.Hidden, BatchSize: cfg.BatchSize,
 		LearningRate: cfg.LearningRate, Momentum: cfg.Momentum, Decay: cfg.Decay, DecayEvery: cfg.DecayEvery,
 		Rho: cfg.Rho, Beta: cfg.Beta, WithinDoc: cfg.WithinDoc, WithinDocI3: cfg.WithinDocI3,
 		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
 		Average: max(cfg.Average, 0), Kappa: cfg.Kappa,
 		SplitSeed: cfg.SplitSeed, SplitFromFile: cfg.SplitFromFile}
+	if cfg.Stage2Loss == Stage2Ranking {
+		t.m.info.RankingGroup, t.m.info.RankingTemperature = cfg.RankingGroup, cfg.RankingTemperature
+	}
 	t.m.info.ValidP2Random = randomP2(t.valid, V)
 	return nil
 }

@@ -1,6 +1,7 @@
 package ce
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"slices"
@@ -103,6 +104,16 @@ func (c Config) Validate() error {
 		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
 	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start):
 		return bad("stage2_start", "%q: must be one of %s", c.Stage2Start, strings.Join(Stage2Starts, ", "))
+	case c.Stage2Loss != "" && c.Stage2Loss != Stage2Eq6 && c.Stage2Loss != Stage2Ranking:
+		return bad("stage2_loss", "%q: must be %s or %s", c.Stage2Loss, Stage2Eq6, Stage2Ranking)
+	case c.RankingGroup < 0 || c.RankingGroup == 1 || c.RankingGroup > 50:
+		return bad("ranking_group", "%d: must be in 2..50 (0 = default)", c.RankingGroup)
+	case !finite(c.RankingTemperature) || c.RankingTemperature < 0:
+		return bad("ranking_temperature", "%v: must be positive (0 = default)", c.RankingTemperature)
+	case !finite(c.LearningRate2) || c.LearningRate2 < 0 || c.LearningRate2 > 10:
+		return bad("learning_rate2", "%v: must be in [0, 10] (0 = the learning rate of stage 1)", c.LearningRate2)
+	case c.Stage2Loss == Stage2Ranking && cmp.Or(c.BatchSize, 100) < 2*cmp.Or(c.RankingGroup, 10):
+		return bad("ranking_group", "%d: the ranking loss needs a batch of at least two groups (batch_size %d)", cmp.Or(c.RankingGroup, 10), cmp.Or(c.BatchSize, 100))
 	case c.Context != "" && !slices.Contains(Contexts, c.Context):
 		return bad("context", "%q: must be one of %s", c.Context, strings.Join(Contexts, ", "))
 	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":

@@ -226,6 +226,33 @@ func TestSiameseLossFD(t *testing.T) {
 	}
 }
 
+// TestGroupLossFD checks GroupLoss's gradients by finite differences, and one
+// hand value: a group of two pairs with E_0² = 0 and E_1² = 1 at T = 1 gives
+// log(1 + e^{-1}).
+func TestGroupLossFD(t *testing.T) {
+	rng := rand.New(rand.NewPCG(9, 10))
+	const N, dim = 8, 3
+	ce1 := randDense(N, dim, 1, rng)
+	ce2 := randDense(N, dim, 1, rng)
+	for _, cfg := range []SiameseConfig{{Group: 4}, {Group: 2, Temperature: 0.5}} {
+		g1 := mat.NewDense(N, dim, nil)
+		g2 := mat.NewDense(N, dim, nil)
+		GroupLoss(ce1, ce2, cfg, g1, g2)
+		f := func() float64 { return GroupLoss(ce1, ce2, cfg, nil, nil) }
+		checkGrad(t, "group ce1", g1.RawMatrix().Data, numGrad(ce1.RawMatrix().Data, f), 1e-6)
+		checkGrad(t, "group ce2", g2.RawMatrix().Data, numGrad(ce2.RawMatrix().Data, f), 1e-6)
+	}
+	a := mat.NewDense(2, 1, []float64{0, 0})
+	b := mat.NewDense(2, 1, []float64{0, 1})
+	if got, want := GroupLoss(a, b, SiameseConfig{Group: 2}, nil, nil), math.Log(1+math.Exp(-1)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("hand value: got %v, want %v", got, want)
+	}
+	// Through SiameseLoss the same figure (the types and D are unused).
+	if got := SiameseLoss(ce1, ce2, make([]PairType, N), make([]float64, N), SiameseConfig{Group: 4}, nil, nil); got != GroupLoss(ce1, ce2, SiameseConfig{Group: 4}, nil, nil) {
+		t.Errorf("SiameseLoss with Group 4 = %v, GroupLoss %v", got, GroupLoss(ce1, ce2, SiameseConfig{Group: 4}, nil, nil))
+	}
+}
+
 // TestPredictionLossFold checks that the folded gradient of the Trainer equals
 // ∂L_P/∂ŷ ⊙ (1 - ŷ²) computed from PredictionLoss's gradient, including saturated
 // and clamped outputs, and that the loss is the same.

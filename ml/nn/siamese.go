@@ -25,6 +25,14 @@ type SiameseConfig struct {
 	Beta float64
 	// Rho is the importance ρ of I2 pairs; default 0.5 (§5.2).
 	Rho float64
+
+	// Group > 1 selects the ranking form of the distance loss instead of Eq. 6
+	// (taglens's extension, GroupLoss): the pairs come in groups of Group
+	// consecutive rows that share their first member, the group's first pair
+	// being the positive one. Beta, Rho, the pair types and D are then unused.
+	Group int
+	// Temperature T of GroupLoss; default 1.
+	Temperature float64
 }
 
 // ContextSimilarity returns D = exp(-λ/2 · KL(l1, l2)) of §4.3.3 with the symmetric
@@ -73,6 +81,9 @@ func SiameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg Siamese
 // siameseLoss is SiameseLoss normalised by totalN pairs, with the gradients scaled
 // by scale (α of Eq. 7).
 func siameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg SiameseConfig, g1, g2 *mat.Dense, totalN int, scale float64) float64 {
+	if cfg.Group > 1 {
+		return groupLoss(ce1, ce2, cfg, g1, g2, totalN, scale)
+	}
 	N, dim := ce1.Dims()
 	if r, c := ce2.Dims(); r != N || c != dim {
 		panic(fmt.Sprintf("nn: CE matrices %d×%d and %d×%d", N, dim, r, c))
@@ -134,4 +145,85 @@ func siameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg Siamese
 		}
 	}
 	return loss * invN
+}
+
+// GroupLoss returns the ranking form of the distance loss (taglens's extension
+// of Eq. 6, an InfoNCE loss over squared CE distances; Oord, Li & Vinyals 2018)
+// averaged over the groups of a batch. Rows come in groups of G = cfg.Group
+// consecutive pairs (ce1_k, ce2_k) whose first members are one anchor, the
+// group's first pair being its positive: with E_k² = ‖ce1_k − ce2_k‖² and
+// s_k = −E_k²/T,
+//
+//	L = 1/(N/G) Σ_groups [ −s_0 + log Σ_k exp(s_k) ],
+//
+// so the loss falls as the positive's distance falls below the others'. This is
+// what Eq. 9 ranks by: a term of δ scores by its nearest other term of δ in
+// CE(·|δ), and a group holds an anchor, another term of its document and terms
+// outside it, all in the document's context. Gradients (overwritten):
+//
+//	∂L/∂ce1_k = 1/(N/G) · (p_k − [k = 0]) · (−2/T) (ce1_k − ce2_k) = −∂L/∂ce2_k,
+//
+// p the softmax of s over the group. It panics when N is not a multiple of G.
+func GroupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense) float64 {
+	N, _ := ce1.Dims()
+	return groupLoss(ce1, ce2, cfg, g1, g2, N, 1)
+}
+
+// groupLoss is GroupLoss normalised by the groups of totalN pairs, with the
+// gradients scaled by scale.
+func groupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense, totalN int, scale float64) float64 {
+	N, dim := ce1.Dims()
+	G := cfg.Group
+	if r, c := ce2.Dims(); r != N || c != dim {
+		panic(fmt.Sprintf("nn: CE matrices %d×%d and %d×%d", N, dim, r, c))
+	}
+	if N%G != 0 || totalN%G != 0 {
+		panic(fmt.Sprintf("nn: %d pairs (of %d) are not groups of %d", N, totalN, G))
+	}
+	if (g1 == nil) != (g2 == nil) {
+		panic("nn: GroupLoss needs both gradients or neither")
+	}
+	T := cfg.Temperature
+	if T == 0 {
+		T = 1
+	}
+	inv := float64(G) / float64(totalN)
+	s := make([]float64, G)
+	var loss float64
+	for g := 0; g < N; g += G {
+		mx := math.Inf(-1)
+		for k := range G {
+			a, b := ce1.RawRowView(g+k), ce2.RawRowView(g+k)
+			var e2 float64
+			for i, v := range a {
+				t := v - b[i]
+				e2 += t * t
+			}
+			s[k] = -e2 / T
+			mx = max(mx, s[k])
+		}
+		var z float64
+		for k := range G {
+			z += math.Exp(s[k] - mx)
+		}
+		loss += mx + math.Log(z) - s[0]
+		if g1 == nil {
+			continue
+		}
+		for k := range G {
+			p := math.Exp(s[k]-mx) / z
+			if k == 0 {
+				p--
+			}
+			c := scale * inv * p * (-2 / T)
+			a, b := ce1.RawRowView(g+k), ce2.RawRowView(g+k)
+			ga, gb := g1.RawRowView(g+k), g2.RawRowView(g+k)
+			for i, v := range a {
+				q := c * (v - b[i])
+				ga[i] = q
+				gb[i] = -q
+			}
+		}
+	}
+	return loss * inv
 }
