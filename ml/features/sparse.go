@@ -1,6 +1,7 @@
 package features
 
 import (
+	"context"
 	"fmt"
 	"runtime"
 	"slices"
@@ -209,12 +210,25 @@ func (m *Sparse) Transpose() *Sparse {
 // every column i the products over the rows holding i. It costs
 // O(Σ_rows nnz(row)²) time plus a sort per output row, and O(nnz(AᵀA)) memory.
 func GramSparse(a *Sparse) *Sparse {
+	g, _ := gramSparse(context.Background(), a)
+	return g
+}
+
+// gramSparse is GramSparse that stops with ctx.Err() when ctx is cancelled,
+// checked every 256 output rows (one row of a term in documents of 10,000
+// tags is 10^8 products).
+func gramSparse(ctx context.Context, a *Sparse) (*Sparse, error) {
 	at := a.Transpose()
 	g := &Sparse{R: a.C, C: a.C, Ptr: make([]int, a.C+1)}
 	acc := make([]float64, a.C)
 	mark := make([]bool, a.C)
 	var touched []int
 	for i := 0; i < a.C; i++ {
+		if i%256 == 0 {
+			if err := ctx.Err(); err != nil {
+				return nil, err
+			}
+		}
 		touched = touched[:0]
 		rows, vi := at.Row(i)
 		for p, d := range rows {
@@ -235,7 +249,7 @@ func GramSparse(a *Sparse) *Sparse {
 		}
 		g.Ptr[i+1] = len(g.Ind)
 	}
-	return g
+	return g, nil
 }
 
 // Gram is the operator AᵀA of a sparse matrix A (r×c), applied as Aᵀ(A·x)

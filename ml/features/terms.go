@@ -118,7 +118,8 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 }
 
 // FitTermsContext is FitTerms that stops with ctx.Err() when ctx is cancelled,
-// checked between its steps (term matrix, smoothing, PCA, projection).
+// checked between its steps (term matrix, smoothing, PCA, projection) and
+// within the two co-occurrence countings.
 func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 	if len(train) < 2 {
 		return nil, fmt.Errorf("features: fit terms: %d training documents, need at least 2", len(train))
@@ -141,11 +142,14 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	default:
 		panic(fmt.Sprintf("features: unknown PCAMethod %d", o.Method))
 	}
-	df, idf, t := TermMatrix(train, v)
-	var assoc []int
-	if err := ctx.Err(); err != nil {
+	// TermMatrix, with the context checked inside the counting (gramSparse).
+	df := DocFreq(train, v)
+	idf := IDF(len(train), df)
+	t, err := gramSparse(ctx, DocTerm(train, v, idf))
+	if err != nil {
 		return nil, err
 	}
+	var assoc []int
 	if o.Smooth > 0 {
 		top := TopAssociates(t, 1)
 		assoc = make([]int, v)
@@ -158,7 +162,9 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		t = GramSparse(Smooth(train, v, idf, top, 1, o.Smooth))
+		if t, err = gramSparse(ctx, Smooth(train, v, idf, top, 1, o.Smooth)); err != nil {
+			return nil, err
+		}
 	}
 	if o.Normalize {
 		t = unitRows(t)
