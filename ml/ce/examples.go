@@ -168,14 +168,8 @@ func (s *trainSet) samplePairs(rng *rand.Rand, withinDoc, withinDocI3 float64, p
 		switch i % 4 {
 		case 0:
 			if len(s.multi) > 0 && rng.Float64() < withinDoc {
-				di := s.multi[rng.IntN(len(s.multi))]
-				d := s.docs[di]
-				a := rng.IntN(len(d))
-				b := rng.IntN(len(d) - 1)
-				if b >= a {
-					b++
-				}
-				ps[i] = pair{a: example{term: int32(d[a]), doc: int32(di)}, b: example{term: int32(d[b]), doc: int32(di)}, kind: nn.I1}
+				x, y := s.withinDoc(rng)
+				ps[i] = pair{a: x, b: y, kind: nn.I1}
 			} else {
 				ps[i] = pair{a: s.randomPositive(rng), b: s.randomPositive(rng), kind: nn.I1}
 			}
@@ -200,24 +194,31 @@ func (s *trainSet) samplePairs(rng *rand.Rand, withinDoc, withinDocI3 float64, p
 // len(ps) must be a multiple of g.
 func (s *trainSet) sampleGroups(rng *rand.Rand, g int, ps []pair) {
 	for i := 0; i < len(ps); i += g {
-		di := s.multi[rng.IntN(len(s.multi))]
-		d := s.docs[di]
-		a := rng.IntN(len(d))
-		b := rng.IntN(len(d) - 1)
-		if b >= a {
-			b++
-		}
-		anchor := example{term: int32(d[a]), doc: int32(di)}
-		ps[i] = pair{a: anchor, b: example{term: int32(d[b]), doc: int32(di)}, kind: nn.I1}
+		anchor, other := s.withinDoc(rng)
+		ps[i] = pair{a: anchor, b: other, kind: nn.I1}
+		d := s.docs[anchor.doc]
 		for k := 1; k < g; k++ {
 			n := negativeTerm(d, s.v, rng)
-			neg := true
+			b := example{term: int32(n), doc: anchor.doc, neg: true}
 			if n < 0 { // the document holds every term: its other term stands in
-				n, neg = d[b], false
+				b = other
 			}
-			ps[i+k] = pair{a: anchor, b: example{term: int32(n), doc: int32(di), neg: neg}, kind: nn.I3}
+			ps[i+k] = pair{a: anchor, b: b, kind: nn.I3}
 		}
 	}
+}
+
+// withinDoc draws a random training document with at least two terms and
+// two different terms of it, as positive examples in its context.
+func (s *trainSet) withinDoc(rng *rand.Rand) (x, y example) {
+	di := s.multi[rng.IntN(len(s.multi))]
+	d := s.docs[di]
+	a := rng.IntN(len(d))
+	b := rng.IntN(len(d) - 1)
+	if b >= a {
+		b++
+	}
+	return example{term: int32(d[a]), doc: int32(di)}, example{term: int32(d[b]), doc: int32(di)}
 }
 
 func (s *trainSet) randomPositive(rng *rand.Rand) example {
