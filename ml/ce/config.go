@@ -301,7 +301,15 @@ const (
 	Stage2Eq6         = "eq6"
 	Stage2Ranking     = "ranking"
 	DefaultStage2Loss = Stage2Eq6
+
+	// DefaultRankingGroup and DefaultRankingTemperature are the defaults of
+	// Config.RankingGroup and RankingTemperature.
+	DefaultRankingGroup       = 10
+	DefaultRankingTemperature = 1.0
 )
+
+// DefaultBatchSize is the default Config.BatchSize.
+const DefaultBatchSize = 100
 
 // Contexts are the accepted values of Config.Context.
 var Contexts = []string{ContextLDA, ContextLDAMean}
@@ -453,18 +461,6 @@ func (c Config) forVocabulary(v int) Config {
 			c.MaxEpochs2 = SmallMaxEpochs2
 		}
 	}
-	if c.Context == "" {
-		c.Context = DefaultContext
-	}
-	if c.Stage2Loss == "" {
-		c.Stage2Loss = DefaultStage2Loss
-	}
-	if c.RankingGroup == 0 {
-		c.RankingGroup = 10
-	}
-	if c.RankingTemperature == 0 {
-		c.RankingTemperature = 1
-	}
 	if c.TermNorm == "" {
 		c.TermNorm = "none"
 		if v > LargeAbove {
@@ -483,7 +479,15 @@ func (c Config) forVocabulary(v int) Config {
 // withDefaults returns a copy of c with every zero field set to its default.
 func (c Config) withDefaults() Config {
 	c.Hidden = slices.Clone(c.Hidden) // the default depends on |Γ|: forVocabulary
-	setInt(&c.BatchSize, 100)
+	setInt(&c.BatchSize, DefaultBatchSize)
+	if c.Context == "" {
+		c.Context = DefaultContext
+	}
+	if c.Stage2Loss == "" {
+		c.Stage2Loss = DefaultStage2Loss
+	}
+	setInt(&c.RankingGroup, DefaultRankingGroup)
+	setF(&c.RankingTemperature, DefaultRankingTemperature)
 	setF(&c.LearningRate, 0.05)
 	setF(&c.Momentum, 0.9)
 	if c.Momentum < 0 {

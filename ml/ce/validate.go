@@ -112,8 +112,8 @@ func (c Config) Validate() error {
 		return bad("ranking_temperature", "%v: must be positive (0 = default)", c.RankingTemperature)
 	case !finite(c.LearningRate2) || c.LearningRate2 < 0 || c.LearningRate2 > 10:
 		return bad("learning_rate2", "%v: must be in [0, 10] (0 = the learning rate of stage 1)", c.LearningRate2)
-	case c.Stage2Loss == Stage2Ranking && cmp.Or(c.BatchSize, 100) < 2*cmp.Or(c.RankingGroup, 10):
-		return bad("ranking_group", "%d: the ranking loss needs a batch of at least two groups (batch_size %d)", cmp.Or(c.RankingGroup, 10), cmp.Or(c.BatchSize, 100))
+	case c.Stage2Loss == Stage2Ranking && cmp.Or(c.BatchSize, DefaultBatchSize) < 2*cmp.Or(c.RankingGroup, DefaultRankingGroup):
+		return bad("ranking_group", "%d: the ranking loss needs a batch of at least two groups (batch_size %d)", cmp.Or(c.RankingGroup, DefaultRankingGroup), cmp.Or(c.BatchSize, DefaultBatchSize))
 	case c.Context != "" && !slices.Contains(Contexts, c.Context):
 		return bad("context", "%q: must be one of %s", c.Context, strings.Join(Contexts, ", "))
 	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":
