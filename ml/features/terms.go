@@ -104,9 +104,17 @@ type TermFeatures struct {
 // t(τ_i)). It costs O(Σ_δ |δ|²). It panics if a term is outside [0, v) or
 // train is empty.
 func TermMatrix(train [][]int, v int) (df []int, idf []float64, t *Sparse) {
+	df, idf, t, _ = termMatrix(context.Background(), train, v)
+	return df, idf, t
+}
+
+// termMatrix is TermMatrix that stops with ctx.Err() when ctx is cancelled
+// during the counting (gramSparse).
+func termMatrix(ctx context.Context, train [][]int, v int) (df []int, idf []float64, t *Sparse, err error) {
 	df = DocFreq(train, v)
 	idf = IDF(len(train), df)
-	return df, idf, Cooccurrence(train, v, idf)
+	t, err = gramSparse(ctx, DocTerm(train, v, idf))
+	return df, idf, t, err
 }
 
 // FitTerms fits the term features on the encoded training documents (term
@@ -142,10 +150,7 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	default:
 		panic(fmt.Sprintf("features: unknown PCAMethod %d", o.Method))
 	}
-	// TermMatrix, with the context checked inside the counting (gramSparse).
-	df := DocFreq(train, v)
-	idf := IDF(len(train), df)
-	t, err := gramSparse(ctx, DocTerm(train, v, idf))
+	df, idf, t, err := termMatrix(ctx, train, v)
 	if err != nil {
 		return nil, err
 	}
