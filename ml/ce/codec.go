@@ -38,8 +38,10 @@ const (
 	// Version 9 appends Info.Stage2From (older files: Info.BestEpoch1, the only start).
 	// Version 10 appends Info.Context (older files: "lda"). Version 11 appends
 	// Info.Stage2Loss, RankingGroup, RankingTemperature and LearningRate2
-	// (older files: "eq6" and the stage-1 learning rate).
-	FormatVersion = 11
+	// (older files: "eq6" and the stage-1 learning rate). Version 12 writes the
+	// metadata as one self-describing JSON section (info.go); a field added to
+	// it since needs no new version.
+	FormatVersion = 12
 	maxPayload    = 1 << 34 // 16 GiB: refuse absurd lengths from a corrupted header
 )
 

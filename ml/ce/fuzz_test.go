@@ -12,7 +12,15 @@ import (
 // Run: go test ./ml/ce -run '^$' -fuzz FuzzDecode -fuzztime 10m.
 func FuzzDecode(f *testing.F) {
 	tc, m := trainSmall(f)
-	payload := m.encode()
+	payload, err := m.encode()
+	if err != nil {
+		f.Fatal(err)
+	}
+	legacy, err := m.encodeWith(func(e *encoder) error { encodeInfoBinary(e, m.Info()); return nil })
+	if err != nil {
+		f.Fatal(err)
+	}
+	f.Add(legacy, uint32(11))
 	f.Add(payload, uint32(FormatVersion))
 	f.Add(payload[:len(payload)/2], uint32(FormatVersion))
 	f.Add(payload, uint32(1))

@@ -146,7 +146,10 @@ func (m *Model) net(variant Variant) (*embedder, error) {
 
 // Write writes m in the model file format (see codec.go) to w.
 func (m *Model) Write(w io.Writer) error {
-	_, err := w.Write(frame(m.encode()))
+	payload, err := m.encode()
+	if err == nil {
+		_, err = w.Write(frame(payload))
+	}
 	if err != nil {
 		return fmt.Errorf("ce: write model: %w", err)
 	}
@@ -156,7 +159,11 @@ func (m *Model) Write(w io.Writer) error {
 // WriteFile writes m to path atomically: a temporary file in the same directory
 // is written, synced and renamed over path.
 func (m *Model) WriteFile(path string) error {
-	if err := atomicfile.WriteBytes(path, 0o644, frame(m.encode())); err != nil {
+	payload, err := m.encode()
+	if err == nil {
+		err = atomicfile.WriteBytes(path, 0o644, frame(payload))
+	}
+	if err != nil {
 		return fmt.Errorf("ce: write model %s: %w", path, err)
 	}
 	return nil
@@ -227,7 +234,13 @@ func decodeProjection(d *decoder) *features.Projection {
 }
 
 // encode returns the payload: every section in a fixed order.
-func (m *Model) encode() []byte {
+func (m *Model) encode() ([]byte, error) {
+	return m.encodeWith(func(e *encoder) error { return encodeInfo(e, &m.info) })
+}
+
+// encodeWith is encode with the metadata section written by info (the tests
+// write the binary metadata of older formats with it).
+func (m *Model) encodeWith(info func(*encoder) error) ([]byte, error) {
 	e := &encoder{}
 	e.str(payloadTag)
 	e.strs(m.vocab.Terms())
@@ -249,149 +262,15 @@ func (m *Model) encode() []byte {
 		e.str(string(v))
 		e.f64s(m.params[v])
 	}
-	encodeInfo(e, &m.info)
+	if err := info(e); err != nil {
+		return nil, err
+	}
 	// Since version 6: the strongest associate of every term when t(τ) was
 	// smoothed (Info.TermSmooth > 0), for the OOV features.
 	if m.info.TermSmooth > 0 {
 		e.ints(m.terms.Assoc)
 	}
-	return e.b
-}
-
-func encodeInfo(e *encoder, in *Info) {
-	e.str(in.Corpus)
-	e.int(in.Docs)
-	e.int(in.TrainDocs)
-	e.int(in.ValidDocs)
-	e.u64(in.Seed)
-	e.int(in.Topics)
-	e.int(in.TermDim)
-	e.int(in.ContextDim)
-	e.ints(in.Hidden)
-	e.int(in.BatchSize)
-	for _, f := range []float64{in.LearningRate, in.Momentum, in.Decay} {
-		e.f64(f)
-	}
-	e.int(in.DecayEvery)
-	for _, f := range []float64{in.Alpha, in.Lambda, in.Rho, in.Beta, in.WithinDoc, in.WithinDocI3} {
-		e.f64(f)
-	}
-	e.bool(in.Pretrained)
-	e.ints([]int{in.Epochs1, in.Epochs2, in.BestEpoch1, in.BestEpoch2})
-	for _, f := range []float64{in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random} {
-		e.f64(f)
-	}
-	e.str(in.StopReason1)
-	e.str(in.StopReason2)
-	e.int(len(in.Log))
-	for _, l := range in.Log {
-		e.str(l.Stage)
-		e.int(l.Epoch)
-		e.f64(l.Loss)
-		e.f64(l.ValidP2)
-		e.u64(0) // elapsed time, kept in the format; never recorded, so a seed determines the file
-	}
-	e.int(in.OutputSample) // since version 2
-	// Since version 3: the early-stopping criterion, the validation MAP of the
-	// kept weights and of every log entry.
-	e.str(in.EarlyStop)
-	e.f64(in.ValidMAPCE)
-	e.f64(in.ValidMAPSiamese)
-	for _, l := range in.Log {
-		e.f64(l.ValidMAP)
-	}
-	e.str(in.InputScaling) // since version 4
-	e.str(in.TermNorm)
-	e.f64(in.Average)    // since version 5
-	e.f64(in.TermSmooth) // since version 6
-	e.str(in.Kappa)      // since version 7
-	e.u64(in.SplitSeed)  // since version 8
-	e.bool(in.SplitFromFile)
-	e.int(in.Stage2From) // since version 9
-	e.str(in.Context)    // since version 10
-	e.str(in.Stage2Loss) // since version 11
-	e.int(in.RankingGroup)
-	e.f64(in.RankingTemperature)
-	e.f64(in.LearningRate2)
-}
-
-func decodeInfo(d *decoder, version uint32) Info {
-	var in Info
-	in.Corpus = d.str()
-	in.Docs = d.int()
-	in.TrainDocs = d.int()
-	in.ValidDocs = d.int()
-	in.Seed = d.u64()
-	in.Topics = d.int()
-	in.TermDim = d.int()
-	in.ContextDim = d.int()
-	in.Hidden = d.ints()
-	in.BatchSize = d.int()
-	in.LearningRate, in.Momentum, in.Decay = d.f64(), d.f64(), d.f64()
-	in.DecayEvery = d.int()
-	in.Alpha, in.Lambda, in.Rho, in.Beta, in.WithinDoc, in.WithinDocI3 = d.f64(), d.f64(), d.f64(), d.f64(), d.f64(), d.f64()
-	in.Pretrained = d.bool()
-	if ep := d.ints(); d.err == nil && len(ep) == 4 {
-		in.Epochs1, in.Epochs2, in.BestEpoch1, in.BestEpoch2 = ep[0], ep[1], ep[2], ep[3]
-	} else {
-		d.fail("bad epoch record")
-	}
-	in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random = d.f64(), d.f64(), d.f64()
-	in.StopReason1 = d.str()
-	in.StopReason2 = d.str()
-	n := d.length(8 * 5)
-	for i := 0; i < n && d.err == nil; i++ {
-		in.Log = append(in.Log, LogEntry{Stage: d.str(), Epoch: d.int(), Loss: d.f64(), ValidP2: d.f64()})
-		d.u64() // elapsed time: older files could record it; ignored
-	}
-	if version >= 2 {
-		in.OutputSample = d.int()
-	}
-	if version >= 3 {
-		in.EarlyStop = d.str()
-		in.ValidMAPCE, in.ValidMAPSiamese = d.f64(), d.f64()
-		for i := range in.Log {
-			in.Log[i].ValidMAP = d.f64()
-		}
-	}
-	in.InputScaling, in.TermNorm = "per-component", "none" // the only choices before version 4
-	if version >= 4 {
-		in.InputScaling = d.str()
-		in.TermNorm = d.str()
-	}
-	if version >= 5 {
-		in.Average = d.f64()
-	}
-	if version >= 6 {
-		in.TermSmooth = d.f64()
-	}
-	in.Kappa = KappaPrinted // the only choice before version 7
-	if version >= 7 {
-		in.Kappa = d.str()
-	}
-	// Before version 8 the random split of `taglens train` was drawn with the
-	// training seed; whether a split file was used was not recorded.
-	in.SplitSeed = in.Seed
-	if version >= 8 {
-		in.SplitSeed = d.u64()
-		in.SplitFromFile = d.bool()
-	}
-	in.Stage2From = in.BestEpoch1 // before version 9 stage 2 always started there
-	if version >= 9 {
-		in.Stage2From = d.int()
-	}
-	in.Context = ContextLDA // the only choice before version 10
-	if version >= 10 {
-		in.Context = d.str()
-	}
-	in.Stage2Loss, in.LearningRate2 = Stage2Eq6, in.LearningRate // the only choices before version 11
-	if version >= 11 {
-		in.Stage2Loss = d.str()
-		in.RankingGroup = d.int()
-		in.RankingTemperature = d.f64()
-		in.LearningRate2 = d.f64()
-	}
-	return in
+	return e.b, nil
 }
 
 // decode parses and validates the payload of a file of the given format
