@@ -66,7 +66,10 @@ func TestBrowserSpaceMap(t *testing.T) {
 	}
 	screenshot(t, ctx, shotDir(t), "5c-space-map")
 	// Isolate the matches and the selection, then colour the rest by frequency.
-	step(t, ctx, "isolate", 10*time.Second, chromedp.Click(tid("space-isolate")))
+	// Centred first: scrolled only "into view" it can sit under the sticky header.
+	step(t, ctx, "isolate", 10*time.Second,
+		chromedp.Evaluate[chromedp.Void](`document.querySelector('[data-testid="space-isolate"]').scrollIntoView({block: "center"})`),
+		chromedp.Click(tid("space-isolate")))
 	waitJS(t, ctx, "only the lit-up terms drawn", 10*time.Second,
 		`window.taglensCharts["space"].getOption().series[0].data.length === 0 && location.search.indexOf("isolate=1") >= 0`)
 	step(t, ctx, "colour by frequency", 10*time.Second, chromedp.Click(tid("space-isolate")),

@@ -321,9 +321,10 @@ func spaceMapJSON(m *ce.Model, b []byte) []byte {
 // maxSpaceK bounds the neighbours listed by spaceNeighbours.
 const maxSpaceK = 100
 
-// spaceNeighbours: GET /api/models/:id/space/neighbours?term=T[&k=10][&variant=] —
-// the k vocabulary terms nearest to T by the Euclidean distance of their
-// centroids (the space the whole-space map projects), nearest first. T may
+// spaceNeighbours: GET /api/models/:id/space/neighbours?term=T[&k=10][&variant=]
+// [&metric=euclidean|cosine] — the k vocabulary terms nearest to T by the
+// Euclidean (default) or cosine distance of their centroids (the space the
+// whole-space map projects), nearest first. T may
 // be a tag of the corpus outside the vocabulary (its feature-based centroid).
 // A GET answers from the model's centroids in memory (a whole-space map
 // computed by this process made them), else 404 (notComputed); POST
@@ -332,9 +333,9 @@ func (h *modelsAPI) spaceNeighbours(c echo.Context) error {
 	return h.nearest(c, c.QueryParams(), false)
 }
 
-// computeSpaceNeighbours: POST /api/models/:id/space/neighbours {"term","k"?,"variant"?}.
+// computeSpaceNeighbours: POST /api/models/:id/space/neighbours {"term","k"?,"variant"?,"metric"?}.
 func (h *modelsAPI) computeSpaceNeighbours(c echo.Context) error {
-	q, err := jsonParams(c, "term", "k", "variant")
+	q, err := jsonParams(c, "term", "k", "variant", "metric")
 	if err != nil {
 		return err
 	}
@@ -362,6 +363,14 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 			return httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", maxSpaceK)
 		}
 	}
+	metric := q.Get("metric")
+	switch metric {
+	case "":
+		metric = app.MetricEuclidean
+	case app.MetricEuclidean, app.MetricCosine:
+	default:
+		return httpErr(http.StatusBadRequest, "metric must be %q or %q", app.MetricEuclidean, app.MetricCosine)
+	}
 	cs := h.s.centroids.get(row.ID + "|" + variant)
 	if cs == nil && !compute {
 		return h.s.notComputed(c, "the term centroids of the model (the whole space's neighbours)", row.ID, "", q)
@@ -373,10 +382,10 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 		}
 	}
 	if id, ok := m.Vocabulary().ID(term); ok {
-		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "neighbours": app.NearestTerms(cs.terms, cs.vecs, cs.counts, cs.vecs[id], id, k)})
+		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "metric": metric, "neighbours": app.NearestTermsBy(metric, cs.terms, cs.vecs, cs.counts, cs.vecs[id], id, k)})
 	}
 	if i, ok := slices.BinarySearch(cs.oov.Terms, term); ok {
-		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "oov": true, "neighbours": app.NearestTerms(cs.terms, cs.vecs, cs.counts, cs.oov.Vecs[i], -1, k)})
+		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "metric": metric, "oov": true, "neighbours": app.NearestTermsBy(metric, cs.terms, cs.vecs, cs.counts, cs.oov.Vecs[i], -1, k)})
 	}
 	return httpErr(http.StatusNotFound, "term %q is neither in the model's vocabulary nor a tag of its corpus", term)
 }

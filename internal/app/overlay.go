@@ -83,23 +83,50 @@ type Neighbour struct {
 	Distance float64 `json:"distance"`
 }
 
+// Distances between centroids (NearestTermsBy).
+const (
+	MetricEuclidean = "euclidean"
+	MetricCosine    = "cosine"
+)
+
 // NearestTerms lists the k terms nearest to the centroid q by Euclidean
-// distance, nearest first, ties in term order, distances rounded (Round4):
-// terms, vecs and counts are parallel (the terms' centroids and the training
-// documents each averages over); terms without documents, and term t (−1:
-// none), are left out.
+// distance (NearestTermsBy).
 func NearestTerms(terms []string, vecs [][]float64, counts []int, q []float64, t, k int) []Neighbour {
+	return NearestTermsBy(MetricEuclidean, terms, vecs, counts, q, t, k)
+}
+
+// NearestTermsBy lists the k terms nearest to the centroid q by metric
+// (MetricEuclidean, or MetricCosine: 1 − the cosine of the angle, 1 for a
+// zero vector), nearest first, ties in term order, distances rounded
+// (Round4): terms, vecs and counts are parallel (the terms' centroids and
+// the training documents each averages over); terms without documents, and
+// term t (−1: none), are left out.
+func NearestTermsBy(metric string, terms []string, vecs [][]float64, counts []int, q []float64, t, k int) []Neighbour {
 	var all []Neighbour // in term order, so that the stable sort keeps ties so
+	qn := norm(q)
 	for u, v := range vecs {
 		if u == t || counts[u] == 0 {
 			continue
 		}
-		var s float64
-		for j, a := range v {
-			d := a - q[j]
-			s += d * d
+		var d float64
+		if metric == MetricCosine {
+			var dot float64
+			for j, a := range v {
+				dot += a * q[j]
+			}
+			d = 1
+			if vn := norm(v); vn > 0 && qn > 0 {
+				d = 1 - dot/(vn*qn)
+			}
+		} else {
+			var s float64
+			for j, a := range v {
+				e := a - q[j]
+				s += e * e
+			}
+			d = math.Sqrt(s)
 		}
-		all = append(all, Neighbour{Term: terms[u], Distance: math.Sqrt(s)})
+		all = append(all, Neighbour{Term: terms[u], Distance: d})
 	}
 	sort.SliceStable(all, func(i, j int) bool { return all[i].Distance < all[j].Distance })
 	all = all[:min(k, len(all))]
@@ -107,4 +134,12 @@ func NearestTerms(terms []string, vecs [][]float64, counts []int, q []float64, t
 		all[i].Distance = Round4(all[i].Distance)
 	}
 	return slices.Clip(all)
+}
+
+func norm(v []float64) float64 {
+	var s float64
+	for _, a := range v {
+		s += a * a
+	}
+	return math.Sqrt(s)
 }

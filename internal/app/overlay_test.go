@@ -23,3 +23,20 @@ func TestNearestTerms(t *testing.T) {
 		t.Errorf("neighbours of an outside point: %v, want %v", got, want)
 	}
 }
+
+// TestNearestTermsCosine: by cosine distance a term far along the query's
+// direction is nearer than one close by at an angle, and a zero centroid is
+// at distance 1.
+func TestNearestTermsCosine(t *testing.T) {
+	terms := []string{"q", "far", "near", "zero", "opposite"}
+	vecs := [][]float64{{1, 0}, {10, 0.5}, {0.6, 0.8}, {0, 0}, {-1, 0}}
+	counts := []int{1, 1, 1, 1, 1}
+	got := NearestTermsBy(MetricCosine, terms, vecs, counts, vecs[0], 0, 4)
+	want := []Neighbour{{"far", 0.0012}, {"near", 0.4}, {"zero", 1}, {"opposite", 2}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("cosine neighbours of q: %v, want %v", got, want)
+	}
+	if e := NearestTermsBy(MetricEuclidean, terms, vecs, counts, vecs[0], 0, 1); e[0].Term != "near" {
+		t.Errorf("Euclidean nearest of q: %v, want near", e)
+	}
+}

@@ -197,7 +197,7 @@
     });
   }
 
-  // controls binds the map's inputs: the search (debounced), k, the colouring
+  // controls binds the map's inputs: the search (debounced), k and the distance, the colouring
   // and the isolation. ui: the inputs; on: the explorer's callbacks.
   function controls(ui, on) {
     var timer = null;
@@ -205,7 +205,7 @@
       clearTimeout(timer);
       timer = setTimeout(function () { if (on.ready()) { on.filter(); on.draw(); } }, 150);
     });
-    ui.k.addEventListener("change", function () { if (on.ready()) on.k(); });
+    [ui.k, ui.metric].forEach(function (el) { el.addEventListener("change", function () { if (on.ready()) on.k(); }); });
     [ui.color, ui.isolate].forEach(function (el) { el.addEventListener("change", function () { if (on.ready()) { on.keepURL(); on.draw(); } }); });
   }
 
@@ -217,7 +217,8 @@
     var status = document.getElementById("space-status");
     var key = document.getElementById("space-key");
     var ui = { search: document.querySelector("[data-testid=space-search]"), k: document.querySelector("[data-testid=space-k]"),
-      color: document.querySelector("[data-testid=space-color]"), isolate: document.querySelector("[data-testid=space-isolate]") };
+      color: document.querySelector("[data-testid=space-color]"), isolate: document.querySelector("[data-testid=space-isolate]"),
+      metric: document.querySelector("[data-testid=space-metric]") };
     var selEl = document.getElementById("space-selected");
     var nb = document.getElementById("space-neighbours");
     var chart = T.charts[chartID];
@@ -248,10 +249,13 @@
       var k = parseInt(page.searchParams.get("k") || "", 10);
       if (q) ui.search.value = q;
       if (k > 0) ui.k.value = String(k);
+      if (page.searchParams.get("metric") === "cosine") ui.metric.value = "cosine";
       var col = page.searchParams.get("color");
       if (COLOURINGS.indexOf(col) >= 0) ui.color.value = col;
       ui.isolate.checked = page.searchParams.get("isolate") === "1";
       filter();
+      // Density, region labels, selections and histograms (select.js).
+      if (window.taglensSelect) window.taglensSelect.spaceMap(box, chart, data, oovFrom, function (i) { select(i); });
       if (s && index[s] !== undefined) select(index[s], true); else draw();
       restoreZoom();
     }
@@ -285,6 +289,7 @@
       if (q) page.searchParams.set("q", q); else page.searchParams.delete("q");
       if (selected >= 0) page.searchParams.set("sel", data.terms[selected]); else page.searchParams.delete("sel");
       page.searchParams.set("k", ui.k.value);
+      if (ui.metric.value === "cosine") page.searchParams.set("metric", "cosine"); else page.searchParams.delete("metric");
       if (COLOURINGS.indexOf(ui.color.value) >= 0) page.searchParams.set("color", ui.color.value); else page.searchParams.delete("color");
       if (ui.isolate.checked) page.searchParams.set("isolate", "1"); else page.searchParams.delete("isolate");
       history.replaceState(null, "", page.pathname + "?" + page.searchParams.toString());
@@ -339,7 +344,7 @@
       keepURL();
       selEl.innerHTML = "<b>" + T.esc(data.terms[i]) + "</b> <span class='muted'>(" + T.esc(docsText(i)) + ")</span>";
       nb.textContent = "…";
-      var q = { term: data.terms[i], variant: variant, k: ui.k.value };
+      var q = { term: data.terms[i], variant: variant, k: ui.k.value, metric: ui.metric.value };
       var req = restoring ? fetch(modelURL + "/space/neighbours?" + new URLSearchParams(q).toString()) :
         fetch(modelURL + "/space/neighbours", { method: "POST", headers: { "Content-Type": "application/json" }, body: JSON.stringify(q) });
       req.then(function (r) {
