@@ -11,14 +11,15 @@
 // are labelled at every zoom, the finer ones once the map is zoomed in 2×
 // and 4×, each label only where it fits without overlapping another.
 //
-// Measured in headless Chromium (SwiftShader, 2 shared cores): the whole
-// analysis (three estimates, regions, labels, contours) takes about 15 ms
-// for the demo's whole-space map of a few hundred terms and about 90 ms for
-// 100 000 random points; drawing a frame costs a few ms whatever the number
-// of points (an image and a few thousand segments). Computing it on the
-// server would add a request and the map's JSON is already in the browser,
-// so it stays here. The box of the map keeps the last analysis's time in
-// data-density-ms.
+// Measured in headless Chromium (software rendering, a shared 2-core machine
+// at load 8; TestBrowserDensityBench, best of three): the whole analysis
+// (three estimates, the regions, their labels, the contours) takes 25 ms for
+// 10^4 points, 47 ms for 10^5 and 432 ms for 10^6; the demo's whole-space
+// map (108 terms) about 15-50 ms. A frame of the overlay then costs a few ms
+// whatever the number of points (an image and a few thousand segments).
+// Computed on the server it would cost a request and a second copy of data
+// the browser already holds, so it stays here. The map's element keeps the
+// last analysis's time in data-density-ms.
 (function () {
   "use strict";
 
@@ -115,38 +116,67 @@
   }
 
   // regions clusters the points at one bandwidth: the basins holding at
-  // least minSize points, each with its points and its peak (data units).
+  // least minSize points, each with its points (ascending) and its peak
+  // (data units), in the order of their peak cells.
   function regions(base, cell, ext, G, sigma, level, minSize) {
-    var d = blur(base, G, sigma), root = basins(d, G), byRoot = {}, out = [];
-    for (var i = 0; i < cell.length; i++) {
-      var r = root[cell[i]];
-      if (r < 0) continue;
-      (byRoot[r] || (byRoot[r] = [])).push(i);
-    }
-    Object.keys(byRoot).map(Number).sort(function (a, b) { return a - b; }).forEach(function (r) {
-      var pts = byRoot[r];
-      if (pts.length < minSize) return;
+    var d = blur(base, G, sigma), root = basins(d, G), n = cell.length, i;
+    var count = new Int32Array(G * G), out = [];
+    for (i = 0; i < n; i++) { var r = root[cell[i]]; if (r >= 0) count[r]++; }
+    var byRoot = {};
+    for (r = 0; r < G * G; r++) {
+      if (count[r] < minSize) continue;
       var cx = r % G, cy = (r - cx) / G;
-      out.push({ level: level, points: pts, size: pts.length,
-        x: ext.x0 + (cx + 0.5) * (ext.x1 - ext.x0) / G, y: ext.y0 + (cy + 0.5) * (ext.y1 - ext.y0) / G });
-    });
+      byRoot[r] = { level: level, points: new Int32Array(count[r]), size: 0,
+        x: ext.x0 + (cx + 0.5) * (ext.x1 - ext.x0) / G, y: ext.y0 + (cy + 0.5) * (ext.y1 - ext.y0) / G };
+      out.push(byRoot[r]);
+    }
+    for (i = 0; i < n; i++) {
+      var g = byRoot[root[cell[i]]];
+      if (g) g.points[g.size++] = i;
+    }
     return { density: d, regions: out };
+  }
+
+  // Tags holds every point's tags as numbers: point i's are ids[off[i]] to
+  // ids[off[i+1]-1], names[id] the tag; df[id] counts the points with it.
+  function tagTable(n, tagsOf) {
+    var index = new Map(), names = [], off = new Int32Array(n + 1), ids = [];
+    for (var i = 0; i < n; i++) {
+      var ts = tagsOf(i);
+      for (var k = 0; k < ts.length; k++) {
+        var id = index.get(ts[k]);
+        if (id === undefined) { id = names.length; index.set(ts[k], id); names.push(ts[k]); }
+        ids.push(id);
+      }
+      off[i + 1] = ids.length;
+    }
+    ids = Int32Array.from(ids);
+    var df = new Float64Array(names.length);
+    for (i = 0; i < ids.length; i++) df[ids[i]]++;
+    return { names: names, off: off, ids: ids, df: df, tf: new Float64Array(names.length) };
   }
 
   // characteristic names a region's most characteristic tags: tf (the
   // share of the region's weight whose point has the tag) times idf (the
   // log of the map's points over the points with the tag), ties by weight
-  // then by name. df counts the points with each tag in the whole map.
-  function characteristic(pts, tagsOf, weightOf, df, n) {
-    var tf = {}, total = 0;
-    pts.forEach(function (i) {
-      var w = weightOf(i);
+  // then by name.
+  function characteristic(pts, tt, weightOf, n) {
+    var tf = tt.tf, touched = [], total = 0;
+    for (var p = 0; p < pts.length; p++) {
+      var i = pts[p], w = weightOf ? weightOf(i) : 1;
       total += w;
-      tagsOf(i).forEach(function (t) { tf[t] = (tf[t] || 0) + w; });
+      for (var k = tt.off[i]; k < tt.off[i + 1]; k++) {
+        var id = tt.ids[k];
+        if (!tf[id]) touched.push(id);
+        tf[id] += w;
+      }
+    }
+    var scored = [];
+    touched.forEach(function (id) {
+      var score = (tf[id] / total) * Math.log(n / tt.df[id]);
+      if (score > 0) scored.push({ tag: tt.names[id], w: tf[id], score: score });
+      tf[id] = 0;
     });
-    var scored = Object.keys(tf).map(function (t) {
-      return { tag: t, w: tf[t], score: (tf[t] / total) * Math.log(n / df[t]) };
-    }).filter(function (s) { return s.score > 0; });
     scored.sort(function (a, b) { return b.score - a.score || b.w - a.w || (a.tag < b.tag ? -1 : a.tag > b.tag ? 1 : 0); });
     return scored.slice(0, LABEL_TAGS).map(function (s) { return s.tag; });
   }
@@ -179,16 +209,14 @@
   function analyse(src) {
     var t0 = performance.now(), n = src.x.length, G = GRID;
     var ext = extentOf(src.x, src.y), s = splat(src.x, src.y, ext, G);
-    var weight = src.weight || function () { return 1; };
-    var df = {};
-    for (var i = 0; i < n; i++) src.tags(i).forEach(function (t) { df[t] = (df[t] || 0) + 1; });
+    var tt = tagTable(n, src.tags), i;
     var labels = [], heat = null;
     SIGMAS.forEach(function (sigma, level) {
       var minSize = Math.max(3, Math.ceil(n * 0.01 / (level + 1)));
       var r = regions(s.d, s.cell, ext, G, sigma, level, minSize);
       if (level === HEAT_LEVEL) heat = r.density;
       r.regions.forEach(function (g) {
-        g.tags = characteristic(g.points, src.tags, weight, df, n);
+        g.tags = characteristic(g.points, tt, src.weight, n);
         if (g.tags.length) labels.push(g);
       });
     });
