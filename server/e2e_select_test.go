@@ -196,12 +196,14 @@ func str(t *testing.T, ctx context.Context, expr string) string {
 // TestBrowserDensityAndLabels checks on the whole-space map in headless
 // Chromium that region labels are drawn (tags of the map, not overlapping),
 // that the density layer shows when toggled (its canvas inked under the
-// chart), that zooming in labels finer regions where they fit, and that the
-// labels can be turned off.
+// chart), that zooming in labels finer regions where they fit, that the
+// labels can be turned off, and that on a phone (390 px) the toolbar and
+// the histograms fit the screen.
 func TestBrowserDensityAndLabels(t *testing.T) {
 	ctx := browser(t)
 	ts, _, modelID := trainedServer(t)
 	base := liveServer(t, ts)
+	step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(1400, 1000))
 	openSpaceMap(t, ctx, base, modelID)
 	type labelState struct {
 		N       int
@@ -263,6 +265,28 @@ func TestBrowserDensityAndLabels(t *testing.T) {
 	screenshot(t, ctx, shotDir(t), "5l-density-zoomed")
 	step(t, ctx, "labels off", 10*time.Second, chromedp.Click(tid("toggle-labels")))
 	waitJS(t, ctx, "labels hidden", 10*time.Second, `document.querySelector('[data-testid="space-map"]').getAttribute("data-labels") === "0"`)
+
+	// On a phone: the toolbar and the histograms fit the screen, labels are drawn.
+	step(t, ctx, "phone", time.Minute, chromedp.EmulateViewport(390, 844),
+		chromedp.Navigate(base+"/explorer?view=space&model="+modelID))
+	waitJS(t, ctx, "labels on a phone", time.Minute, `(function () {
+		var m = document.querySelector('[data-testid="space-map"]');
+		return !!m && m.getAttribute("data-ready") === "true" && Number(m.getAttribute("data-labels")) > 0;
+	})()`)
+	wide := str(t, ctx, `(function () {
+		var out = [];
+		if (document.documentElement.scrollWidth > 390) out.push("the page is " + document.documentElement.scrollWidth + " px wide");
+		document.querySelectorAll('[data-testid="map-tools"] button, [data-testid="map-tools"] label, [data-testid="histograms"] figure').forEach(function (e) {
+			var r = e.getBoundingClientRect();
+			if (r.right > 390.5 || r.left < -0.5) out.push(e.textContent.trim().slice(0, 20) + " at " + Math.round(r.left) + ".." + Math.round(r.right));
+		});
+		return out.join("; ");
+	})()`)
+	if wide != "" {
+		t.Errorf("at 390 px: %s", wide)
+	}
+	step(t, ctx, "density on a phone", 10*time.Second, chromedp.Click(tid("toggle-density")))
+	screenshot(t, ctx, shotDir(t), "5m-density-labels-390")
 }
 
 func num(t *testing.T, ctx context.Context, expr string) float64 {
