@@ -10,6 +10,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -136,7 +137,7 @@ func tagMatches(c echo.Context, counts []store.TagCount) error {
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
-			return httpErr(http.StatusBadRequest, "limit must be an integer in 1..1000")
+			return app.BadInput("limit", "must be an integer in 1..1000")
 		}
 		limit = n
 	}

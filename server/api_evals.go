@@ -66,7 +66,7 @@ func (r *evalRequest) input() app.EvalInput {
 func (r *evalRequest) normalize() (*app.EvalSpec, error) {
 	spec, err := r.input().Normalize()
 	if err != nil {
-		return nil, httpErr(http.StatusBadRequest, "%v", err)
+		return nil, err
 	}
 	r.Subset, r.Protocol, r.Setting = spec.Subset, string(spec.Protocol), string(spec.Setting)
 	r.Trials, r.Baselines = spec.Trials, spec.Baselines
@@ -108,7 +108,7 @@ func (s *Server) createEval(ctx context.Context, req evalRequest) (*store.EvalRo
 			return nil, nil, notFound(err, "model", id)
 		}
 		if m.State != store.ModelReady {
-			return nil, nil, httpErr(http.StatusConflict, "model %q is %s, not ready", id, m.State)
+			return nil, nil, app.Conflict("model %q is %s, not ready", id, m.State)
 		}
 		if req.CorpusID == "" {
 			req.CorpusID = m.CorpusID
@@ -123,7 +123,7 @@ func (s *Server) createEval(ctx context.Context, req evalRequest) (*store.EvalRo
 	}
 	// Another corpus has no split of the models: all its documents.
 	if err := spec.CheckCorpus(req.CorpusID != first.CorpusID); err != nil {
-		return nil, nil, httpErr(http.StatusBadRequest, "%v", err)
+		return nil, nil, err
 	}
 	req.Subset = spec.Subset
 	rj, err := json.Marshal(req)
@@ -298,7 +298,7 @@ func (h *evalsAPI) get(c echo.Context) error {
 		return err
 	}
 	if j.State == store.JobFailed || j.State == store.JobCancelled || j.State == store.JobInterrupted {
-		return httpErr(http.StatusConflict, "evaluation %q has no report: its job %s (%s)", id, j.State, j.Message)
+		return app.Conflict("evaluation %q has no report: its job %s (%s)", id, j.State, j.Message)
 	}
 	return c.JSON(http.StatusAccepted, toJobJSON(j, eta))
 }

@@ -9,6 +9,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
@@ -104,7 +105,7 @@ func (h *jobsAPI) cancel(c echo.Context) error {
 		return err
 	}
 	if !ok {
-		return httpErr(http.StatusConflict, "job %q has already finished (%s)", id, j.State)
+		return app.Conflict("job %q has already finished (%s)", id, j.State)
 	}
 	return c.JSON(http.StatusOK, toJobJSON(j, eta))
 }
@@ -190,12 +191,12 @@ func pageParams(c echo.Context, def, max int) (limit, offset int, err error) {
 	limit = def
 	if v := c.QueryParam("limit"); v != "" {
 		if limit, err = strconv.Atoi(v); err != nil || limit < 1 || limit > max {
-			return 0, 0, httpErr(http.StatusBadRequest, "limit must be an integer in 1..%d", max)
+			return 0, 0, app.BadInput("limit", "must be an integer in 1..%d", max)
 		}
 	}
 	if v := c.QueryParam("offset"); v != "" {
 		if offset, err = strconv.Atoi(v); err != nil || offset < 0 {
-			return 0, 0, httpErr(http.StatusBadRequest, "offset must be a non-negative integer")
+			return 0, 0, app.BadInput("offset", "must be a non-negative integer")
 		}
 	}
 	return limit, offset, nil

@@ -78,7 +78,7 @@ func (h *modelsAPI) create(c echo.Context) error {
 
 // createModel validates a training request, stores the model row and starts its
 // job: the use case behind POST /api/models and the training form, with plain
-// inputs (errors carry their HTTP status for the handlers).
+// inputs (errors of a kind of internal/app, mapped to statuses by errStatus).
 func (s *Server) createModel(ctx context.Context, req createModelReq) (*store.ModelRow, *store.JobRow, error) {
 	m, _, err := s.newModelRow(ctx, req)
 	if err != nil {
@@ -95,7 +95,7 @@ func (s *Server) createModel(ctx context.Context, req createModelReq) (*store.Mo
 // for (not stored) and its corpus.
 func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*store.ModelRow, *store.CorpusRow, error) {
 	if req.CorpusID == "" {
-		return nil, nil, httpErr(http.StatusBadRequest, "corpus_id is required")
+		return nil, nil, app.BadInput("corpus_id", "is required")
 	}
 	row, err := s.store.Corpus(ctx, req.CorpusID)
 	if err != nil {
@@ -106,7 +106,7 @@ func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*store.Mo
 		p = *req.Params
 	}
 	if err := p.validate(); err != nil {
-		return nil, nil, httpErr(http.StatusBadRequest, "params: %v", err)
+		return nil, nil, app.BadInput("params", "%v", err)
 	}
 	seed := uint64(1)
 	if req.Seed != nil {
@@ -114,7 +114,7 @@ func (s *Server) newModelRow(ctx context.Context, req createModelReq) (*store.Mo
 	}
 	name := strings.TrimSpace(req.Name)
 	if len(name) > 200 {
-		return nil, nil, httpErr(http.StatusBadRequest, "name is longer than 200 bytes")
+		return nil, nil, app.BadInput("name", "is longer than 200 bytes")
 	}
 	if name == "" {
 		name = fmt.Sprintf("%s · seed %d", row.Name, seed)
@@ -188,10 +188,10 @@ func (h *modelsAPI) file(c echo.Context) error {
 		return notFound(err, "model", id)
 	}
 	if m.State == store.ModelFailed && m.Error != "" {
-		return httpErr(http.StatusConflict, "model %q is failed: %s", id, m.Error)
+		return app.Conflict("model %q is failed: %s", id, m.Error)
 	}
 	if m.State != store.ModelReady || m.Path == "" {
-		return httpErr(http.StatusConflict, "model %q has no file yet (state %s)", id, m.State)
+		return app.Conflict("model %q has no file yet (state %s)", id, m.State)
 	}
 	// Load it once (checking its length and checksum) so that a damaged file is
 	// never served; the loaded model stays in the cache.
@@ -211,7 +211,7 @@ func (h *modelsAPI) restart(c echo.Context) error {
 		return notFound(err, "model", id)
 	}
 	if m.State != store.ModelInterrupted && m.State != store.ModelCancelled && m.State != store.ModelFailed {
-		return httpErr(http.StatusConflict, "model %q is %s; only cancelled, interrupted or failed models restart", id, m.State)
+		return app.Conflict("model %q is %s; only cancelled, interrupted or failed models restart", id, m.State)
 	}
 	job, err := h.s.startTraining(m)
 	if err != nil {
@@ -228,10 +228,10 @@ func (s *Server) readyModel(c echo.Context) (*store.ModelRow, *ce.Model, error) 
 	}
 	row, m, err := s.model(c.Request().Context(), id)
 	if errors.Is(err, errModelNotReady) {
-		return nil, nil, httpErr(http.StatusConflict, "model %q is %s, not ready", id, row.State)
+		return nil, nil, app.Conflict("model %q is %s, not ready", id, row.State)
 	}
 	if errors.Is(err, errModelBroken) {
-		return nil, nil, httpErr(http.StatusConflict, "model %q is failed: %s", id, row.Error)
+		return nil, nil, app.Conflict("model %q is failed: %s", id, row.Error)
 	}
 	if err != nil {
 		return nil, nil, notFound(err, "model", id)
@@ -267,7 +267,7 @@ func (h *modelsAPI) prime(c echo.Context) error {
 func parseVariant(v string) (ce.Variant, error) {
 	pv, err := ce.ParseVariant(v)
 	if err != nil {
-		return "", httpErr(http.StatusBadRequest, "variant: %v", err)
+		return "", app.BadInput("variant", "%v", err)
 	}
 	return pv, nil
 }
@@ -286,25 +286,25 @@ func primeWith(m *ce.Model, req primeReq) (*ce.PrimeResult, error) {
 	p := app.Priming{Variant: ce.Variant(req.Variant), Tags: req.Tags}
 	if req.K != nil {
 		if *req.K < 1 || *req.K > app.MaxPrimeK {
-			return nil, httpErr(http.StatusBadRequest, "k must be an integer in 1..%d, got %d", app.MaxPrimeK, *req.K)
+			return nil, app.BadInput("k", "must be an integer in 1..%d, got %d", app.MaxPrimeK, *req.K)
 		}
 		p.K = *req.K
 	}
 	var ie *app.InputError
 	if err := p.Normalize(); errors.As(err, &ie) && ie.Field == "variant" {
-		return nil, httpErr(http.StatusBadRequest, "%v", ie)
+		return nil, ie
 	} else if err != nil {
-		return nil, httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", app.MaxPrimeK)
+		return nil, app.BadInput("k", "must be an integer in 1..%d", app.MaxPrimeK)
 	}
 	if len(p.Tags) == 0 {
-		return nil, httpErr(http.StatusBadRequest, "tags: give at least one tag")
+		return nil, app.BadInput("tags", "give at least one tag")
 	}
 	if len(p.Tags) > 1000 {
-		return nil, httpErr(http.StatusBadRequest, "tags: at most 1000")
+		return nil, app.BadInput("tags", "at most 1000")
 	}
 	res, err := app.Prime(m, p)
 	if err != nil {
-		return nil, httpErr(http.StatusUnprocessableEntity, "%v", err)
+		return nil, err
 	}
 	return res, nil
 }
@@ -325,7 +325,7 @@ func (h *modelsAPI) embed(c echo.Context) error {
 		return err
 	}
 	if len(req.Tags) > maxEmbedTags {
-		return httpErr(http.StatusRequestEntityTooLarge, "tags: %d tags, at most %d in one request", len(req.Tags), maxEmbedTags)
+		return app.TooLarge("tags: %d tags, at most %d in one request", len(req.Tags), maxEmbedTags)
 	}
 	_, m, err := h.s.readyModel(c)
 	if err != nil {
@@ -337,11 +337,11 @@ func (h *modelsAPI) embed(c echo.Context) error {
 	}
 	tags := app.CleanTags(req.Tags)
 	if len(tags) == 0 {
-		return httpErr(http.StatusBadRequest, "tags: give at least one tag")
+		return app.BadInput("tags", "give at least one tag")
 	}
 	vecs, oov, err := m.Embed(variant, tags)
 	if err != nil {
-		return httpErr(http.StatusUnprocessableEntity, "%v", err)
+		return app.Unplaceable(err)
 	}
 	if oov == nil {
 		oov = []string{}
@@ -373,7 +373,7 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 	term := strings.TrimSpace(c.QueryParam("term"))
 	docID := c.QueryParam("doc")
 	if term == "" || docID == "" {
-		return httpErr(http.StatusBadRequest, "term and doc are required")
+		return app.BadInput("", "term and doc are required")
 	}
 	corpusID := c.QueryParam("corpus")
 	if corpusID == "" {
@@ -382,7 +382,7 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 	k := 10
 	if v := c.QueryParam("k"); v != "" {
 		if k, err = strconv.Atoi(v); err != nil || k < 1 || k > 100 {
-			return httpErr(http.StatusBadRequest, "k must be an integer in 1..100")
+			return app.BadInput("k", "must be an integer in 1..100")
 		}
 	}
 	variant, err := parseVariant(c.QueryParam("variant"))
@@ -396,11 +396,11 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 	// The document's own tags, matched exactly as its map placed them.
 	res, err := m.PrimeDocument(variant, doc.Tags, k)
 	if err != nil {
-		return httpErr(http.StatusUnprocessableEntity, "%v", err)
+		return app.Unplaceable(err)
 	}
 	list, ok := res.PerTerm[term]
 	if !ok {
-		return httpErr(http.StatusNotFound, "term %q is not a tag of document %q", term, docID)
+		return &app.NotFoundError{What: "term", ID: term, Reason: fmt.Sprintf("term %q is not a tag of document %q", term, docID)}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"term": term, "doc_id": docID, "doc_tags": doc.Tags, "neighbours": list})
 }
@@ -435,7 +435,7 @@ func (h *modelsAPI) projector(c echo.Context) error {
 		return err
 	}
 	if rows == 0 {
-		return httpErr(http.StatusConflict, "no document of corpus %q has a tag in the model's vocabulary", docs.Name)
+		return app.Conflict("no document of corpus %q has a tag in the model's vocabulary", docs.Name)
 	}
 	var zbuf bytes.Buffer
 	zw := zip.NewWriter(&zbuf)

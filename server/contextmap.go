@@ -2,8 +2,6 @@ package server
 
 import (
 	"context"
-	"errors"
-	"net/http"
 	"net/url"
 	"strings"
 
@@ -59,7 +57,7 @@ func (h *modelsAPI) computeContextMap(c echo.Context) error {
 func (s *Server) contextMapReq(ctx context.Context, row *store.ModelRow, m *ce.Model, q url.Values) (*app.ContextMap, string, string, error) {
 	docID := strings.TrimSpace(q.Get("doc"))
 	if docID == "" {
-		return nil, "", "", httpErr(http.StatusBadRequest, "doc is required")
+		return nil, "", "", app.BadInput("doc", "is required")
 	}
 	variant, err := checkVariant(q.Get("variant"))
 	if err != nil {
@@ -79,7 +77,7 @@ func (s *Server) contextMapReq(ctx context.Context, row *store.ModelRow, m *ce.M
 	}
 	cm := &app.ContextMap{Model: m, Variant: ce.Variant(variant), Doc: *doc, Corpus: crow.Name, Term: strings.TrimSpace(q.Get("term"))}
 	if err := cm.Check(); err != nil {
-		return nil, "", "", contextMapErr(err)
+		return nil, "", "", err
 	}
 	// Laid out as the other maps' keys (model|variant|corpus|…), so that
 	// deleting the model or the corpus forgets it (mapCache.dropIf).
@@ -112,7 +110,7 @@ func (s *Server) startContextMap(ctx context.Context, row *store.ModelRow, m *ce
 		}
 		pts, kl, err := cm.Compute(ctx)
 		if err != nil {
-			return nil, contextMapErr(err)
+			return nil, err
 		}
 		data := &mapData{Term: cm.Term, Variant: string(cm.Variant), Points: pts, KL: kl, Topics: app.NumTopics(m), Perplexity: cm.Perplexity, Iterations: cm.Iterations}
 		b, err := jsonMarshal(data)
@@ -123,19 +121,4 @@ func (s *Server) startContextMap(ctx context.Context, row *store.ModelRow, m *ce
 		s.maps.put(key, e)
 		return e, nil
 	})
-}
-
-// contextMapErr answers an app.ContextMap error: 400 for a term that is not
-// an OOV tag of the document, 422 for a document or vocabulary that cannot be
-// mapped, the error itself otherwise.
-func contextMapErr(err error) error {
-	var ie *app.InputError
-	var me *app.MapError
-	switch {
-	case errors.As(err, &ie):
-		return httpErr(http.StatusBadRequest, "%s", ie.Reason)
-	case errors.As(err, &me):
-		return httpErr(http.StatusUnprocessableEntity, "%s", me.Reason)
-	}
-	return err
 }

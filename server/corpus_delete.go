@@ -4,9 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"strings"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/server/store"
 )
 
@@ -43,7 +43,7 @@ func refuseTraining(what, id string, ms []*store.ModelRow) error {
 	if len(training) == 1 {
 		verb = "is"
 	}
-	return httpErr(http.StatusConflict, "%s %q: %s %s training; cancel the training first (nothing was deleted)", what, id, modelList(training), verb)
+	return app.Conflict("%s %q: %s %s training; cancel the training first (nothing was deleted)", what, id, modelList(training), verb)
 }
 
 func modelList(ms []*store.ModelRow) string {
@@ -58,20 +58,20 @@ func modelList(ms []*store.ModelRow) string {
 // use: it names every one of them.
 func corpusInUseErr(id string, used []*store.ModelRow) error {
 	if len(used) == 1 {
-		return httpErr(http.StatusConflict, "corpus %q is used by model %s; delete the model first, or delete the corpus with its model", id, modelList(used))
+		return app.Conflict("corpus %q is used by model %s; delete the model first, or delete the corpus with its model", id, modelList(used))
 	}
-	return httpErr(http.StatusConflict, "corpus %q is used by %d models: %s; delete the models first, or delete the corpus with its models", id, len(used), modelList(used))
+	return app.Conflict("corpus %q is used by %d models: %s; delete the models first, or delete the corpus with its models", id, len(used), modelList(used))
 }
 
 // deleteModel deletes a model that is not training (409 otherwise) with its
 // file, its stored maps and everything cached of it.
 func (s *Server) deleteModel(ctx context.Context, m *store.ModelRow) error {
 	if m.State == store.ModelTraining {
-		return httpErr(http.StatusConflict, "model %q is training; cancel job %q first", m.ID, m.JobID)
+		return app.Conflict("model %q is training; cancel job %q first", m.ID, m.JobID)
 	}
 	if err := s.store.DeleteModel(ctx, m.ID); err != nil {
 		if errors.Is(err, store.ErrModelBusy) { // restarted since it was read
-			return httpErr(http.StatusConflict, "model %q is training; cancel its job first", m.ID)
+			return app.Conflict("model %q is training; cancel its job first", m.ID)
 		}
 		return notFound(err, "model", m.ID)
 	}

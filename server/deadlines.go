@@ -143,16 +143,6 @@ func bodyPending(c echo.Context) bool {
 	return b == nil || !b.eof
 }
 
-// errRefused marks the errors of refused requests (a foreign Host, a
-// missing access or CSRF token, a cross-site request, a body too large or
-// too slow, not JSON): the error handler answers them with answerAndClose.
-var errRefused = errors.New("request refused")
-
-// refusal is an HTTP error that closes the connection after its answer.
-func refusal(code int, format string, args ...any) error {
-	return echo.NewHTTPError(code, fmt.Sprintf(format, args...)).SetInternal(errRefused)
-}
-
 // Connection hand-over after a refusal.
 const (
 	// refusedLinger is how long a refused connection's unread body is read

@@ -5,11 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"net/http"
 	"strings"
 
-	"github.com/labstack/echo/v4"
-
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
 )
@@ -36,18 +34,18 @@ type createGroupReq struct {
 func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*store.GroupRow, []*store.JobRow, error) {
 	n := req.Seeds
 	if n < 2 || n > maxSeedGroup {
-		return nil, nil, httpErr(http.StatusBadRequest, "seeds must be an integer in 2..%d (one model: POST /api/models)", maxSeedGroup)
+		return nil, nil, app.BadInput("seeds", "must be an integer in 2..%d (one model: POST /api/models)", maxSeedGroup)
 	}
 	first := uint64(1)
 	if req.Seed != nil {
 		first = *req.Seed
 	}
 	if first > math.MaxUint64-uint64(n-1) {
-		return nil, nil, httpErr(http.StatusBadRequest, "seed: %d seeds from %d pass the largest seed", n, first)
+		return nil, nil, app.BadInput("seed", "%d seeds from %d pass the largest seed", n, first)
 	}
 	name := strings.TrimSpace(req.Name)
 	if len(name) > 200 {
-		return nil, nil, httpErr(http.StatusBadRequest, "name is longer than 200 bytes")
+		return nil, nil, app.BadInput("name", "is longer than 200 bytes")
 	}
 	g := &store.GroupRow{}
 	var jobs []*store.JobRow
@@ -92,22 +90,11 @@ func (s *Server) createGroup(ctx context.Context, req createGroupReq) (*store.Gr
 }
 
 // partialGroupErr is the refusal of a group's member k of n after the
-// first k started: the status of the refusal, with what was stored.
+// first k started: the refusal (its kind, and so its status) with what was
+// stored.
 func partialGroupErr(g *store.GroupRow, k, n int, first uint64, err error) error {
-	var he *echo.HTTPError
-	var qf *jobs.QueueFullError
-	var code int
-	var msg string
-	switch {
-	case errors.As(err, &he):
-		code, msg = he.Code, fmt.Sprint(he.Message)
-	case errors.As(err, &qf):
-		code, msg = http.StatusTooManyRequests, qf.Error()
-	default:
-		return err
-	}
-	return httpErr(code, "seed group %q holds %d of the %d models asked for (seeds %d–%d), whose trainings started; the next was refused: %s",
-		g.ID, k, n, first, first+uint64(k-1), msg)
+	return fmt.Errorf("seed group %q holds %d of the %d models asked for (seeds %d–%d), whose trainings started; the next was refused: %w",
+		g.ID, k, n, first, first+uint64(k-1), err)
 }
 
 // groupName is a group's default name: its corpus, the parameters that are

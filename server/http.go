@@ -14,124 +14,8 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
-	"github.com/taglens/taglens/server/jobs"
-	"github.com/taglens/taglens/server/store"
-	"github.com/taglens/taglens/views"
+	"github.com/taglens/taglens/internal/app"
 )
-
-// apiError is the JSON body of every API error: {"error": "..."}.
-type apiError struct {
-	Error string `json:"error"`
-}
-
-// errorHandler answers API errors with JSON and page errors with an error page.
-func (s *Server) errorHandler(err error, c echo.Context) {
-	if c.Response().Committed {
-		return
-	}
-	code := http.StatusInternalServerError
-	msg := "internal server error"
-	var he *echo.HTTPError
-	var mb *http.MaxBytesError
-	var qf *jobs.QueueFullError
-	// A refused request's connection is closed with its answer, without
-	// waiting for the rest of its body (answerAndClose).
-	refused := errors.Is(err, errRefused)
-	switch sb := slowBody(c); {
-	case sb != nil:
-		// Whatever the handler made of the failed read: the body was too slow.
-		code, msg, refused = http.StatusRequestTimeout, sb.Error(), true
-	case errors.As(err, &mb):
-		code, msg, refused = http.StatusRequestEntityTooLarge, fmt.Sprintf("upload too large: the limit is %d bytes", mb.Limit), true
-	case errors.As(err, &he):
-		code = he.Code
-		msg = fmt.Sprint(he.Message)
-		if he.Internal != nil && code >= 500 {
-			s.log.Error("request failed", "path", c.Request().URL.Path, "err", he.Internal)
-		}
-	case errors.As(err, &qf):
-		code, msg = http.StatusTooManyRequests, qf.Error()
-		c.Response().Header().Set("Retry-After", "30")
-	case errors.Is(err, jobs.ErrShutdown):
-		code, msg = http.StatusServiceUnavailable, "the server is shutting down"
-	case errors.Is(err, store.ErrNotFound):
-		code, msg = http.StatusNotFound, "not found"
-	case c.Request().Context().Err() != nil && errors.Is(err, context.Canceled):
-		// The client went away (closed the tab, cancelled a fetch): nothing to
-		// answer and nothing wrong with the server.
-		s.log.Debug("client disconnected", "path", c.Request().URL.Path)
-		return
-	default:
-		s.log.Error("request failed", "path", c.Request().URL.Path, "err", err)
-	}
-	var werr error
-	defer func() {
-		if werr != nil {
-			// The answer could not be written: the client is usually gone.
-			s.log.Debug("writing an error answer", "path", c.Request().URL.Path, "err", werr)
-		}
-	}()
-	if refused {
-		werr = refusedError(c, code, msg)
-		return
-	}
-	if c.Request().Method == http.MethodHead {
-		werr = c.NoContent(code)
-		return
-	}
-	if strings.HasPrefix(c.Request().URL.Path, "/api/") {
-		werr = c.JSON(code, apiError{msg})
-		return
-	}
-	if c.Request().Header.Get("HX-Request") == "true" {
-		// htmx swaps only 2xx by default; send the message as a fragment with 200
-		// and the real status in a header so the user sees it.
-		c.Response().Header().Set("X-Status", fmt.Sprint(code))
-		werr = render(c, http.StatusOK, views.ErrorBox(msg))
-		return
-	}
-	werr = render(c, code, views.ErrorPage(http.StatusText(code), msg))
-}
-
-// refusedError answers a refused request as the error handler answers
-// others (JSON under /api/, an error box for htmx, else an error page), and
-// closes its connection (answerAndClose).
-func refusedError(c echo.Context, code int, msg string) error {
-	if c.Request().Method == http.MethodHead {
-		return answerAndClose(c, code, "text/plain; charset=utf-8", nil)
-	}
-	if isAPI(c) {
-		b, err := json.Marshal(apiError{msg})
-		if err != nil {
-			return err
-		}
-		return answerAndClose(c, code, echo.MIMEApplicationJSON, append(b, '\n'))
-	}
-	t := views.ErrorPage(http.StatusText(code), msg)
-	if c.Request().Header.Get("HX-Request") == "true" {
-		c.Response().Header().Set("X-Status", fmt.Sprint(code))
-		code, t = http.StatusOK, views.ErrorBox(msg)
-	}
-	buf := templ.GetBuffer()
-	defer templ.ReleaseBuffer(buf)
-	if err := t.Render(c.Request().Context(), buf); err != nil {
-		return err
-	}
-	return answerAndClose(c, code, echo.MIMETextHTMLCharsetUTF8, buf.Bytes())
-}
-
-// httpErr is a shorthand for an *echo.HTTPError with a message.
-func httpErr(code int, format string, args ...any) error {
-	return echo.NewHTTPError(code, fmt.Sprintf(format, args...))
-}
-
-// notFound maps ErrNotFound to a 404 naming what was missing.
-func notFound(err error, what, id string) error {
-	if errors.Is(err, store.ErrNotFound) {
-		return httpErr(http.StatusNotFound, "%s %q not found", what, id)
-	}
-	return err
-}
 
 // render writes a templ component through one buffer (templ integration-echo).
 func render(c echo.Context, status int, t templ.Component) error {
@@ -182,7 +66,7 @@ func bodyLimit(limit int64) echo.MiddlewareFunc {
 		return func(c echo.Context) error {
 			r := c.Request()
 			if r.ContentLength > limit {
-				return refusal(http.StatusRequestEntityTooLarge, "upload too large: %d bytes, the limit is %d bytes", r.ContentLength, limit)
+				return refusal(refusedTooLarge, "upload too large: %d bytes, the limit is %d bytes", r.ContentLength, limit)
 			}
 			r.Body = http.MaxBytesReader(c.Response(), r.Body, limit)
 			return next(c)
@@ -198,7 +82,7 @@ func bindJSON(c echo.Context, v any) error {
 	if err == nil {
 		if _, terr := dec.Token(); terr != io.EOF {
 			if terr == nil {
-				return httpErr(http.StatusBadRequest, "bad JSON body: more data after the JSON value (at byte %d): send one JSON object", dec.InputOffset())
+				return app.BadInput("", "bad JSON body: more data after the JSON value (at byte %d): send one JSON object", dec.InputOffset())
 			}
 			err = terr
 		}
@@ -209,7 +93,7 @@ func bindJSON(c echo.Context, v any) error {
 		if errors.As(err, &mb) || errors.As(err, &sb) {
 			return err
 		}
-		return httpErr(http.StatusBadRequest, "bad JSON body: %v", err)
+		return app.BadInput("", "bad JSON body: %v", err)
 	}
 	return nil
 }

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/http"
 	"net/url"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/server/store"
@@ -61,12 +61,12 @@ func jsonParams(c echo.Context, names ...string) (url.Values, error) {
 		return nil, err
 	}
 	if raw == nil {
-		return nil, httpErr(http.StatusBadRequest, "the body must be a JSON object with the map's parameters (%s)", strings.Join(names, ", "))
+		return nil, app.BadInput("", "the body must be a JSON object with the map's parameters (%s)", strings.Join(names, ", "))
 	}
 	q := url.Values{}
 	for k, v := range raw {
 		if !slices.Contains(names, k) {
-			return nil, httpErr(http.StatusBadRequest, "unknown field %q: the fields are %s", shown(k), strings.Join(names, ", "))
+			return nil, app.BadInput("", "unknown field %q: the fields are %s", shown(k), strings.Join(names, ", "))
 		}
 		var s string
 		var n json.Number
@@ -77,7 +77,7 @@ func jsonParams(c echo.Context, names ...string) (url.Values, error) {
 		case json.Unmarshal(v, &n) == nil:
 			q.Set(k, n.String())
 		default:
-			return nil, httpErr(http.StatusBadRequest, "field %q must be a string or a number", k)
+			return nil, app.BadInput("", "field %q must be a string or a number", k)
 		}
 	}
 	return q, nil
@@ -103,8 +103,20 @@ func (s *Server) notComputed(c echo.Context, what, modelID, key string, q url.Va
 	default:
 		st.Error = fmt.Sprintf("the computation of %s %s: %s; POST %s to compute it again", what, st.State, st.Message, path)
 	}
-	return c.JSON(http.StatusNotFound, st)
+	return &notComputedError{st}
 }
+
+// notComputedError is the answer to a GET of a map that is not computed: a
+// not-found whose API body is the map's state and the request that
+// computes it.
+type notComputedError struct{ state mapStateJSON }
+
+func (e *notComputedError) Error() string { return e.state.Error }
+
+// Is matches app.ErrNotFound.
+func (e *notComputedError) Is(target error) bool { return target == app.ErrNotFound }
+
+func (e *notComputedError) apiBody() any { return e.state }
 
 // mapJobOf returns the last job this process started for a model's map key,
 // or nil.
@@ -128,16 +140,6 @@ func (s *Server) mapJobOf(modelID, key string) *store.JobRow {
 // accepted answers 202 with the job that computes a map.
 func accepted(c echo.Context, job *store.JobRow) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
-}
-
-// errText is an error's message as a person reads it (an HTTP error's
-// message without its code).
-func errText(err error) string {
-	var he *echo.HTTPError
-	if errors.As(err, &he) {
-		return fmt.Sprint(he.Message)
-	}
-	return err.Error()
 }
 
 // flight runs a computation once per key at a time: a caller with the key
@@ -224,7 +226,7 @@ func (s *Server) resolveTermMap(ctx context.Context, row *store.ModelRow, m *ce.
 		}
 	}
 	if len(t.docs) > maxOverlayDocs {
-		return nil, httpErr(http.StatusBadRequest, "docs: at most %d documents", maxOverlayDocs)
+		return nil, app.BadInput("docs", "at most %d documents", maxOverlayDocs)
 	}
 	return t, nil
 }

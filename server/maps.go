@@ -215,9 +215,9 @@ func mapTerms(m *ce.Model, raw string) ([]string, error) {
 		id, _, ok := m.Lookup(t)
 		if !ok {
 			if s := m.Suggest(t, ce.MaxSuggest); len(s) > 0 {
-				return nil, httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary; did you mean %s?", t, strings.Join(s, ", "))
+				return nil, &app.NotFoundError{What: "term", ID: t, Reason: fmt.Sprintf("term %q is not in the model's vocabulary; did you mean %s?", t, strings.Join(s, ", "))}
 			}
-			return nil, httpErr(http.StatusNotFound, "term %q is not in the model's vocabulary, and no term is close to it", t)
+			return nil, &app.NotFoundError{What: "term", ID: t, Reason: fmt.Sprintf("term %q is not in the model's vocabulary, and no term is close to it", t)}
 		}
 		if t = v.Term(id); !slices.Contains(terms, t) {
 			terms = append(terms, t)
@@ -225,9 +225,9 @@ func mapTerms(m *ce.Model, raw string) ([]string, error) {
 	}
 	switch {
 	case len(terms) == 0:
-		return nil, httpErr(http.StatusBadRequest, "term is required")
+		return nil, app.BadInput("term", "is required")
 	case len(terms) > maxMapTerms:
-		return nil, httpErr(http.StatusBadRequest, "term: at most %d terms in one map, got %d", maxMapTerms, len(terms))
+		return nil, app.BadInput("term", "at most %d terms in one map, got %d", maxMapTerms, len(terms))
 	}
 	return terms, nil
 }
@@ -463,7 +463,7 @@ func hasTag(tags []string, t string) bool {
 // map's corpora in order.
 func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant string, corpora, docIDs []string) (*mapData, error) {
 	if len(docIDs) > 50 {
-		return nil, httpErr(http.StatusBadRequest, "docs: at most 50 documents")
+		return nil, app.BadInput("docs", "at most 50 documents")
 	}
 	base := map[string]bool{} // the base map's terms
 	for _, p := range e.data.Points {
@@ -487,13 +487,13 @@ func (s *Server) overlay(ctx context.Context, m *ce.Model, e *mapEntry, variant 
 			}
 			dp, dx, err := app.OverlayPoints(m, ce.Variant(variant), app.OverlayDoc{ID: d.ID, Corpus: crow.Name, Tags: d.Tags}, base)
 			if err != nil {
-				return nil, httpErr(http.StatusUnprocessableEntity, "document %q: %v", id, err)
+				return nil, app.Unplaceable(fmt.Errorf("document %q: %w", id, err))
 			}
 			pts, x = append(pts, dp...), append(x, dx...)
 			break
 		}
 		if !found {
-			return nil, httpErr(http.StatusNotFound, "document %q not found in the map's corpora", id)
+			return nil, &app.NotFoundError{What: "document", ID: id, Reason: fmt.Sprintf("document %q not found in the map's corpora", id)}
 		}
 	}
 	out := &mapData{Term: e.data.Term, Variant: e.data.Variant, KL: e.data.KL, Perplexity: e.data.Perplexity, Iterations: e.data.Iterations,

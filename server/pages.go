@@ -4,11 +4,11 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
-	"strconv"
 	"time"
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
 )
@@ -159,14 +159,12 @@ func (p *pages) corpora(c echo.Context) error {
 func (p *pages) upload(c echo.Context) error {
 	row, _, err := p.s.uploadCorpus(c)
 	if err != nil {
-		var he *echo.HTTPError
 		var mb *http.MaxBytesError
 		if errors.As(err, &mb) {
-			err = httpErr(http.StatusRequestEntityTooLarge, "upload too large: the limit is %s", fmtSize(mb.Limit))
+			err = app.TooLarge("upload too large: the limit is %s", fmtSize(mb.Limit))
 		}
-		if errors.As(err, &he) && c.Request().Header.Get("HX-Request") == "true" {
-			c.Response().Header().Set("X-Status", strconv.Itoa(he.Code))
-			return render(c, http.StatusOK, views.ErrorBox(fmt.Sprint(he.Message)))
+		if code, msg, known := errStatus(err); known && c.Request().Header.Get("HX-Request") == "true" {
+			return errorBox(c, code, msg)
 		}
 		return err
 	}
@@ -193,8 +191,7 @@ func (p *pages) deleteCorpus(c echo.Context) error {
 			return err
 		}
 	} else if err := p.s.deleteCorpus(ctx, id); err != nil {
-		var he *echo.HTTPError
-		if !errors.As(err, &he) || he.Code != http.StatusConflict || c.Request().Header.Get("HX-Request") != "true" {
+		if !errors.Is(err, app.ErrConflict) || c.Request().Header.Get("HX-Request") != "true" {
 			return err
 		}
 		used, uerr := p.s.corpusModels(ctx, id)
@@ -206,11 +203,11 @@ func (p *pages) deleteCorpus(c echo.Context) error {
 		if nerr != nil {
 			return nerr
 		}
-		vm := views.CorpusInUseView{Message: fmt.Sprint(he.Message), Corpus: corpusVM(cr)}
+		vm := views.CorpusInUseView{Message: err.Error(), Corpus: corpusVM(cr)}
 		for _, m := range used {
 			vm.Models = append(vm.Models, p.modelVM(c, m, names))
 		}
-		c.Response().Header().Set("X-Status", strconv.Itoa(he.Code))
+		setXStatus(c, err)
 		return render(c, http.StatusOK, views.CorpusInUse(vm))
 	}
 	c.Response().Header().Set("HX-Redirect", "/corpora")

@@ -11,6 +11,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/internal/textlist"
 	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/eval"
@@ -146,7 +147,7 @@ func (p *pages) evalVM(c echo.Context, e *store.EvalRow, names map[string]string
 // without starting another evaluation.
 func (p *pages) startCompare(c echo.Context) error {
 	if err := c.Request().ParseForm(); err != nil {
-		return httpErr(http.StatusBadRequest, "bad form: %v", err)
+		return app.BadInput("", "bad form: %v", err)
 	}
 	url, err := p.s.forms.do(c.Request().Context(), c.Request().PostForm.Get(views.FormIDField), func() (string, error) {
 		return p.compareForm(c)
@@ -183,7 +184,7 @@ func (p *pages) compareForm(c echo.Context) (string, error) {
 	if v := f.Get("trials"); v != "" && !req.SeedTrials {
 		n, err := strconv.Atoi(v)
 		if err != nil {
-			return "", httpErr(http.StatusBadRequest, "trials must be an integer")
+			return "", app.BadInput("trials", "must be an integer")
 		}
 		req.Trials = n
 	}
@@ -251,8 +252,8 @@ func (p *pages) sideBySide(c echo.Context) error {
 		case len(ids) > 1:
 			ticked = fmt.Sprintf("%d were ticked", len(ids))
 		}
-		return render(c, http.StatusBadRequest, views.SidePageView(views.SidePage{
-			Error: fmt.Sprintf("Tick two to %d finished evaluations in the comparisons' table to see them side by side; %s.", maxSide, ticked)}))
+		err := app.BadInput("", "Tick two to %d finished evaluations in the comparisons' table to see them side by side; %s.", maxSide, ticked)
+		return renderError(c, err, views.SidePageView(views.SidePage{Error: err.Error()}))
 	}
 	ctx := c.Request().Context()
 	_, names, err := p.corpusVMs(c)
@@ -271,7 +272,7 @@ func (p *pages) sideBySide(c echo.Context) error {
 			return err
 		}
 		if len(e.Report) == 0 {
-			return httpErr(http.StatusConflict, "evaluation %s (%s) has not finished", id, ev.Models)
+			return app.Conflict("evaluation %s (%s) has not finished", id, ev.Models)
 		}
 		var rep eval.Report
 		if err := json.Unmarshal(e.Report, &rep); err != nil {

@@ -3,7 +3,6 @@ package server
 import (
 	"context"
 	"errors"
-	"fmt"
 	"maps"
 	"net/http"
 	"net/url"
@@ -142,9 +141,8 @@ func (p *pages) explorerPage(c echo.Context, q url.Values, status int, fail stri
 	}
 	terms, err := mapTerms(m, vm.Term)
 	if err != nil {
-		var he *echo.HTTPError
-		if errors.As(err, &he) {
-			vm.Error = fmt.Sprint(he.Message) + "."
+		if _, msg, ok := formError(err); ok {
+			vm.Error = msg + "."
 			return render(c, status, views.ExplorerPageView(vm))
 		}
 		return err
@@ -196,7 +194,7 @@ func (s *Server) defaultTerm(ctx context.Context, row *store.ModelRow, m *ce.Mod
 func (p *pages) exploreCompute(c echo.Context) error {
 	r := c.Request()
 	if err := r.ParseForm(); err != nil {
-		return httpErr(http.StatusBadRequest, "bad form: %v", err)
+		return app.BadInput("", "bad form: %v", err)
 	}
 	q := url.Values{}
 	for k, vs := range r.PostForm {
@@ -210,9 +208,8 @@ func (p *pages) exploreCompute(c echo.Context) error {
 		}
 	}
 	if err := p.startExplore(c, q); err != nil {
-		var he *echo.HTTPError
-		if errors.As(err, &he) && he.Code < 500 && he.Code != http.StatusTooManyRequests && he.Code != http.StatusForbidden {
-			return p.explorerPage(c, q, he.Code, fmt.Sprint(he.Message)+".")
+		if code, msg, ok := formError(err); ok {
+			return p.explorerPage(c, q, code, msg+".")
 		}
 		return err
 	}
@@ -234,7 +231,7 @@ func (p *pages) startExplore(c echo.Context, q url.Values) error {
 	row, m, err := p.s.model(ctx, sel)
 	if err != nil {
 		if errors.Is(err, errModelNotReady) || errors.Is(err, errModelBroken) {
-			return httpErr(http.StatusConflict, "model %q is %s, not ready", sel, row.State)
+			return app.Conflict("model %q is %s, not ready", sel, row.State)
 		}
 		return notFound(err, "model", sel)
 	}
@@ -274,16 +271,16 @@ func (p *pages) priming(c echo.Context) error {
 	q := c.QueryParams()
 	vm := views.PrimingPage{Models: ms, ModelID: sel, Tags: q.Get("tags"), Variant: q.Get("variant"), K: strconv.Itoa(app.DefaultPrimeK)}
 	// fail renders the page with the form as it was sent and an error box.
-	fail := func(code int, format string, args ...any) error {
-		vm.Error = fmt.Sprintf(format, args...)
-		return render(c, code, views.PrimingPageView(vm))
+	fail := func(err error) error {
+		vm.Error = err.Error()
+		return renderError(c, err, views.PrimingPageView(vm))
 	}
 	var k *int
 	if v := strings.TrimSpace(q.Get("k")); q.Has("k") {
 		vm.K = v
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > app.MaxPrimeK {
-			return fail(http.StatusBadRequest, "K must be an integer in 1..%d, got %q.", app.MaxPrimeK, v)
+			return fail(app.BadInput("K", "must be an integer in 1..%d, got %q.", app.MaxPrimeK, v))
 		}
 		k = &n
 	}
@@ -298,7 +295,7 @@ func (p *pages) priming(c echo.Context) error {
 	}
 	tags := app.CleanTags(strings.Split(vm.Tags, ","))
 	if len(tags) == 0 {
-		return fail(http.StatusBadRequest, "Type at least one tag (several: comma-separated).")
+		return fail(app.BadInput("", "Type at least one tag (several: comma-separated)."))
 	}
 	_, m, err := p.s.model(c.Request().Context(), sel)
 	if err != nil {
@@ -307,17 +304,17 @@ func (p *pages) priming(c echo.Context) error {
 	variant, _ := checkVariant(vm.Variant) // primeWith reports a wrong one
 	res, err := primeWith(m, primeReq{Tags: tags, K: k, Variant: vm.Variant})
 	if err != nil {
-		var he *echo.HTTPError
-		if !errors.As(err, &he) {
+		code, msg, ok := formError(err)
+		if !ok {
 			return err
 		}
-		vm.Error = fmt.Sprint(he.Message)
-		if he.Code == http.StatusUnprocessableEntity { // no tag known: what each may have meant
+		vm.Error = msg
+		if errors.Is(err, app.ErrUnplaceable) { // no tag known: what each may have meant
 			for _, r := range m.Resolve(tags) {
 				vm.Unknown = append(vm.Unknown, oovTagVM(vm, tags, r.Tag, r.Suggest))
 			}
 		}
-		return render(c, he.Code, views.PrimingPageView(vm))
+		return render(c, code, views.PrimingPageView(vm))
 	}
 	r := &views.PrimeResult{Tags: tags, Variant: ce.VariantLabel(variant)}
 	for _, t := range res.OOV {

@@ -15,6 +15,7 @@ import (
 	"github.com/a-h/templ"
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/server/store"
 	"github.com/taglens/taglens/views"
@@ -99,7 +100,7 @@ func (p *pages) trainForm(c echo.Context) (string, error) {
 	if v := strings.TrimSpace(c.FormValue("seed")); v != "" {
 		seed, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return "", httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
+			return "", app.BadInput("seed", "must be a non-negative integer")
 		}
 		req.Seed = &seed
 	}
@@ -111,7 +112,7 @@ func (p *pages) trainForm(c echo.Context) (string, error) {
 	seeds := 1
 	if v := strings.TrimSpace(c.FormValue("seeds")); v != "" {
 		if seeds, err = strconv.Atoi(v); err != nil || seeds < 1 || seeds > maxSeedGroup {
-			return "", httpErr(http.StatusBadRequest, "seeds must be an integer in 1..%d", maxSeedGroup)
+			return "", app.BadInput("seeds", "must be an integer in 1..%d", maxSeedGroup)
 		}
 	}
 	if seeds == 1 {
@@ -272,13 +273,13 @@ func trainParamsFromForm(c echo.Context) (trainParams, error) {
 		if f.Name == "max_time_seconds" {
 			x, err := strconv.ParseFloat(v, 64)
 			if err != nil {
-				return tp, httpErr(http.StatusBadRequest, "max_time_seconds: %q: not a number", v)
+				return tp, app.BadInput("max_time_seconds", "%q: not a number", v)
 			}
 			tp.MaxTimeSeconds = x
 			continue
 		}
 		if err := tp.Set(f.Name, v); err != nil {
-			return tp, httpErr(http.StatusBadRequest, "%v", err)
+			return tp, app.BadInput("", "%v", err)
 		}
 	}
 	return tp, nil

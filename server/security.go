@@ -7,10 +7,8 @@ import (
 	"crypto/subtle"
 	"encoding/base64"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"html"
 	"mime"
 	"net"
 	"net/http"
@@ -20,6 +18,7 @@ import (
 
 	"github.com/labstack/echo/v4"
 
+	"github.com/taglens/taglens/internal/app"
 	"github.com/taglens/taglens/views"
 )
 
@@ -296,24 +295,6 @@ func unsafeMethod(m string) bool {
 	return true
 }
 
-// refuse answers a refused request directly (not through the error handler,
-// whose error page would load assets the refusal may also refuse): a JSON error
-// under /api/, else a small self-contained page.
-// Its connection is closed with the answer, without waiting for the rest of
-// a body (answerAndClose).
-func refuse(c echo.Context, code int, msg string) error {
-	if isAPI(c) {
-		b, err := json.Marshal(apiError{msg})
-		if err != nil {
-			return err
-		}
-		return answerAndClose(c, code, echo.MIMEApplicationJSON, append(b, '\n'))
-	}
-	page := "<!DOCTYPE html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>" + http.StatusText(code) +
-		" · taglens</title></head><body><h1>" + http.StatusText(code) + "</h1><p>" + html.EscapeString(msg) + "</p></body></html>\n"
-	return answerAndClose(c, code, echo.MIMETextHTMLCharsetUTF8, []byte(page))
-}
-
 // shown shortens a client-supplied value for a message.
 func shown(s string) string {
 	if len(s) > 100 {
@@ -333,10 +314,10 @@ func (s *Server) checkHost(next echo.HandlerFunc) echo.HandlerFunc {
 		}
 		s.log.Warn("refused a request for another host name", "host", shown(host), "method", c.Request().Method, "path", c.Request().URL.Path)
 		if host == "" {
-			return refuse(c, http.StatusForbidden, "the request has no Host header")
+			return refuse(c, refusedHost, "the request has no Host header")
 		}
 		name := canonicalHost(host)
-		return refuse(c, http.StatusForbidden, fmt.Sprintf(
+		return refuse(c, refusedHost, fmt.Sprintf(
 			"host %q is not allowed: taglens answers only to localhost, its listen address and the names given with --allow-host; if %q is this machine, restart with --allow-host %s",
 			shown(name), shown(name), shown(name)))
 	}
@@ -394,7 +375,7 @@ func localURL(path, query string) string {
 // unauthorized answers 401 with msg and how to present the token.
 func (s *Server) unauthorized(c echo.Context, msg string) error {
 	c.Response().Header().Set("WWW-Authenticate", `Bearer realm="taglens"`)
-	return refuse(c, http.StatusUnauthorized, msg+`: open the URL with ?token= that taglens serve printed when it started (or add ?token=TOKEN to this one), or send "Authorization: Bearer TOKEN"`)
+	return refuse(c, refusedToken, msg+`: open the URL with ?token= that taglens serve printed when it started (or add ?token=TOKEN to this one), or send "Authorization: Bearer TOKEN"`)
 }
 
 // crossSite is the one rule of what comes from another site: it says why a
@@ -442,7 +423,7 @@ func (s *Server) refuseCrossSite(c echo.Context, why string) error {
 	r := c.Request()
 	s.log.Warn("refused a cross-site request", "method", r.Method, "path", r.URL.Path,
 		"origin", shown(r.Header.Get("Origin")), "referer", shown(r.Header.Get("Referer")), "host", shown(r.Host))
-	return refuse(c, http.StatusForbidden, "cross-site request refused: "+why)
+	return refuse(c, refusedCrossSite, "cross-site request refused: "+why)
 }
 
 // pageCSRF gives every page request (not /api/, not /static/) a CSRF cookie if
@@ -475,7 +456,7 @@ func (s *Server) pageCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 
 // errCSRF is the refusal of a form without a valid CSRF token.
 func errCSRF() error {
-	return refusal(http.StatusForbidden, "missing or invalid CSRF token: reload the page and submit the form again")
+	return refusal(refusedCSRF, "missing or invalid CSRF token: reload the page and submit the form again")
 }
 
 // requireCSRF (route middleware of the page forms, after the body limit)
@@ -509,7 +490,7 @@ func (s *Server) requireCSRF(next echo.HandlerFunc) echo.HandlerFunc {
 					if errors.As(err, &mb) {
 						return err
 					}
-					return httpErr(http.StatusBadRequest, "bad form: %v", err)
+					return app.BadInput("", "bad form: %v", err)
 				}
 				tok = r.PostForm.Get(views.CSRFField)
 			}
@@ -550,7 +531,7 @@ func requireJSON(next echo.HandlerFunc) echo.HandlerFunc {
 			if ct == "" {
 				ct = "none"
 			}
-			return refusal(http.StatusUnsupportedMediaType, "the body must be JSON sent with Content-Type: application/json (got %s)", shown(ct))
+			return refusal(refusedMediaType, "the body must be JSON sent with Content-Type: application/json (got %s)", shown(ct))
 		}
 		return next(c)
 	}

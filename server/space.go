@@ -70,21 +70,21 @@ func parseTSNE(q url.Values) (tsneSettings, error) {
 	if v := q.Get("perplexity"); v != "" {
 		p, err := strconv.ParseFloat(v, 64)
 		if err != nil || !(p >= 1 && p <= maxPerplexity) {
-			return ts, httpErr(http.StatusBadRequest, "perplexity must be a number in 1..%d", maxPerplexity)
+			return ts, app.BadInput("perplexity", "must be a number in 1..%d", maxPerplexity)
 		}
 		ts.Perplexity = p
 	}
 	if v := q.Get("iters"); v != "" {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < minTSNEIters || n > maxTSNEIters {
-			return ts, httpErr(http.StatusBadRequest, "iters must be an integer in %d..%d", minTSNEIters, maxTSNEIters)
+			return ts, app.BadInput("iters", "must be an integer in %d..%d", minTSNEIters, maxTSNEIters)
 		}
 		ts.Iterations = n
 	}
 	if v := q.Get("seed"); v != "" {
 		n, err := strconv.ParseUint(v, 10, 64)
 		if err != nil {
-			return ts, httpErr(http.StatusBadRequest, "seed must be a non-negative integer")
+			return ts, app.BadInput("seed", "must be a non-negative integer")
 		}
 		ts.Seed = n
 	}
@@ -196,7 +196,7 @@ func spaceParams(q url.Values) (variant, proj string, ts tsneSettings, err error
 		proj = projTSNE
 	case projTSNE, projPCA:
 	default:
-		err = httpErr(http.StatusBadRequest, "projection must be %q or %q", projTSNE, projPCA)
+		err = app.BadInput("projection", "must be %q or %q", projTSNE, projPCA)
 		return
 	}
 	ts, err = parseTSNE(q)
@@ -355,12 +355,12 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 	}
 	term := strings.TrimSpace(q.Get("term"))
 	if term == "" {
-		return httpErr(http.StatusBadRequest, "term is required")
+		return app.BadInput("term", "is required")
 	}
 	k := 10
 	if v := q.Get("k"); v != "" {
 		if k, err = strconv.Atoi(v); err != nil || k < 1 || k > maxSpaceK {
-			return httpErr(http.StatusBadRequest, "k must be an integer in 1..%d", maxSpaceK)
+			return app.BadInput("k", "must be an integer in 1..%d", maxSpaceK)
 		}
 	}
 	metric := q.Get("metric")
@@ -369,7 +369,7 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 		metric = app.MetricEuclidean
 	case app.MetricEuclidean, app.MetricCosine:
 	default:
-		return httpErr(http.StatusBadRequest, "metric must be %q or %q", app.MetricEuclidean, app.MetricCosine)
+		return app.BadInput("metric", "must be %q or %q", app.MetricEuclidean, app.MetricCosine)
 	}
 	cs := h.s.centroids.get(row.ID + "|" + variant)
 	if cs == nil && !compute {
@@ -387,5 +387,5 @@ func (h *modelsAPI) nearest(c echo.Context, q url.Values, compute bool) error {
 	if i, ok := slices.BinarySearch(cs.oov.Terms, term); ok {
 		return c.JSON(http.StatusOK, map[string]any{"term": term, "variant": variant, "metric": metric, "oov": true, "neighbours": app.NearestTermsBy(metric, cs.terms, cs.vecs, cs.counts, cs.oov.Vecs[i], -1, k)})
 	}
-	return httpErr(http.StatusNotFound, "term %q is neither in the model's vocabulary nor a tag of its corpus", term)
+	return &app.NotFoundError{What: "term", ID: term, Reason: fmt.Sprintf("term %q is neither in the model's vocabulary nor a tag of its corpus", term)}
 }

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
 	"path/filepath"
 	"sync"
@@ -82,7 +81,7 @@ func (s *Server) startTraining(m *store.ModelRow) (*store.JobRow, error) {
 	return s.submitTraining(m, func(tx *store.Tx, job *store.JobRow) error {
 		err := tx.StartModelJob(s.root, m.ID, job.ID)
 		if errors.Is(err, store.ErrModelBusy) {
-			return httpErr(http.StatusConflict, "%v; only cancelled, interrupted or failed models restart", err)
+			return app.Conflict("%v; only cancelled, interrupted or failed models restart", err)
 		}
 		return err
 	})

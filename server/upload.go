@@ -38,11 +38,11 @@ func (s *Server) uploadCorpus(c echo.Context) (row *store.CorpusRow, existed boo
 	req := c.Request()
 	ct, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
-		return nil, false, httpErr(http.StatusBadRequest, "want a multipart/form-data body with a \"file\" field")
+		return nil, false, app.BadInput("", "want a multipart/form-data body with a \"file\" field")
 	}
 	mr, err := req.MultipartReader()
 	if err != nil {
-		return nil, false, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
+		return nil, false, app.BadInput("", "bad multipart body: %v", err)
 	}
 	f := &uploadForm{
 		name:   strings.TrimSpace(c.QueryParam("name")),
@@ -56,7 +56,7 @@ func (s *Server) uploadCorpus(c echo.Context) (row *store.CorpusRow, existed boo
 				return nil, false, errCSRF()
 			}
 			if f.cp == nil {
-				return nil, false, httpErr(http.StatusBadRequest, "%v", errNoFile)
+				return nil, false, app.BadInput("", "%v", errNoFile)
 			}
 			return s.storeUpload(c, f)
 		}
@@ -65,7 +65,7 @@ func (s *Server) uploadCorpus(c echo.Context) (row *store.CorpusRow, existed boo
 			if errors.As(err, &mb) {
 				return nil, false, err
 			}
-			return nil, false, httpErr(http.StatusBadRequest, "bad multipart body: %v", err)
+			return nil, false, app.BadInput("", "bad multipart body: %v", err)
 		}
 		if err := s.uploadPart(c, f, part); err != nil {
 			return nil, false, err
@@ -101,19 +101,19 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 			return err
 		}
 		if len(b) > maxFieldBytes {
-			return httpErr(http.StatusBadRequest, "field %q is too long", part.FormName())
+			return app.BadInput("", "field %q is too long", part.FormName())
 		}
 		if f.fileSeen {
 			// The file is parsed as it streams in, under the name and format
 			// known when it starts: a field after it would be ignored.
-			return httpErr(http.StatusBadRequest, "field %q comes after the file: it must come before the \"file\" field", part.FormName())
+			return app.BadInput("", "field %q comes after the file: it must come before the \"file\" field", part.FormName())
 		}
 		v := strings.TrimSpace(string(b))
 		if part.FormName() == "name" && v != "" {
 			f.name = v
 		} else if part.FormName() == "format" && v != "" && v != "auto" {
 			if _, err := corpus.ParseFormat(v); err != nil {
-				return httpErr(http.StatusBadRequest, "field \"format\": %v", err)
+				return app.BadInput("", "field \"format\": %v", err)
 			}
 			f.format = v
 		}
@@ -129,12 +129,12 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 			return err
 		}
 		if len(b) > maxSplitBytes {
-			return httpErr(http.StatusRequestEntityTooLarge, "split file larger than %d bytes", maxSplitBytes)
+			return app.TooLarge("split file larger than %d bytes", maxSplitBytes)
 		}
 		if part.FileName() != "" && len(bytes.TrimSpace(b)) == 0 {
 			// A page form without a chosen file sends an empty part with no
 			// file name: no split. A named file that is empty is a mistake.
-			return httpErr(http.StatusBadRequest, "split file %q is empty", part.FileName())
+			return app.BadInput("", "split file %q is empty", part.FileName())
 		}
 		f.splitText = b
 	default:
@@ -162,7 +162,7 @@ func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.
 		f.name = "uploaded corpus"
 	}
 	if f.cp != nil {
-		return httpErr(http.StatusBadRequest, "more than one \"file\" field: upload one corpus at a time")
+		return app.BadInput("", "more than one \"file\" field: upload one corpus at a time")
 	}
 	select {
 	case s.parsing <- struct{}{}:
@@ -182,9 +182,9 @@ func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.
 			return err
 		}
 		if errors.Is(err, corpus.ErrTooLarge) {
-			return httpErr(http.StatusRequestEntityTooLarge, "%v", err)
+			return &app.TooLargeError{Reason: err.Error()}
 		}
-		return httpErr(http.StatusBadRequest, "%v", err)
+		return &app.InputError{Reason: err.Error()}
 	}
 	f.cp, f.fileSum = parsed, h.Sum(nil)
 	return nil
@@ -213,7 +213,7 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 	if len(bytes.TrimSpace(f.splitText)) > 0 {
 		var err error
 		if split, err = app.ReadSplit(bytes.NewReader(f.splitText), cp); err != nil {
-			return nil, false, httpErr(http.StatusBadRequest, "split file: %v", err)
+			return nil, false, app.BadInput("split file", "%v", err)
 		}
 	}
 	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, store.StatsOf(cp), split, uploadKey(f))

@@ -63,13 +63,6 @@ type ContextMap struct {
 // Figure 7 has 111).
 const MaxNegatives = 400
 
-// MapError says why an input cannot be drawn as a map (a document without an
-// OOV tag, a vocabulary too small, ...): the input is well-formed but does
-// not lend itself to the map.
-type MapError struct{ Reason string }
-
-func (e *MapError) Error() string { return e.Reason }
-
 // Check finds the document's in-vocabulary and OOV tags, sets Term to the
 // first OOV tag when it is empty, and reports a *MapError when the document
 // has no OOV or no in-vocabulary tag, an *InputError when Term is not one of

@@ -21,25 +21,6 @@ type Priming struct {
 	K       int        // terms per list, 1..MaxPrimeK; DefaultPrimeK when zero
 }
 
-// InputError says which field of a use case's input is wrong and why.
-type InputError struct {
-	Field  string
-	Reason string
-}
-
-// Error is the field and the reason: "trials must be in 1..10" when the
-// reason is a predicate ("must …"), "subset: …" otherwise.
-func (e *InputError) Error() string { return e.Named(e.Field) }
-
-// Named is Error with the field called name, as a side calls it (a flag of
-// the command line, such as "--trials").
-func (e *InputError) Named(name string) string {
-	if strings.HasPrefix(e.Reason, "must ") {
-		return name + " " + e.Reason
-	}
-	return name + ": " + e.Reason
-}
-
 // Normalize sets the defaults of p, drops blank tags and trims the others,
 // and checks the variant, then K (an *InputError).
 func (p *Priming) Normalize() error {
@@ -60,12 +41,17 @@ func (p *Priming) Normalize() error {
 
 // Prime returns the terms the tag set of p primes with model m: its
 // extended-priming list and one list per tag in the vocabulary; tags outside
-// it are placed by the concept-based method (ce.Model.Prime).
+// it are placed by the concept-based method (ce.Model.Prime). A tag set the
+// model cannot place is an *UnplaceableError.
 func Prime(m *ce.Model, p Priming) (*ce.PrimeResult, error) {
 	if err := p.Normalize(); err != nil {
 		return nil, err
 	}
-	return m.Prime(p.Variant, p.Tags, p.K)
+	res, err := m.Prime(p.Variant, p.Tags, p.K)
+	if err != nil {
+		return nil, Unplaceable(err) // no tag of the set in the vocabulary (a *ce.OOVError)
+	}
+	return res, nil
 }
 
 // CleanTags returns the tags of in trimmed, without the blank ones.
