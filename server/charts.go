@@ -1,7 +1,6 @@
 package server
 
 import (
-	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -10,7 +9,6 @@ import (
 
 	"github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
-	ecrender "github.com/go-echarts/go-echarts/v2/render"
 
 	"github.com/taglens/taglens/internal/palette"
 	"github.com/taglens/taglens/ml/eval"
@@ -18,23 +16,23 @@ import (
 	"github.com/taglens/taglens/views"
 )
 
-// assetsHost is where go-echarts would load ECharts from: our own embedded copy.
-const assetsHost = "/static/vendor/"
-
 func initOpts(id, height string) opts.Initialization {
-	return opts.Initialization{ChartID: id, Width: "100%", Height: height, AssetsHost: assetsHost, Theme: "white", Renderer: "canvas"}
+	return opts.Initialization{ChartID: id, Width: "100%", Height: height, Theme: "white", Renderer: "canvas"}
 }
 
-// snippet renders a chart with RenderSnippet and packages it for views.ChartBox.
-// The option JSON goes into a <script type="application/json"> block, so '<', '>'
-// and '&' are escaped as JSON unicode escapes: a tag named "</script>" cannot end
-// the block. (JSON escapes are valid anywhere in JSON strings, and our options hold
-// no JavaScript functions.)
-func snippet(r ecrender.Renderer, id string) views.Chart {
-	s := r.RenderSnippet()
-	opt := strings.NewReplacer("<", `\u003c`, ">", `\u003e`, "&", `\u0026`, "\u2028", `\u2028`, "\u2029", `\u2029`).Replace(strings.TrimSpace(s.Option))
-	opt = strings.TrimSuffix(opt, ";")
-	return views.Chart{ID: id, Element: s.Element, Option: opt}
+// echart is a go-echarts chart: Validate puts its axes' data in place,
+// JSON returns its typed options.
+type echart interface {
+	Validate()
+	JSON() map[string]any
+}
+
+// chartOf is the view of chart c: its element's id and height, and its typed
+// options, which views.ChartBox encodes once, with templ.JSONScript (no
+// re-parse: the options are never a string on the server).
+func chartOf(c echart, id, height string) views.Chart {
+	c.Validate()
+	return views.Chart{ID: id, Height: height, Option: c.JSON()}
 }
 
 func baseGlobals(id, height string) []charts.GlobalOpts {
@@ -64,7 +62,7 @@ func tagUseChart(id string, counts []store.TagCount) views.Chart {
 	c.SetXAxis(xs).AddSeries("documents per tag", ys,
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.15)}))
-	return snippet(c, id)
+	return chartOf(c, id, "320px")
 }
 
 // cardinalityChart is Figure 4: number of documents with each number of tags.
@@ -86,7 +84,7 @@ func cardinalityChart(id string, card []int) views.Chart {
 		ys = append(ys, opts.BarData{Value: card[k]})
 	}
 	c.SetXAxis(xs).AddSeries("documents", ys)
-	return snippet(c, id)
+	return chartOf(c, id, "320px")
 }
 
 // trainingChart plots the training curves: loss of stage 1 and 2 (left axis) and
@@ -123,7 +121,7 @@ func trainingChart(id string, log []store.TrainPoint) views.Chart {
 	c.AddSeries("loss (stage 2, Eq. 7)", l2)
 	c.AddSeries("P@2 CE", p1, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
 	c.AddSeries("P@2 Siamese-CE", p2, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
-	return snippet(c, id)
+	return chartOf(c, id, "340px")
 }
 
 // mapChart is the explorer's empty scatter (axes, zoom, tooltip); its points are
@@ -145,54 +143,49 @@ func mapChart(id string) views.Chart {
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
 	)
 	c.AddSeries("points", nil)
-	return withOptions(snippet(c, id), map[string]map[string]any{"tooltip": mapTooltip, "toolbox": mapToolbox})
+	ch := chartOf(c, id, "620px")
+	opt := ch.Option.(map[string]any)
+	opt["tooltip"] = mapTooltip{Tooltip: c.Tooltip, Confine: true,
+		ExtraCSSText: "max-width: min(22rem, 90%); white-space: normal; overflow-wrap: anywhere;"}
+	opt["toolbox"] = mapToolbox
+	return ch
 }
 
-// mapTooltip completes the explorer's tooltip (go-echarts has no fields for
-// these): it lists a document's tags, so it stays inside the chart and wraps
-// at a readable width instead of running off the edge on one line (ECharts
-// styles it white-space: nowrap; extraCssText comes last and wins).
-var mapTooltip = map[string]any{
-	"confine":      true,
-	"extraCssText": "max-width: min(22rem, 90%); white-space: normal; overflow-wrap: anywhere;",
+// mapTooltip is the explorer's tooltip with what go-echarts has no fields
+// for: it lists a document's tags, so it stays inside the chart (Confine)
+// and wraps at a readable width instead of running off the edge on one line
+// (ECharts styles it white-space: nowrap; extraCssText comes last and wins).
+type mapTooltip struct {
+	opts.Tooltip
+	Confine      bool   `json:"confine"`
+	ExtraCSSText string `json:"extraCssText"`
 }
 
 // mapToolbox saves the map as it is shown (zoom, colours, overlays) as a PNG
 // image at twice the screen's resolution, named after the page, without the
 // zoom slider and the toolbox itself. (A map drawn by the WebGL layer saves
 // through static/js/glmap.js, which leaves them out alike.)
-var mapToolbox = map[string]any{
-	"show":  true,
-	"right": "8",
-	"top":   "24",
-	"feature": map[string]any{
-		"saveAsImage": map[string]any{"title": "Save as PNG", "name": "taglens-map", "pixelRatio": 2,
-			"excludeComponents": []string{"toolbox", "dataZoom"}},
-	},
+var mapToolbox = toolbox{Show: true, Right: "8", Top: "24", Feature: toolboxFeatures{SaveAsImage: saveAsImage{
+	Title: "Save as PNG", Name: "taglens-map", PixelRatio: 2, ExcludeComponents: []string{"toolbox", "dataZoom"}}}}
+
+// toolbox, toolboxFeatures and saveAsImage are the ECharts toolbox options
+// the map uses (go-echarts' have no pixelRatio or excludeComponents).
+type toolbox struct {
+	Show    bool            `json:"show"`
+	Right   string          `json:"right"`
+	Top     string          `json:"top"`
+	Feature toolboxFeatures `json:"feature"`
 }
 
-// withOptions merges fields into top-level objects of a chart's option JSON.
-func withOptions(ch views.Chart, extra map[string]map[string]any) views.Chart {
-	var opt map[string]any
-	if err := json.Unmarshal([]byte(ch.Option), &opt); err != nil {
-		panic(fmt.Sprintf("chart %s: option JSON: %v", ch.ID, err)) // snippet always writes JSON
-	}
-	for key, fields := range extra {
-		m, _ := opt[key].(map[string]any)
-		if m == nil {
-			m = map[string]any{}
-		}
-		for k, v := range fields {
-			m[k] = v
-		}
-		opt[key] = m
-	}
-	b, err := json.Marshal(opt) // escapes <, >, &, U+2028 and U+2029 as snippet does
-	if err != nil {
-		panic(err)
-	}
-	ch.Option = string(b)
-	return ch
+type toolboxFeatures struct {
+	SaveAsImage saveAsImage `json:"saveAsImage"`
+}
+
+type saveAsImage struct {
+	Title             string   `json:"title"`
+	Name              string   `json:"name"`
+	PixelRatio        int      `json:"pixelRatio"`
+	ExcludeComponents []string `json:"excludeComponents"`
 }
 
 // barWithSE is a bar chart of one figure per model with ±SE whiskers, its y
@@ -215,27 +208,56 @@ func barWithSE(id, label string, names []string, v, se []float64, col string, yM
 		d[i] = opts.BarData{Value: v[i]}
 	}
 	bar.AddSeries(label, d, charts.WithItemStyleOpts(opts.ItemStyle{Color: col}))
-	eb := charts.NewBoxPlot()
-	eb.SetXAxis(names)
-	eb.AddSeries(label+" ± SE", errorBars(v, se), charts.WithItemStyleOpts(opts.ItemStyle{Color: "#333", BorderColor: "#333"}))
-	bar.Overlap(eb)
-	return snippet(bar, id)
+	return withErrorBars(chartOf(bar, id, "320px"), newErrorBars(label+" ± SE", "#333", v, se))
 }
 
-// errorBars returns boxplot items [mean−se, mean, mean, mean, mean+se]: ECharts has
-// no error-bar series and our options carry no JavaScript, so the option holds
-// degenerate box plots (readable as they are) and static/js/app.js redraws each
-// boxplot series as centred whiskers with a custom series.
-func errorBars(mean, se []float64) []opts.BoxPlotData {
-	out := make([]opts.BoxPlotData, len(mean))
+// errorBars is a series of ±SE whiskers, one per category: ECharts has no
+// error-bar series, so it is a custom series whose items are [category,
+// mean−se, mean+se] (encode: x the category, y both ends); its drawing, a
+// function that JSON options cannot hold, is static/js/app.js's
+// (whiskers: a custom series without renderItem gets it there).
+type errorBars struct {
+	Type      string         `json:"type"` // "custom"
+	Name      string         `json:"name"`
+	Data      [][3]float64   `json:"data"`
+	Encode    errorBarEncode `json:"encode"`
+	Z         int            `json:"z"`      // above the bars and lines
+	Silent    bool           `json:"silent"` // no hover, no tooltip
+	Tooltip   opts.Tooltip   `json:"tooltip"`
+	ItemStyle opts.ItemStyle `json:"itemStyle"` // the whiskers' colour
+}
+
+type errorBarEncode struct {
+	X int    `json:"x"`
+	Y [2]int `json:"y"`
+}
+
+// newErrorBars is the error-bar series name of mean ± se in colour col.
+func newErrorBars(name, col string, mean, se []float64) errorBars {
+	eb := errorBars{Type: "custom", Name: name, Data: make([][3]float64, len(mean)), Encode: errorBarEncode{X: 0, Y: [2]int{1, 2}},
+		Z: 10, Silent: true, Tooltip: opts.Tooltip{Show: opts.Bool(false)}, ItemStyle: opts.ItemStyle{Color: col}}
 	for i := range mean {
 		s := 0.0
 		if i < len(se) {
 			s = se[i]
 		}
-		out[i] = opts.BoxPlotData{Value: []float64{mean[i] - s, mean[i], mean[i], mean[i], mean[i] + s}}
+		eb.Data[i] = [3]float64{float64(i), mean[i] - s, mean[i] + s}
 	}
-	return out
+	return eb
+}
+
+// withErrorBars appends error-bar series to a chart's series.
+func withErrorBars(ch views.Chart, bars ...errorBars) views.Chart {
+	opt := ch.Option.(map[string]any)
+	var series []any
+	for _, s := range opt["series"].(charts.MultiSeries) {
+		series = append(series, s)
+	}
+	for _, b := range bars {
+		series = append(series, b)
+	}
+	opt["series"] = series
+	return ch
 }
 
 // fillEvalCharts builds the comparison charts and the table of a report.
@@ -342,18 +364,17 @@ func patkChart(rep *eval.Report) views.Chart {
 		charts.WithYAxisOpts(opts.YAxis{Name: "P@K", Min: 0}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0", Type: "scroll"}),
 	)
-	linesWithErrorBars(line, ks, rep, func(m eval.ModelReport) ([]float64, []float64) { return m.PAtK, m.PAtKSE })
-	return snippet(line, "patk")
+	bars := linesWithErrorBars(line, ks, rep, func(m eval.ModelReport) ([]float64, []float64) { return m.PAtK, m.PAtKSE })
+	return withErrorBars(chartOf(line, "patk", "380px"), bars...)
 }
 
-// linesWithErrorBars adds one line per model of rep over the x categories, with
-// its standard errors as error bars in the model's colour; values returns a
-// model's points and their standard errors. Lines whose colours are close
-// (seriesStyles) differ in dash and symbol.
-func linesWithErrorBars(line *charts.Line, x []string, rep *eval.Report, values func(eval.ModelReport) ([]float64, []float64)) {
+// linesWithErrorBars adds one line per model of rep over the x categories,
+// and returns its standard errors as error bars in the model's colour;
+// values returns a model's points and their standard errors. Lines whose
+// colours are close (seriesStyles) differ in dash and symbol.
+func linesWithErrorBars(line *charts.Line, x []string, rep *eval.Report, values func(eval.ModelReport) ([]float64, []float64)) []errorBars {
 	line.SetXAxis(x)
-	bars := charts.NewBoxPlot()
-	bars.SetXAxis(x)
+	var bars []errorBars
 	cols := make([]string, len(rep.Models))
 	for i, m := range rep.Models {
 		cols[i] = palette.Model(m.Name, i)
@@ -369,9 +390,9 @@ func linesWithErrorBars(line *charts.Line, x []string, rep *eval.Report, values 
 		line.AddSeries(m.Name, ys, charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[i]}),
 			charts.WithLineStyleOpts(opts.LineStyle{Type: st.dash, Width: 2}),
 			charts.WithLineChartOpts(opts.LineChart{Symbol: st.symbol, SymbolSize: 7, ShowSymbol: opts.Bool(true)}))
-		bars.AddSeries(m.Name, errorBars(v, se), charts.WithItemStyleOpts(opts.ItemStyle{Color: cols[i], BorderColor: cols[i]}))
+		bars = append(bars, newErrorBars(m.Name, cols[i], v, se))
 	}
-	line.Overlap(bars)
+	return bars
 }
 
 // lineStyles are the dash and symbol pairs that tell apart lines of close
@@ -417,8 +438,8 @@ func prChart(rep *eval.Report) views.Chart {
 	for i := range levels {
 		levels[i] = fmt.Sprintf("%.1f", float64(i)/10)
 	}
-	linesWithErrorBars(pr, levels, rep, func(m eval.ModelReport) ([]float64, []float64) { return m.PR, m.PRSE })
-	return snippet(pr, "pr")
+	bars := linesWithErrorBars(pr, levels, rep, func(m eval.ModelReport) ([]float64, []float64) { return m.PR, m.PRSE })
+	return withErrorBars(chartOf(pr, "pr", "340px"), bars...)
 }
 
 func at(xs []float64, i int) float64 {

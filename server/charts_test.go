@@ -13,8 +13,12 @@ func TestMapChartTooltipWraps(t *testing.T) {
 	var opt struct {
 		Tooltip map[string]any `json:"tooltip"`
 	}
-	if err := json.Unmarshal([]byte(c.Option), &opt); err != nil {
-		t.Fatalf("option %q: %v", c.Option, err)
+	b, err := json.Marshal(c.Option)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(b, &opt); err != nil {
+		t.Fatalf("option %s: %v", b, err)
 	}
 	tt := opt.Tooltip
 	if tt["confine"] != true {

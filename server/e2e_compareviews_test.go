@@ -15,6 +15,7 @@ import (
 	"github.com/taglens/taglens/internal/palette"
 	"github.com/taglens/taglens/ml/eval"
 	"github.com/taglens/taglens/server/store"
+	"github.com/taglens/taglens/views"
 )
 
 // finishedEval runs an evaluation of the model to its end and returns its id.
@@ -33,7 +34,7 @@ func finishedEval(t *testing.T, ts *testServer, req evalRequest) string {
 // chartYMax reads the y axis max of chart id in a page's option JSON.
 func chartYMax(t *testing.T, body, id string) float64 {
 	t.Helper()
-	i := strings.Index(body, `data-chart="`+id+`"`)
+	i := strings.Index(body, `id="`+views.ChartOptionID(id)+`"`)
 	if i < 0 {
 		t.Fatalf("no chart %s on the page", id)
 	}

@@ -114,7 +114,7 @@ func TestMarkupTagsEscaped(t *testing.T) {
 	}
 	// The chart option blocks hold the tags as JSON escapes, so they cannot close
 	// the script element; parsing the document finds exactly one script per chart.
-	n := doc.Find(`script[data-chart]`).Length()
+	n := doc.Find(`script[id^="chart-option-"]`).Length()
 	if n != 2 {
 		t.Errorf("chart option blocks: got %d, want 2", n)
 	}

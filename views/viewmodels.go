@@ -4,13 +4,19 @@ import "github.com/a-h/templ"
 
 // View models: plain structs the server fills; components never see ml types.
 
-// Chart is a go-echarts snippet: the element (a sized div with ChartID) and the
-// option JSON, which static/js/app.js hands to echarts.init + setOption.
+// Chart is a chart of the page: the id and the height of its element, and
+// its typed ECharts options (go-echarts'), which ChartBox encodes as JSON
+// with templ.JSONScript and static/js/app.js hands to echarts.init +
+// setOption.
 type Chart struct {
-	ID      string
-	Element string // trusted HTML from go-echarts (ids and sizes only)
-	Option  string // JSON, escaped for a <script type="application/json"> block
+	ID     string
+	Height string // CSS height of the element, e.g. "320px"
+	Option any    // the options, encoded by encoding/json
 }
+
+// ChartOptionID is the id of the script element that holds the options of
+// chart id (static/js/app.js finds the charts of a page by its prefix).
+func ChartOptionID(id string) string { return "chart-option-" + id }
 
 // Corpus is one corpus in lists.
 type Corpus struct {

@@ -79,13 +79,22 @@ func TestPrimingPageEscapesAndMarks(t *testing.T) {
 }
 
 func TestChartBox(t *testing.T) {
-	c := Chart{ID: "taguse", Element: `<div class="container"><div class="item" id="taguse"></div></div>`, Option: `{"title":"\u003c/script\u003e"}`}
+	c := Chart{ID: "taguse", Height: "320px", Option: map[string]any{"title": "</script>"}}
 	doc := renderDoc(t, ChartBox(c))
 	if doc.Find("#taguse").Length() != 1 || byID(doc, "chart-taguse").Length() != 1 {
 		t.Error("chart element or test id missing")
 	}
-	if got := doc.Find(`script[data-chart="taguse"]`).Text(); got != c.Option {
-		t.Errorf("option block: got %q, want %q", got, c.Option)
+	if got := doc.Find("#taguse").AttrOr("style", ""); got != "width:100%;height:320px;" {
+		t.Errorf("chart element style %q", got)
+	}
+	// The options are one JSON script whose "</script>" is escaped, so it
+	// does not end the element.
+	s := doc.Find(`script#` + ChartOptionID("taguse"))
+	if s.Length() != 1 || s.AttrOr("type", "") != "application/json" {
+		t.Fatalf("option block: %d scripts", s.Length())
+	}
+	if got, want := s.Text(), `{"title":"\u003c/script\u003e"}`+"\n"; got != want {
+		t.Errorf("option block: got %q, want %q", got, want)
 	}
 }
 

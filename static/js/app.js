@@ -6,9 +6,12 @@
   var charts = {};
   window.taglensCharts = charts;
 
+  // A chart's options are the JSON of the script element "chart-option-ID"
+  // (views.ChartOptionID) beside its element ID.
+  var OPTION_PREFIX = "chart-option-";
   function initCharts(root) {
-    root.querySelectorAll("script[data-chart]").forEach(function (s) {
-      var id = s.getAttribute("data-chart");
+    root.querySelectorAll('script[id^="' + OPTION_PREFIX + '"]').forEach(function (s) {
+      var id = s.id.slice(OPTION_PREFIX.length);
       var el = document.getElementById(id);
       if (!el || charts[id]) return;
       charts[id] = makeChart(el, s.textContent);
@@ -17,7 +20,7 @@
   function makeChart(el, text) {
     var chart = echarts.init(el, null, { renderer: "canvas" });
     var opt = JSON.parse(text);
-    if (Array.isArray(opt.series)) opt.series = opt.series.map(function (se) { return se.type === "boxplot" ? errorBarSeries(se) : se; });
+    (opt.series || []).forEach(function (se) { if (se.type === "custom" && !se.renderItem) se.renderItem = whiskers(se); });
     chart.setOption(opt);
     fitLegend(chart);
     return chart;
@@ -72,24 +75,21 @@
       chart.resize();
     }
   }
-  // errorBarSeries redraws a degenerate boxplot series [lo, m, m, m, hi] (see
-  // server/charts.go errorBars) as whiskers centred on each category.
-  function errorBarSeries(se) {
+  // whiskers draws the items [category, low, high] of an error-bar series
+  // (server/charts.go errorBars, built with its data, encoding and colour on
+  // the server: only this function cannot travel as JSON) as a vertical line
+  // centred on the category with a cap at each end.
+  function whiskers(se) {
     var color = (se.itemStyle && se.itemStyle.color) || "#333";
-    var data = (se.data || []).map(function (d, i) { var v = d.value || d; return [i, v[0], v[4]]; });
-    return {
-      type: "custom", name: se.name, data: data, z: 10, silent: true, tooltip: { show: false },
-      encode: { x: 0, y: [1, 2] },
-      renderItem: function (params, api) {
-        var x = api.value(0), lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
-        var w = Math.max(3, api.size([1, 0])[0] * 0.08);
-        var style = { stroke: color, lineWidth: 1.5 };
-        return { type: "group", children: [
-          { type: "line", shape: { x1: lo[0], y1: lo[1], x2: hi[0], y2: hi[1] }, style: style },
-          { type: "line", shape: { x1: lo[0] - w, y1: lo[1], x2: lo[0] + w, y2: lo[1] }, style: style },
-          { type: "line", shape: { x1: hi[0] - w, y1: hi[1], x2: hi[0] + w, y2: hi[1] }, style: style },
-        ] };
-      },
+    return function (params, api) {
+      var x = api.value(0), lo = api.coord([x, api.value(1)]), hi = api.coord([x, api.value(2)]);
+      var w = Math.max(3, api.size([1, 0])[0] * 0.08);
+      var style = { stroke: color, lineWidth: 1.5 };
+      return { type: "group", children: [
+        { type: "line", shape: { x1: lo[0], y1: lo[1], x2: hi[0], y2: hi[1] }, style: style },
+        { type: "line", shape: { x1: lo[0] - w, y1: lo[1], x2: lo[0] + w, y2: lo[1] }, style: style },
+        { type: "line", shape: { x1: hi[0] - w, y1: hi[1], x2: hi[0] + w, y2: hi[1] }, style: style },
+      ] };
     };
   }
 
