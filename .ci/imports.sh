@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Import direction (docs/design.md): ml/..., tsne and internal/app never import the web side; the store
 # (server/store) imports neither the web side nor the rest of server, the jobs (server/jobs) only the
-# store of it; tsne never imports ml.
+# store of it; tsne never imports ml; internal/linalg (shared by ml and tsne) imports nothing of taglens.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 mod=$(go list -m)
@@ -34,6 +34,12 @@ fi
 bad=$(go list -deps ./tsne/... | grep -E "^$mod/ml(/|\$)" || true)
 if [ -n "$bad" ]; then
   echo "tsne imports ml:" >&2
+  echo "$bad" >&2
+  exit 1
+fi
+bad=$(go list -deps ./internal/linalg/... | grep -E "^$mod(/|\$)" | grep -vE "^$mod/internal/linalg(/|\$)" || true)
+if [ -n "$bad" ]; then
+  echo "internal/linalg imports a package of taglens:" >&2
   echo "$bad" >&2
   exit 1
 fi

@@ -6,8 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
+	"github.com/taglens/taglens/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -186,22 +185,8 @@ func principalAxes(ctx context.Context, xc *mat.Dense, k int, seed uint64) (*mat
 		return nil, nil
 	}
 	out := mat.NewDense(d, comps, nil)
-	for c := 0; c < comps; c++ {
-		best, sign := 0.0, 1.0
-		for r := 0; r < d; r++ {
-			if v := vecs.At(r, c); math.Abs(v) > best {
-				best = math.Abs(v)
-				if v < 0 {
-					sign = -1
-				} else {
-					sign = 1
-				}
-			}
-		}
-		for r := 0; r < d; r++ {
-			out.Set(r, c, sign*vecs.At(r, c))
-		}
-	}
+	out.Copy(vecs)
+	linalg.SignByLargest(out)
 	return out, nil
 }
 
@@ -236,9 +221,10 @@ func exactAxes(xc *mat.Dense, k int) (*mat.Dense, []float64) {
 }
 
 // randomizedAxes approximates the k leading right singular vectors of xc
-// (the principal axes) by randomized SVD, following Halko, Martinsson &
-// Tropp, "Finding structure with randomness: probabilistic algorithms for
-// constructing approximate matrix decompositions", SIAM Review 53(2), 2011:
+// (the principal axes) by the randomized SVD of linalg.RandomizedSVD (Halko,
+// Martinsson & Tropp, "Finding structure with randomness: probabilistic
+// algorithms for constructing approximate matrix decompositions", SIAM Review
+// 53(2), 2011), with tsne's parameters:
 //
 //  1. Ω: d×l standard Gaussian test matrix, l = k + p (p = rsvdOversample),
 //     drawn from a PCG generator seeded by seed (Sec. 4.1, Alg. 4.1);
@@ -246,8 +232,9 @@ func exactAxes(xc *mat.Dense, k int) (*mat.Dense, []float64) {
 //     orthonormalisation (QR) after every product, which keeps the small
 //     singular directions from being lost to rounding (Alg. 4.4, randomized
 //     subspace iteration); Q is the orthonormal basis of the final Y;
-//  3. B = QᵀX (l×d), its SVD B = ŨΣVᵀ by gonum's mat.SVD; the columns of V
-//     approximate the right singular vectors of X (Alg. 5.1, direct SVD).
+//  3. B = QᵀX (l×d), its SVD B = ŨΣVᵀ by gonum's mat.SVD (linalg.FactorDirect);
+//     the columns of V approximate the right singular vectors of X (Alg. 5.1,
+//     direct SVD).
 //
 // Memory: X itself plus O((n+d)·l) — never a d×d or n×n matrix. The relative
 // variances returned are (σ_j/σ_0)², computed as a ratio so that very large
@@ -255,40 +242,16 @@ func exactAxes(xc *mat.Dense, k int) (*mat.Dense, []float64) {
 func randomizedAxes(ctx context.Context, xc *mat.Dense, k int, seed uint64) (*mat.Dense, []float64, error) {
 	n, d := xc.Dims()
 	k = min(k, maxComponents, n, d)
-	l := min(k+rsvdOversample, n, d)
 	rng := rand.New(rand.NewPCG(seed, 0x7273_7664_5f6f_6d65))
-	omega := mat.NewDense(d, l, nil)
-	for i, raw := 0, omega.RawMatrix().Data; i < len(raw); i++ {
-		raw[i] = rng.NormFloat64()
-	}
-	y := mat.NewDense(n, l, nil)
-	y.Mul(xc, omega)
-	orthonormalise(y)
-	z := omega // reuse the d×l storage
-	for it := 0; it < rsvdPowerIters; it++ {
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		z.Mul(xc.T(), y)
-		orthonormalise(z)
-		if err := ctx.Err(); err != nil {
-			return nil, nil, err
-		}
-		y.Mul(xc, z)
-		orthonormalise(y)
-	}
-	if err := ctx.Err(); err != nil {
+	_, sv, v, err := linalg.RandomizedSVD(linalg.Dense{M: xc}, k, rng, linalg.SVDOptions{
+		Oversample: rsvdOversample,
+		PowerIters: rsvdPowerIters,
+		Factor:     linalg.FactorDirect,
+		Check:      ctx.Err,
+	})
+	if err != nil {
 		return nil, nil, err
 	}
-	b := mat.NewDense(l, d, nil)
-	b.Mul(y.T(), xc)
-	var svd mat.SVD
-	if !svd.Factorize(b, mat.SVDThin) {
-		return nil, nil, fmt.Errorf("tsne: randomized SVD of the %d×%d projection did not converge", l, d)
-	}
-	sv := svd.Values(nil) // descending
-	var v mat.Dense
-	svd.VTo(&v) // d×l
 	rel := make([]float64, k)
 	for c := range rel {
 		if sv[0] > 0 {
@@ -296,24 +259,5 @@ func randomizedAxes(ctx context.Context, xc *mat.Dense, k int, seed uint64) (*ma
 			rel[c] = r * r
 		}
 	}
-	return v.Slice(0, d, 0, k).(*mat.Dense), rel, nil
-}
-
-// orthonormalise replaces the m×c matrix a (m ≥ c) by the thin factor Q of
-// its Householder QR decomposition, in place. It calls LAPACK's Geqrf and
-// Orgqr through gonum's lapack64 — the routines behind gonum's mat.QR — because
-// mat.QR.QTo only returns the full m×m Q, which for m = n or m = d is exactly
-// the quadratic memory this code avoids.
-func orthonormalise(a *mat.Dense) {
-	g := a.RawMatrix()
-	m, c := g.Rows, g.Cols
-	tau := make([]float64, min(m, c))
-	work := []float64{0}
-	lapack64.Geqrf(g, tau, work, -1)
-	lwork := int(work[0])
-	lapack64.Orgqr(g, tau, work, -1)
-	lwork = max(lwork, int(work[0]), c)
-	work = make([]float64, lwork)
-	lapack64.Geqrf(g, tau, work, lwork)
-	lapack64.Orgqr(blas64.General{Rows: m, Cols: c, Stride: g.Stride, Data: g.Data}, tau, work, lwork)
+	return v, rel, nil
 }

@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/taglens/taglens/internal/linalg"
 	"github.com/taglens/taglens/ml/features"
 	"github.com/taglens/taglens/ml/internal/defaults"
 )
@@ -112,7 +113,8 @@ func FitLSA(ctx context.Context, train [][]int, v int, o LSAOptions) (*LSA, erro
 		if o.Dim > 0 {
 			k = min(o.Dim, v)
 		}
-		_, s, vv, err := features.RandomizedSVDContext(ctx, t, k, 0, features.DefaultPowerIters, rand.New(rand.NewPCG(o.Seed, 0x15a)))
+		_, s, vv, err := linalg.RandomizedSVD(t, k, rand.New(rand.NewPCG(o.Seed, 0x15a)),
+			linalg.SVDOptions{PowerIters: features.DefaultPowerIters, Check: ctx.Err})
 		if err != nil {
 			return nil, err
 		}

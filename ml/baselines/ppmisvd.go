@@ -10,6 +10,7 @@ import (
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/taglens/taglens/internal/linalg"
 	"github.com/taglens/taglens/ml/features"
 )
 
@@ -75,7 +76,7 @@ type PPMISVDPoint struct {
 // (eigenvalue weighting, §3.3), compared by cosine distance. The matrix stays
 // sparse: up to features.DefaultExactMaxTerms terms it is factored exactly
 // (dense |Γ|×|Γ| SVD), above by the randomized SVD of the sparse matrix
-// (features.RandomizedSVD) at the largest dimension of the grid, whose leading
+// (linalg.RandomizedSVD) at the largest dimension of the grid, whose leading
 // columns serve the smaller dimensions.
 //
 // The shift k, the dimension d and the weighting p are chosen on the grid
@@ -168,7 +169,11 @@ func truncatedSVD(m *features.Sparse, want int, seed uint64) (u *mat.Dense, s []
 		u = &uu
 	} else {
 		randomized = true
-		u, s, _ = features.RandomizedSVD(m, want, 0, features.DefaultPowerIters, rand.New(rand.NewPCG(seed, 0x9e71)))
+		u, s, _, err = linalg.RandomizedSVD(m, want, rand.New(rand.NewPCG(seed, 0x9e71)),
+			linalg.SVDOptions{PowerIters: features.DefaultPowerIters, WantU: true})
+		if err != nil {
+			return nil, nil, true, err
+		}
 	}
 	k := 0
 	for k < min(want, len(s)) && s[k] > svdRelTol*s[0] {

@@ -7,18 +7,17 @@ import (
 	"math"
 	"math/rand/v2"
 
+	"github.com/taglens/taglens/internal/linalg"
 	"github.com/taglens/taglens/ml/internal/defaults"
-	"gonum.org/v1/gonum/blas/blas64"
-	"gonum.org/v1/gonum/lapack/lapack64"
 	"gonum.org/v1/gonum/mat"
 )
 
 // Defaults of PCAOptions.
 const (
-	DefaultRandomizedDim = 200  // output dimension of the randomized PCA
-	DefaultOversample    = 10   // Halko et al. (2011) §4.2: p = 5..10 extra columns
-	DefaultPowerIters    = 4    // subspace iterations; long-tailed tag spectra decay slowly
-	DefaultRelTol        = 1e-9 // σ_i ≤ RelTol·σ_1 counts as negligible variance
+	DefaultRandomizedDim = 200                      // output dimension of the randomized PCA
+	DefaultOversample    = linalg.DefaultOversample // Halko et al. (2011) §4.2: p = 5..10 extra columns
+	DefaultPowerIters    = 4                        // subspace iterations; long-tailed tag spectra decay slowly
+	DefaultRelTol        = 1e-9                     // σ_i ≤ RelTol·σ_1 counts as negligible variance
 )
 
 // PCAOptions tunes the PCA fits. The zero value means the defaults.
@@ -170,7 +169,7 @@ func FitPCA(x mat.Matrix, opt *PCAOptions) (*Projection, error) {
 		}
 	}
 	if opt != nil && opt.Randomized {
-		p, _, err := fitRandomized(denseOp{xc}, mean, total, r, opt)
+		p, _, err := fitRandomized(linalg.Dense{M: xc}, mean, total, r, opt)
 		return p, err
 	}
 	p, _, err := fitExact(xc, mean, total, opt)
@@ -268,7 +267,7 @@ func fitExact(xc *mat.Dense, mean []float64, sumSq float64, opt *PCAOptions) (*P
 		return nil, nil, ErrNoVariance
 	}
 	w := leadingColumns(&v, c, k)
-	return finish(denseOp{xc}, mean, sumSq, r, s[:k], w, c, k, false, scalingOf(opt))
+	return finish(linalg.Dense{M: xc}, mean, sumSq, r, s[:k], w, c, k, false, scalingOf(opt))
 }
 
 // keep returns how many leading singular values to keep.
@@ -290,19 +289,7 @@ func keep(s []float64, opt *PCAOptions, limit int) int {
 // finish fixes signs, computes training scores X·W (via op, r rows) for the
 // scaling range, and assembles the Projection.
 func finish(op Operator, mean []float64, sumSq float64, r int, s []float64, w []float64, c, k int, randomized bool, sc Scaling) (*Projection, *mat.Dense, error) {
-	for j := 0; j < k; j++ {
-		best, arg := -1.0, 0
-		for i := 0; i < c; i++ {
-			if a := math.Abs(w[i*k+j]); a > best {
-				best, arg = a, i
-			}
-		}
-		if w[arg*k+j] < 0 {
-			for i := 0; i < c; i++ {
-				w[i*k+j] = -w[i*k+j]
-			}
-		}
-	}
+	linalg.SignByLargest(mat.NewDense(c, k, w)) // w's c×k view
 	p := &Projection{In: c, Out: k, Mean: mean, W: w, Randomized: randomized}
 	denom := float64(max(r-1, 1))
 	p.TotalVariance = sumSq / denom
@@ -362,11 +349,16 @@ func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOpt
 	if q == 0 {
 		q = DefaultPowerIters
 	}
-	check := func() error { return nil }
+	var check func() error
 	if opt.ctx != nil {
 		check = opt.ctx.Err
 	}
-	_, s, v, err := randomizedSVD(x, d, opt.Oversample, q, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)), check)
+	_, s, v, err := linalg.RandomizedSVD(x, d, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)), linalg.SVDOptions{
+		Oversample: opt.Oversample,
+		PowerIters: q,
+		Factor:     linalg.FactorTransposed,
+		Check:      check,
+	})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -376,38 +368,6 @@ func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOpt
 	}
 	w := leadingColumns(v, c, k)
 	return finish(x, mean, sumSq, r, s[:k], w, c, k, true, scalingOf(opt))
-}
-
-// denseOp adapts a dense matrix to Operator.
-type denseOp struct{ m *mat.Dense }
-
-func (o denseOp) Dims() (int, int) { return o.m.Dims() }
-func (o denseOp) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
-	if trans {
-		dst.Mul(o.m.T(), x)
-	} else {
-		dst.Mul(o.m, x)
-	}
-}
-
-// RandomizedSVD returns an approximate rank-k truncated SVD A ≈ U·diag(s)·Vᵀ of
-// the r×c operator a, by randomized subspace iteration (Halko, Martinsson &
-// Tropp 2011, Algorithm 4.4, then the direct SVD of §5.1): with l = k + p random
-// Gaussian directions Ω (c×l), Q = orth(A·Ω), refined q times by
-// Q = orth(A·orth(Aᵀ·Q)); then B = QᵀA (l×c) is factored exactly, B = ŨΣVᵀ, and
-// U = Q·Ũ. Shapes: U r×k, s k (decreasing), V c×k; l is capped at min(r, c).
-// Cost: (2q+2) products of a with an l-column block plus O((r+c)·l²).
-// p ≤ 0 means DefaultOversample; q < 0 means no subspace iteration.
-// It panics if k < 1 or k > min(r, c).
-func RandomizedSVD(a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []float64, v *mat.Dense) {
-	u, s, v, _ = randomizedSVD(a, k, p, q, rng, func() error { return nil })
-	return u, s, v
-}
-
-// RandomizedSVDContext is RandomizedSVD that stops with ctx.Err() when ctx
-// is cancelled, checked between its products with a.
-func RandomizedSVDContext(ctx context.Context, a Operator, k, p, q int, rng *rand.Rand) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
-	return randomizedSVD(a, k, p, q, rng, ctx.Err)
 }
 
 // FitPCASparseContext is FitPCASparse that stops with ctx.Err() when ctx is
@@ -423,76 +383,6 @@ func FitPCASparseContext(ctx context.Context, a *Sparse, opt *PCAOptions) (*Proj
 		err = ctx.Err()
 	}
 	return p, err
-}
-
-// randomizedSVD is RandomizedSVD that calls check before each product with a
-// and stops with its error.
-func randomizedSVD(a Operator, k, p, q int, rng *rand.Rand, check func() error) (u *mat.Dense, s []float64, v *mat.Dense, err error) {
-	r, c := a.Dims()
-	if k < 1 || k > min(r, c) {
-		panic(fmt.Sprintf("features: RandomizedSVD rank %d outside [1, %d]", k, min(r, c)))
-	}
-	defaults.Positive(&p, DefaultOversample)
-	q = max(q, 0)
-	l := min(k+p, r, c)
-	omega := mat.NewDense(c, l, nil)
-	od := omega.RawMatrix().Data
-	for i := range od {
-		od[i] = rng.NormFloat64()
-	}
-	y := mat.NewDense(r, l, nil)
-	z := mat.NewDense(c, l, nil)
-	if err := check(); err != nil {
-		return nil, nil, nil, err
-	}
-	a.MulTo(y, false, omega)
-	orthonormalize(y)
-	for it := 0; it < q; it++ {
-		if err := check(); err != nil {
-			return nil, nil, nil, err
-		}
-		a.MulTo(z, true, y)
-		orthonormalize(z)
-		if err := check(); err != nil {
-			return nil, nil, nil, err
-		}
-		a.MulTo(y, false, z)
-		orthonormalize(y)
-	}
-	if err := check(); err != nil {
-		return nil, nil, nil, err
-	}
-	// Bᵀ = AᵀQ (c×l); Bᵀ = Ũ' Σ Ṽ'ᵀ gives B = Ṽ' Σ Ũ'ᵀ, so V = Ũ' and U = Q·Ṽ'.
-	a.MulTo(z, true, y)
-	var svd mat.SVD
-	if !svd.Factorize(z, mat.SVDThin) {
-		panic("features: RandomizedSVD: SVD of the small factor did not converge")
-	}
-	sv := svd.Values(nil)
-	var ub, vb mat.Dense
-	svd.UTo(&ub)
-	svd.VTo(&vb)
-	v = mat.NewDense(c, k, nil)
-	v.Copy(ub.Slice(0, c, 0, k))
-	u = mat.NewDense(r, k, nil)
-	u.Mul(y, vb.Slice(0, l, 0, k))
-	return u, sv[:k], v, nil
-}
-
-// orthonormalize replaces the columns of y (m×n, m ≥ n) by an orthonormal basis
-// of their span, via Householder QR (LAPACK dgeqrf + dorgqr), keeping the thin Q.
-func orthonormalize(y *mat.Dense) {
-	raw := y.RawMatrix()
-	g := blas64.General{Rows: raw.Rows, Cols: raw.Cols, Stride: raw.Stride, Data: raw.Data}
-	tau := make([]float64, min(g.Rows, g.Cols))
-	work := make([]float64, 1)
-	lapack64.Geqrf(g, tau, work, -1)
-	lw := int(work[0])
-	lapack64.Orgqr(g, tau, work, -1)
-	lw = max(lw, int(work[0]), 1)
-	work = make([]float64, lw)
-	lapack64.Geqrf(g, tau, work, lw)
-	lapack64.Orgqr(g, tau, work, lw)
 }
 
 // leadingColumns returns the first k columns of the c rows of v, row-major

@@ -7,20 +7,15 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/taglens/taglens/internal/linalg"
 	"gonum.org/v1/gonum/mat"
 )
 
-// An Operator is a linear map known only through its products with dense blocks,
-// so that a large sparse matrix (or a product of sparse matrices) never has to be
-// formed densely. The randomized SVD works on Operators.
-type Operator interface {
-	// Dims returns the shape r×c of the operator A.
-	Dims() (r, c int)
-	// MulTo sets dst = A·x (trans false; x is c×k, dst is r×k) or dst = Aᵀ·x
-	// (trans true; x is r×k, dst is c×k). dst must have the right shape and must
-	// not alias x. It panics on a shape mismatch.
-	MulTo(dst *mat.Dense, trans bool, x *mat.Dense)
-}
+// An Operator is a linear map known only through its products with dense
+// blocks (Dims, MulTo), so that a large sparse matrix (or a product of sparse
+// matrices) never has to be formed densely: linalg.Operator, on which the
+// randomized SVD (linalg.RandomizedSVD) works.
+type Operator = linalg.Operator
 
 // Sparse is a sparse matrix in compressed sparse row (CSR) form: the nonzeros of
 // row i are Val[Ptr[i]:Ptr[i+1]] at columns Ind[Ptr[i]:Ptr[i+1]], columns sorted
