@@ -194,6 +194,9 @@ func (cm *ContextMap) instances(q []int, oovDocs []eval.OOVDoc) ([][]float64, er
 // squared distances with a zero diagonal: B = −½·J·d2·J, J = I − 11ᵀ/n, and
 // X = V·Λ^½ over the eigenpairs of B with λ > 1e-10·λ_max (Torgerson 1952).
 // Eigenvalues below that (zero up to rounding for Euclidean input) are dropped.
+// It is the exact eigendecomposition of the small n×n matrix B (n is the
+// number of map instances), not a truncated SVD of data, so it does not use
+// internal/linalg's randomized SVD.
 func ClassicalMDS(d2 *mat.SymDense, maxDim int) ([][]float64, error) {
 	n := d2.SymmetricDim()
 	rowMean := make([]float64, n)

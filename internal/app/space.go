@@ -146,7 +146,10 @@ func (s Space) Compute(ctx context.Context, vocab, oov SpaceTerms, progress Prog
 }
 
 // pcaAxes returns the projection of a vector onto the first two principal
-// components of the rows of x (centred on their mean).
+// components of the rows of x (centred on their mean). It is an exact PCA
+// (gonum's stat.PC, the SVD of the centred rows), not internal/linalg's
+// randomized one: x's rows are term centroids of the CE width (10 or 50
+// columns by default), small enough to factor exactly.
 func pcaAxes(x [][]float64) (func([]float64) []float64, error) {
 	n, d := len(x), len(x[0])
 	a := mat.NewDense(n, d, nil)
