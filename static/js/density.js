@@ -25,7 +25,7 @@
 
   var GRID = 128;                           // cells a side of the estimate
   var SIGMAS = [GRID / 18, GRID / 36, GRID / 72]; // bandwidths of the region levels, in cells
-  var HEAT_LEVEL = 1;                       // the level whose estimate the heat map draws
+  var HEAT_SMALL = 2000;                    // below this many points the heat map draws level 0's estimate, else level 1's
   var FLOOR = 0.03;                         // a region's cells are above this part of the peak density
   var CONTOURS = [0.1, 0.25, 0.45, 0.7];    // contour levels, parts of the maximum
   var LABEL_TAGS = 2;                       // tags a label names
@@ -214,7 +214,7 @@
     SIGMAS.forEach(function (sigma, level) {
       var minSize = Math.max(3, Math.ceil(n * 0.01 / (level + 1)));
       var r = regions(s.d, s.cell, ext, G, sigma, level, minSize);
-      if (level === HEAT_LEVEL) heat = r.density;
+      if (level === (n < HEAT_SMALL ? 0 : 1)) heat = r.density;
       r.regions.forEach(function (g) {
         g.tags = characteristic(g.points, tt, src.weight, n);
         if (g.tags.length) labels.push(g);
