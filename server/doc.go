@@ -18,15 +18,16 @@
 // ends event streams, cancels jobs (interrupted) and waits for them.
 //
 // Pages are templ components (package views) rendered through one helper; charts
-// are go-echarts snippets (RenderSnippet with explicit ChartIDs and the local
-// AssetsHost /static/vendor/) whose option JSON static/js/app.js hands to
-// echarts.init/setOption; live updates call setOption on the same chart. No page
-// loads anything from another host (a Content-Security-Policy enforces it).
+// are go-echarts' typed options (charts.go), which views.ChartBox encodes once
+// with templ.JSONScript and static/js/app.js hands to echarts.init/setOption;
+// live updates call setOption on the same chart. No page loads anything from
+// another host (a Content-Security-Policy enforces it).
 //
 // # JSON API
 //
 // docs/api.md is the full reference with curl examples for every route. Errors
-// are {"error": "..."} with a 4xx/5xx status.
+// are {"error": "..."} with a 4xx/5xx status, chosen in one place (errors.go,
+// errStatus) from the error's kind.
 //
 //	POST   /api/corpora                 multipart "file" (+ "name", "format" before it, or as query) → 201 {"id","name","docs","tags","format"}
 //	                                    400 with the line number on malformed input (nothing stored), 413 over --max-upload
