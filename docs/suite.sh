@@ -49,7 +49,8 @@ fi
 data=$(cd "$data" && pwd)
 
 suite=(cal500 corel5k mtg-jamendo magnatagatune-top50 msd-lastfm-top50 lastfm-hetrec
-	whats-cooking steam-tags citeulike-a github-topics movielens-small)
+	whats-cooking steam-tags citeulike-a github-topics movielens-small
+	osm-name-suggestions edict-glosses)
 if [[ -n $only ]]; then
 	IFS=, read -r -a suite <<<"$only"
 fi
@@ -128,6 +129,10 @@ if ((render_only == 0)); then
 	# Trainings one at a time: their wall times are the machine's own.
 	trained=()
 	for c in "${suite[@]}"; do
+		if [[ ! -f $data/$c/docs.tsv ]]; then
+			echo "suite.sh: $c is not in $data: left out of this run" >&2
+			continue
+		fi
 		ok=1
 		for s in "${seeds[@]}"; do train_one "$c" "$s" || { ok=0; failed=1; break; }; done
 		((ok)) && trained+=("$c")
