@@ -270,6 +270,15 @@ func TestBrowserDensityAndLabels(t *testing.T) {
 		return k > c.width * c.height / 50;
 	})()`)
 	screenshot(t, ctx, shotDir(t), "5k-density-labels")
+	// The SVG export holds the labels drawn and the contours.
+	svg := str(t, ctx, `(function () {
+		var s = window.taglens.mapSVG("space", "t"), doc = new DOMParser().parseFromString(s, "image/svg+xml");
+		var texts = Array.from(doc.querySelectorAll(".region-label text")).map(function (e) { return e.textContent; });
+		return texts.join("|") + "#" + doc.querySelectorAll(".density path").length;
+	})()`)
+	if want := strings.Join(whole.Texts, "|") + "#4"; svg != want {
+		t.Errorf("the SVG's region labels and contour paths: %q, want %q", svg, want)
+	}
 	// Zoomed in 4×: labels of finer regions where they fit.
 	step(t, ctx, "zoom in", 10*time.Second, chromedp.Evaluate[chromedp.Void](`(function () {
 		var c = window.taglensCharts["space"];

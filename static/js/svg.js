@@ -13,7 +13,9 @@
   // colour, including a visual map's), in drawing order — with the labels the
   // series show, and the legend's shown entries below the map (a group of
   // class "legend", its symbols of class "key"). Each point is an element of
-  // class "pt". title names the view.
+  // class "pt". title names the view. The density contours (when shown)
+  // and the region labels drawn come along (class "density" and
+  // "region-label").
   function mapSVG(id, title) {
     var chart = charts[id], W = chart.getWidth(), H = chart.getHeight();
     var opt = chart.getOption(), hidden = (opt.legend && opt.legend[0] && opt.legend[0].selected) || {};
@@ -41,6 +43,18 @@
       '<text x="' + f(r.x - 4) + '" y="' + f(r.y + 10) + '" text-anchor="end">y ' + num(hi[1]) + "</text>",
       "</g>",
       '<g clip-path="url(#grid)">'];
+    // The overlay's density contours (when shown) under the points, its
+    // region labels (select.js, overlay.js) over them.
+    var box = chart.getDom().closest("[data-map-url], [data-space-url]"), ov = box && box.taglensSelector && box.taglensSelector.overlay;
+    if (ov && ov.density && ov.analysis) {
+      out.push('<g class="density" fill="none" stroke="#312e81" stroke-opacity="0.5">');
+      ov.analysis.contours.forEach(function (segs) {
+        var d = [];
+        for (var j = 0; j < segs.length; j += 4) d.push("M" + f(px(segs[j])) + " " + f(py(segs[j + 1])) + "L" + f(px(segs[j + 2])) + " " + f(py(segs[j + 3])));
+        if (d.length) out.push('<path d="' + d.join("") + '"/>');
+      });
+      out.push("</g>");
+    }
     var layer = window.taglensGL && window.taglensGL.layers[id];
     if (layer && layer.view && layer.shown) {
       var rad = f(layer.pointPx / 2), c = layer.rgba;
@@ -79,6 +93,14 @@
     out.push("</g>", '<g fill="#111827">');
     out = out.concat(labels);
     out.push("</g>");
+    if (ov && ov.labels && ov.placed.length) {
+      out.push('<g class="region-labels" font-size="12" font-weight="600" text-anchor="middle">');
+      ov.placed.forEach(function (l) {
+        out.push('<g class="region-label"><rect x="' + f(l.x) + '" y="' + f(l.y) + '" width="' + f(l.w) + '" height="' + f(l.h) + '" fill="#fff" fill-opacity="0.82" stroke="#374151" stroke-opacity="' + (l.level ? 0.35 : 0.7) + '"/>' +
+          '<text x="' + f(l.x + l.w / 2) + '" y="' + f(l.y + l.h / 2 + 4) + '" fill="#111827">' + esc(l.text) + "</text></g>");
+      });
+      out.push("</g>");
+    }
     out = out.concat(legend.lines);
     out.push("</svg>", "");
     return out.join("\n");
