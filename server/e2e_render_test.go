@@ -47,8 +47,14 @@ func TestBrowserMapRender100k(t *testing.T) {
 	} {
 		for _, gl := range []string{"&gl=off", "&gl=on"} {
 			ms, how, pan, zoom := measureMap(t, ctx, base+m.url+gl, m.box, m.chart)
-			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s%s; zoom %.1f frames/s%s (headless Chromium, software rendering, load average %s)",
-				m.what, n, how, ms, pan.FPS, pan.layerNote(), zoom.FPS, zoom.layerNote(), loadAverage())
+			// The density and region labels (select.js, after the first frame).
+			waitJS(t, ctx, "density analysed", time.Minute, `document.querySelector('[data-testid="`+m.box+`"]').hasAttribute("data-density-ms")`)
+			dms, err := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="`+m.box+`"]').getAttribute("data-density-ms")`))
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("%s of %d points, drawn with %s: first render %s ms after the data arrived; pan %.1f frames/s%s; zoom %.1f frames/s%s; density and region labels %s ms (headless Chromium, software rendering, load average %s)",
+				m.what, n, how, ms, pan.FPS, pan.layerNote(), zoom.FPS, zoom.layerNote(), dms, loadAverage())
 		}
 	}
 }

@@ -16,7 +16,8 @@
 // (three estimates, the regions, their labels, the contours) takes 25 ms for
 // 10^4 points, 47 ms for 10^5 and 432 ms for 10^6; the demo's whole-space
 // map (108 terms) about 15-50 ms. A frame of the overlay then costs a few ms
-// whatever the number of points (an image and a few thousand segments).
+// whatever the number of points (an image and a few thousand segments), and
+// select.js runs the analysis once the map's first frame is drawn.
 // Computed on the server it would cost a request and a second copy of data
 // the browser already holds, so it stays here. The map's element keeps the
 // last analysis's time in data-density-ms.

@@ -129,13 +129,14 @@
     ctx.fillStyle = "rgba(255, 255, 255, 0.6)";
     ctx.fillRect(v.clip.x, v.clip.y, v.clip.width, v.clip.height);
     ctx.fillStyle = MARK_COLOR;
-    ctx.strokeStyle = "#fff";
-    var m = this.mask, x = this.x, y = this.y, r = m.length > 3000 ? 2 : 3.5;
+    // Many points as squares: a pan redraws them every frame.
+    var m = this.mask, x = this.x, y = this.y, many = m.length > 3000, r = many ? 1.5 : 3.5;
     ctx.beginPath();
     for (var i = 0; i < m.length; i++) {
       if (!m[i]) continue;
       var px = v.ax + x[i] * v.sx, py = v.ay + y[i] * v.sy;
       if (px < v.clip.x - r || py < v.clip.y - r || px > v.clip.x + v.clip.width + r || py > v.clip.y + v.clip.height + r) continue;
+      if (many) { ctx.rect(px - r, py - r, 2 * r, 2 * r); continue; }
       ctx.moveTo(px + r, py);
       ctx.arc(px, py, r, 0, 2 * Math.PI);
     }

@@ -364,9 +364,19 @@
     setTimeout(function () { URL.revokeObjectURL(url); }, 60000);
   };
 
-  // termMap binds a term map: points from app.js's mapPoints (data: the
+  // later runs make once the browser is idle after the map's first frame
+  // (within 300 ms): the analysis of a large map does not delay its drawing.
+  function later(make) {
+    if (window.requestIdleCallback) window.requestIdleCallback(make, { timeout: 300 });
+    else setTimeout(make, 50);
+  }
+
+  // termMap binds a term map: points from termmap.js's mapPoints (data: the
   // map's JSON), pick(i) selects point i as a click does.
   function termMap(box, chart, data, points, pick) {
+    later(function () { bindTermMap(box, chart, data, points, pick); });
+  }
+  function bindTermMap(box, chart, data, points, pick) {
     var n = points.length, x = data.x, y = data.y;
     var facets = [
       catFacet("tags", "Tag frequency (the documents' tags)", function (i) { return points[i].tags || []; }, n),
@@ -397,6 +407,9 @@
   // spaceMap binds a whole-space map (data: its JSON; the points from
   // oovFrom on are tags outside the vocabulary); pick(i) selects term i.
   function spaceMap(box, chart, data, oovFrom, pick) {
+    later(function () { bindSpaceMap(box, chart, data, oovFrom, pick); });
+  }
+  function bindSpaceMap(box, chart, data, oovFrom, pick) {
     var n = data.terms.length, T = window.taglens;
     var topicOf = function (i) { return data.topic && data.topic[i] !== undefined ? data.topic[i] : -1; };
     var facets = [numFacet("docs", "Tag frequency (documents, log scale)", data.docs.slice(0, n), true)];
