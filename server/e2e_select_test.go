@@ -91,6 +91,7 @@ func TestBrowserLassoSelection(t *testing.T) {
 	ts, _, modelID := trainedServer(t)
 	base := liveServer(t, ts)
 	val := func(expr string) float64 { t.Helper(); return num(t, ctx, expr) }
+	step(t, ctx, "viewport", 10*time.Second, chromedp.EmulateViewport(1400, 1000))
 	openSpaceMap(t, ctx, base, modelID)
 	step(t, ctx, "lasso mode", 10*time.Second, chromedp.Click(tid("tool-lasso")))
 	g := mapGrid(t, ctx, "space")
@@ -187,6 +188,12 @@ func TestBrowserLassoSelection(t *testing.T) {
 		t.Error("the document-length histogram draws no bar of the selection")
 	}
 	screenshot(t, ctx, shotDir(t), "5j-box-term-map")
+	// On a phone the selection stays, and the page does not scroll sideways.
+	step(t, ctx, "phone", 10*time.Second, chromedp.EmulateViewport(390, 844))
+	// The overlay follows the chart's resize at the next frame.
+	waitJS(t, ctx, "laid out for a phone, no wider than the screen", 10*time.Second,
+		`document.documentElement.clientWidth === 390 && document.documentElement.scrollWidth <= 390 && Number(document.querySelector('[data-testid="map"]').getAttribute("data-selected-points")) > 0`)
+	screenshot(t, ctx, shotDir(t), "5n-box-term-map-390")
 }
 
 // jsPath writes pts as a JavaScript array of [x, y].
