@@ -27,7 +27,7 @@ type evalRequest struct {
 	ModelIDs  []string `json:"model_ids"`
 	CorpusID  string   `json:"corpus_id"`         // evaluated corpus; default (or equal to) the first model's: within-corpus
 	Subset    string   `json:"subset"`            // train|valid|test|oov|all (default test; all for another corpus)
-	Protocol  string   `json:"protocol"`          // priming|extended (default priming; the OOV setting is priming only)
+	Protocol  string   `json:"protocol"`          // priming|extended|completion (default priming; the OOV setting is priming only)
 	Baselines []string `json:"baselines"`         // names of baselines.Names or ["all"]
 	Setting   string   `json:"setting,omitempty"` // within-corpus (default), cross-corpora, incomplete-context, oov
 	Missing   string   `json:"missing,omitempty"` // band "10", "10-30" or "30-50" for incomplete-context

@@ -60,7 +60,8 @@ func (p *pages) compare(c echo.Context) error {
 	for _, s := range []string{"test", "valid", "train", "oov", "all"} {
 		vm.Subsets = append(vm.Subsets, views.Option{Value: s, Label: s, Selected: s == "test"})
 	}
-	vm.Protocols = []views.Option{{Value: "priming", Label: "priming (Eq. 8)", Selected: true}, {Value: "extended", Label: "extended priming (Eq. 9)"}}
+	vm.Protocols = []views.Option{{Value: "priming", Label: "priming (Eq. 8)", Selected: true}, {Value: "extended", Label: "extended priming (Eq. 9)"},
+		{Value: "completion", Label: "completion (each term held out of its context)"}}
 	vm.Settings = []views.Option{
 		{Value: "within-corpus", Label: "within corpus (§6.2.1)", Selected: true},
 		{Value: "cross-corpora", Label: "cross corpora: another corpus (§6.2.2)"},

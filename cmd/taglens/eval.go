@@ -28,7 +28,7 @@ func init() {
 }
 
 const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|valid|test|oov|all " +
-	"[--split PATH] [--oov PATH] [--protocol priming|extended] [--baselines LIST|all] [--missing BAND] " +
+	"[--split PATH] [--oov PATH] [--protocol priming|extended|completion] [--baselines LIST|all] [--missing BAND] " +
 	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--concurrent N] [--json OUT] [--cpuprofile OUT]"
 
 // baselineOrder is the report order of the baselines (docs/design.md model names).
@@ -110,7 +110,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		split    = fs.String("split", "", "split file (id<TAB>train|valid|test|oov) the model was trained with; default: the random split taglens train drew (the split seed recorded in the model, --oov tags)")
 		oovP     = fs.String("oov", "", "reserved OOV tags, one per line, as given to taglens train (for the default split)")
 		subset   = fs.String("subset", "", "documents to evaluate: train, valid, test, oov or all")
-		protocol = fs.String("protocol", "extended", "priming (Eq. 8, contextual models only) or extended (Eq. 9)")
+		protocol = fs.String("protocol", "extended", "priming (Eq. 8, contextual models only), extended (Eq. 9) or completion (each term held out of its context in turn and ranked among the terms outside it; taglens's protocol)")
 		bl       = fs.String("baselines", "", "comma-separated baselines to train and evaluate ("+strings.Join(baselineOrder, ",")+") or all")
 		missing  = fs.String("missing", "", "incomplete local context band in percent: 10, 10-30 or 30-50")
 		trials   = fs.Int("trials", 3, "number of trials (seeds --seed, --seed+1, ...)")

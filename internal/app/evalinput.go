@@ -34,7 +34,7 @@ type EvalInput struct {
 	// at least two models, and as many trials.
 	SeedTrials bool
 	Subset     string // train, valid, test, oov or all (any case); DefaultSubset when empty
-	Protocol   string // priming or extended (eval.ParseProtocol); priming when empty
+	Protocol   string // priming, extended or completion (eval.ParseProtocol); priming when empty
 	Setting    string // within-corpus (when empty), cross-corpora, incomplete-context or oov
 	Missing    string // the band of incomplete-context (eval.ParseBand): 10, 10-30 or 30-50
 	// Trials is the number of trials: nil is DefaultTrials, or Models with
@@ -108,6 +108,9 @@ func (in EvalInput) Normalize() (*EvalSpec, error) {
 		}
 	default:
 		return bad("setting", "must be within-corpus, cross-corpora, incomplete-context or oov, got %q", in.Setting)
+	}
+	if s.Protocol == eval.Completion && s.Setting == eval.IncompleteContext {
+		return bad("protocol", "completion holds out one term at a time and has no missing band: use the within-corpus setting")
 	}
 	if s.Setting != eval.IncompleteContext && strings.TrimSpace(in.Missing) != "" {
 		return bad("missing", "must be empty outside the incomplete-context setting (the %s setting has no band)", s.Setting)

@@ -139,6 +139,9 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 	if len(own) > 0 {
 		note(strings.Join(own, ", ") + " rank a document's vocabulary by their own score (a sum of similarities over the document's other terms, as recommenders do), not by Eq. 9's minimum distance")
 	}
+	if ev.Protocol == eval.Completion {
+		note("completion (taglens's protocol, not the paper's): each term of a document in turn is held out of its context and ranked among the terms outside the context; one relevant term per list, so MAP is the hit rate at 1 and AUC the mean reciprocal rank")
+	}
 	plan.Entries = append(plan.Entries, ev.Variants...)
 	if len(plan.Entries) == 0 {
 		return nil, ErrNoEntries

@@ -77,6 +77,8 @@ func Skip(name string, sc Scope) string {
 		return name + " skipped: baselines do not handle OOV terms; the paper evaluates only the OOV variants (§6.2.4)"
 	case sc.Protocol == eval.Priming && slices.Contains(NonContextual, name):
 		return name + " skipped: not contextual, evaluated with the extended protocol only (paper §6.2.5)"
+	case name == NameCRBM && sc.Protocol == eval.Completion:
+		return "crbm skipped: its context is the document's one-hot condition, which holds the held-out term, so the completion protocol cannot hide it"
 	case name == NameCRBM && (sc.Subset != "train" || sc.Cross):
 		return "crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)"
 	case slices.Contains(Dense, name) && sc.Terms > MaxDenseTerms:

@@ -12,6 +12,16 @@ import (
 // TestRegistryModern checks that the paper's eight baselines keep their
 // report order, that the modern ones follow, are non-contextual (skipped under
 // priming) and train through Train with their tuning record and progress.
+// TestSkipCRBMCompletion: CRBM's context is the document's identity, which
+// would hold the held-out term, so completion leaves it out, whatever subset.
+func TestSkipCRBMCompletion(t *testing.T) {
+	for _, sub := range []string{"train", "test"} {
+		if why := Skip(NameCRBM, Scope{Protocol: eval.Completion, Subset: sub}); !strings.Contains(why, "held-out term") {
+			t.Errorf("crbm under completion on %s: skip note %q", sub, why)
+		}
+	}
+}
+
 func TestRegistryModern(t *testing.T) {
 	paper := []string{"random", "lsa", "pca", "infotheo", "skipgram", "lda", "plsa", "crbm"}
 	if !slices.Equal(Names[:len(paper)], paper) || !slices.Equal(Names[len(paper):], []string{"ppmi-svd", "glove", "ease", "ease-score", "rp3beta", "itemknn"}) {
@@ -27,6 +37,9 @@ func TestRegistryModern(t *testing.T) {
 		}
 		if why := Skip(name, Scope{Protocol: eval.Extended, Subset: "test"}); why != "" {
 			t.Errorf("%s under extended priming: skipped (%q)", name, why)
+		}
+		if why := Skip(name, Scope{Protocol: eval.Completion, Subset: "test"}); why != "" {
+			t.Errorf("%s under completion: skipped (%q)", name, why)
 		}
 		var said []string
 		m, tun, err := Train(context.Background(), name, Data{Train: docs, V: 8}, Settings{}, 3, func(s string) { said = append(said, s) })

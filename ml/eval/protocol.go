@@ -24,13 +24,13 @@ const (
 	Extended Protocol = "extended"
 )
 
-// ParseProtocol parses "priming" or "extended".
+// ParseProtocol parses "priming", "extended" or "completion".
 func ParseProtocol(s string) (Protocol, error) {
 	switch p := Protocol(strings.ToLower(strings.TrimSpace(s))); p {
-	case Priming, Extended:
+	case Priming, Extended, Completion:
 		return p, nil
 	}
-	return "", fmt.Errorf("eval: unknown protocol %q (want priming or extended)", s)
+	return "", fmt.Errorf("eval: unknown protocol %q (want priming, extended or completion)", s)
 }
 
 // ErrNotContextual is returned (wrapped) when a model that ignores the context is
@@ -379,6 +379,16 @@ func EvaluateAll(ctx context.Context, m Model, ps []Protocol, docs [][]int, opt 
 				return nil, fmt.Errorf("eval: %s: %w", m.Name(), ErrNotContextual)
 			}
 		case Extended:
+		case Completion:
+			if len(ps) > 1 {
+				return nil, errors.New("eval: the completion protocol is evaluated alone (its contexts are not the other protocols')")
+			}
+			if !opt.Missing.IsZero() {
+				return nil, errors.New("eval: the completion protocol has no missing-rate band (it holds out one term at a time)")
+			}
+			if _, whole := m.(WholeContextModel); whole {
+				return nil, fmt.Errorf("eval: %s: %w", m.Name(), ErrWholeContext)
+			}
 		default:
 			return nil, fmt.Errorf("eval: unknown protocol %q", p)
 		}
@@ -404,6 +414,10 @@ func EvaluateAll(ctx context.Context, m Model, ps []Protocol, docs [][]int, opt 
 		return func(i int) {
 			for k := range ps {
 				acc[k] = &accs[k][i]
+			}
+			if ps[0] == Completion {
+				w.completion(m, docs[i], i, opt, acc[0])
+				return
 			}
 			w.doc(m, ps, docs[i], i, opt, acc)
 		}
