@@ -143,7 +143,7 @@ func BenchmarkEmbedVocab(b *testing.B) {
 	}{{"magtag_in155_v136", 136, 19, 136}, {"in220_v9743", 200, 20, 9743}} {
 		b.Run(d.name, func(b *testing.B) {
 			t := benchTrainer(d.dt, d.dc, d.v, Config{})
-			e := newEmbedder(t.m.sizes, t.net.Params, t.set.termX, d.dc)
+			e := newEmbedder(t.m.sizes, t.net.Params, t.set.termX, d.dc, 0)
 			dst := make([]float64, d.v*e.ceDim())
 			b.ReportAllocs()
 			b.ResetTimer()

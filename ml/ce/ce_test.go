@@ -290,7 +290,7 @@ func TestEmbedderMatchesNetwork(t *testing.T) {
 			}
 		}
 		ctx := []float64{0.3, -0.8, 0.5}
-		e := newEmbedder(sizes, net.Params, termX, dc)
+		e := newEmbedder(sizes, net.Params, termX, dc, 0)
 		d := e.ceDim()
 		got := make([]float64, v*d)
 		e.embedVocab(got, ctx)

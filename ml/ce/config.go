@@ -263,8 +263,13 @@ type Config struct {
 	// the scaled rows t(τ') of the document's terms (taglens's extension,
 	// design.md, decision 4). With the mean, a positive training example
 	// (τ ∈ δ, δ) sees the mean over δ without τ, so the network cannot learn
-	// that a term is in its document from its own row in the mean. Empty means
-	// DefaultContext.
+	// that a term is in its document from its own row in the mean.
+	// ContextLDAMeanProduct adds to the input, after the context part, the
+	// products t(τ)_i·m_i of the first components of the focused term's row
+	// and of that mean (taglens's extension, design.md, decision 4): a tanh
+	// layer on a concatenation learns a dot product of two of its inputs only
+	// with many units, and the products hand it the term's match with the
+	// document's other terms. Empty means DefaultContext.
 	Context string `json:"context,omitempty" param:"context"`
 
 	// Stage2Loss is the distance loss of stage 2: Stage2Eq6, the paper's
@@ -291,9 +296,10 @@ type Config struct {
 
 // Contexts of Config.Context.
 const (
-	ContextLDA     = "lda"
-	ContextLDAMean = "lda+mean"
-	DefaultContext = ContextLDA
+	ContextLDA            = "lda"
+	ContextLDAMean        = "lda+mean"
+	ContextLDAMeanProduct = "lda+mean+product"
+	DefaultContext        = ContextLDA
 )
 
 // Distance losses of stage 2 (Config.Stage2Loss).
@@ -312,7 +318,11 @@ const (
 const DefaultBatchSize = 100
 
 // Contexts are the accepted values of Config.Context.
-var Contexts = []string{ContextLDA, ContextLDAMean}
+var Contexts = []string{ContextLDA, ContextLDAMean, ContextLDAMeanProduct}
+
+// hasMean reports whether context part c ends with the document's mean term
+// row.
+func hasMean(c string) bool { return c == ContextLDAMean || c == ContextLDAMeanProduct }
 
 // DefaultAverage is the default Config.Average.
 const DefaultAverage = 0.998

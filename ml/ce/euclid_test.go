@@ -84,7 +84,7 @@ func TestKernelTanhSum(t *testing.T) {
 			termX[i][j] = rng.NormFloat64() * 2
 		}
 	}
-	e := newEmbedder(sizes, params, termX, 5)
+	e := newEmbedder(sizes, params, termX, 5, 0)
 	ctx := make([]float64, 5)
 	direct := 0
 	for trial := range 20 {
@@ -134,7 +134,7 @@ func TestEmbedVocabBlocks(t *testing.T) {
 			termX[i][j] = rng.NormFloat64() * 2
 		}
 	}
-	e := newEmbedder(sizes, params, termX, 5)
+	e := newEmbedder(sizes, params, termX, 5, 0)
 	ctx := []float64{0.7, -1.2, 0.1, 2.5, -0.4}
 	d := e.ceDim()
 	for _, kernel := range []bool{false, true} {

@@ -22,7 +22,7 @@ func (m *Model) contextTo(scaled []float64, doc []int) {
 	raw := make([]float64, m.lda.NumTopics())
 	m.lda.InferVBTo(raw, doc)
 	m.ctxProj.TransformTo(scaled[:m.ctxProj.Out], raw)
-	if m.info.Context != ContextLDAMean {
+	if !hasMean(m.info.Context) {
 		return
 	}
 	mean := scaled[m.ctxProj.Out:]
@@ -41,10 +41,19 @@ func meanDim(termDim int) int { return min(termDim, 30) }
 
 // ctxDim is the width of the context part of the network's input.
 func (m *Model) ctxDim() int {
-	if m.info.Context == ContextLDAMean {
+	if hasMean(m.info.Context) {
 		return m.ctxProj.Out + meanDim(m.terms.Dim())
 	}
 	return m.ctxProj.Out
+}
+
+// prodDim is the width of the product part of the network's input
+// (ContextLDAMeanProduct), 0 without it.
+func (m *Model) prodDim() int {
+	if m.info.Context == ContextLDAMeanProduct {
+		return meanDim(m.terms.Dim())
+	}
+	return 0
 }
 
 // evalModel is CE or Siamese-CE as an eval.Model.

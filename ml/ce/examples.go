@@ -29,11 +29,15 @@ type trainSet struct {
 	// sum[δ] = Σ_{τ∈δ} termX[τ] when the context part ends with the mean term
 	// row (Config.Context = ContextLDAMean), nil otherwise.
 	sum [][]float64
+	// prod is the width of the product part of the input (the products of
+	// the focused term's first components with the context's mean row) with
+	// ContextLDAMeanProduct, 0 otherwise.
+	prod int
 	// balanced selects the class-balanced weights of Eq. 5 (nn.Target.Balanced).
 	balanced bool
 }
 
-func (s *trainSet) inputDim() int { return len(s.termX[0]) + s.ctxDim() }
+func (s *trainSet) inputDim() int { return len(s.termX[0]) + s.ctxDim() + s.prod }
 
 // ctxDim is the width of the context part: l(δ), and the mean term row with
 // ContextLDAMean.
@@ -127,15 +131,29 @@ func (s *trainSet) epochExamples(rng *rand.Rand, limit int, buf []example) []exa
 	return buf
 }
 
-// fillInputs writes x(τ,δ) = (termX[τ], ctxX[δ]) of each example into the rows of
-// x (len(ex) × inputDim, row-major).
+// fillInputs writes x(τ,δ) of each example into the rows of x (len(ex) ×
+// inputDim, row-major).
 func (s *trainSet) fillInputs(ex []example, x []float64) {
-	dt := len(s.termX[0])
 	w := s.inputDim()
 	for i, e := range ex {
-		row := x[i*w : (i+1)*w]
-		copy(row[:dt], s.termX[e.term])
-		s.ctxTo(row[dt:], e)
+		s.inputTo(x[i*w:(i+1)*w], e)
+	}
+}
+
+// inputTo writes x(τ,δ) of example e into row (inputDim): the term part
+// termX[τ], the context part (ctxTo) and, with ContextLDAMeanProduct, the
+// products termX[τ]_i · mean_i of the first prod components with the
+// context's mean row (the leave-one-out mean ctxTo wrote).
+func (s *trainSet) inputTo(row []float64, e example) {
+	dt := len(s.termX[0])
+	copy(row[:dt], s.termX[e.term])
+	end := dt + s.ctxDim()
+	s.ctxTo(row[dt:end], e)
+	if s.prod > 0 {
+		mean, t := row[end-s.prod:end], s.termX[e.term]
+		for i, m := range mean {
+			row[end+i] = t[i] * m
+		}
 	}
 }
 

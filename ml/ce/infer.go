@@ -22,19 +22,26 @@ import (
 // every vocabulary term, and W_1ᶜ·l(δ) + b_1 once per document, so a document
 // costs |Γ| additions in layer 1 and one matrix product per further layer up to
 // the CE layer; the output layer is never evaluated at inference.
+//
+// With ContextLDAMeanProduct x has a third part, p = t(τ)_{1..P} ⊙ m(δ) (m the
+// document's mean term row), read by the last P columns W_1ᵖ: a term's layer-1
+// input is then termPre[τ] + W_1ᵖ·p, which depends on the document, computed
+// per document at P·sizes[1] more operations a term (prodPre).
 type embedder struct {
 	sizes   []int // input, hidden..., output
 	layout  nn.Layout
 	params  []float64
-	dt, dc  int        // widths of the term part and the context part of x
-	v       int        // |Γ|
-	termPre []float64  // v × sizes[1], row-major
-	termTh  []float64  // tanh of termPre
-	tail    *nn.MLP    // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
-	packed  *nn.Packed // tail's weights packed once for nn's GEMM kernels
-	pool    sync.Pool  // *embedWork
-	vocab   sync.Pool  // *[]float64 of |Γ| × ceDim (vocabScratch)
-	scr     *screener  // single-precision copy for evaluation (screen.go), built once
+	dt, dc  int         // widths of the term part and the context part of x
+	prod    int         // width of the product part (ContextLDAMeanProduct), else 0
+	termX   [][]float64 // the scaled term inputs, for the product part
+	v       int         // |Γ|
+	termPre []float64   // v × sizes[1], row-major
+	termTh  []float64   // tanh of termPre
+	tail    *nn.MLP     // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
+	packed  *nn.Packed  // tail's weights packed once for nn's GEMM kernels
+	pool    sync.Pool   // *embedWork
+	vocab   sync.Pool   // *[]float64 of |Γ| × ceDim (vocabScratch)
+	scr     *screener   // single-precision copy for evaluation (screen.go), built once
 	scrOnce sync.Once
 }
 
@@ -50,7 +57,7 @@ type embedWork struct {
 
 // newEmbedder precomputes the term part of the first layer for the scaled term
 // inputs termX (|Γ| × dt). params is the flat parameter vector in nn's layout.
-func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embedder {
+func newEmbedder(sizes []int, params []float64, termX [][]float64, dc, prod int) *embedder {
 	if len(sizes) < 3 {
 		panic("ce: a subnetwork needs at least one hidden layer")
 	}
@@ -62,10 +69,10 @@ func newEmbedder(sizes []int, params []float64, termX [][]float64, dc int) *embe
 	if len(termX) > 0 {
 		dt = len(termX[0])
 	}
-	if dt+dc != sizes[0] {
-		panic(fmt.Sprintf("ce: input width %d+%d, network expects %d", dt, dc, sizes[0]))
+	if dt+dc+prod != sizes[0] || prod > dc || prod > dt {
+		panic(fmt.Sprintf("ce: input width %d+%d+%d, network expects %d", dt, dc, prod, sizes[0]))
 	}
-	e := &embedder{sizes: sizes, layout: l, params: params, dt: dt, dc: dc, v: len(termX)}
+	e := &embedder{sizes: sizes, layout: l, params: params, dt: dt, dc: dc, prod: prod, termX: termX, v: len(termX)}
 	if H := len(sizes) - 1; H > 2 {
 		// Layers 2..H-1 are stored contiguously in nn's layout (W_h then b_h),
 		// exactly as the flat parameters of an MLP with sizes[1..H-1].
@@ -124,7 +131,7 @@ func (e *embedder) ctxPreTo(dst, c []float64) {
 	b := e.params[e.layout.B[1] : e.layout.B[1]+e.sizes[1]]
 	in := e.sizes[0]
 	for j := range dst {
-		row := w[j*in+e.dt : (j+1)*in]
+		row := w[j*in+e.dt : j*in+e.dt+e.dc]
 		s := b[j]
 		for i, ci := range c {
 			s += row[i] * ci
@@ -245,7 +252,41 @@ func (e *embedder) vocabScratch() *[]float64 {
 // embedVocab writes CE(τ|δ) for every vocabulary term τ (|Γ| × ceDim) to dst, for
 // the scaled context input ctx of document δ.
 func (e *embedder) embedVocab(dst []float64, ctx []float64) {
+	if e.prod > 0 {
+		pre, th := e.prodPre(e.termPre, e.termX, ctx)
+		e.embedPre(dst, pre, th, e.v, ctx)
+		return
+	}
 	e.embedPre(dst, e.termPre, e.termTh, e.v, ctx)
+}
+
+// prodPre returns layer 1's inputs without the context part for the term
+// inputs xs in context ctx with the product part: row r is pre's row r
+// (W_1ᵗ·xs[r], sizes[1] wide) plus W_1ᵖ·(xs[r]_{1..P} ⊙ m), m the last P
+// entries of ctx; and their tanh.
+func (e *embedder) prodPre(pre []float64, xs [][]float64, ctx []float64) (out, th []float64) {
+	h1, in := e.sizes[1], e.sizes[0]
+	w := e.params[e.layout.W[1]:e.layout.B[1]]
+	mean := ctx[e.dc-e.prod:]
+	out = make([]float64, len(xs)*h1)
+	th = make([]float64, len(xs)*h1)
+	p := make([]float64, e.prod)
+	for r, x := range xs {
+		for i, m := range mean {
+			p[i] = x[i] * m
+		}
+		row := out[r*h1 : (r+1)*h1]
+		for j := range row {
+			wp := w[j*in+e.dt+e.dc : (j+1)*in]
+			s := pre[r*h1+j]
+			for i, pi := range p {
+				s += wp[i] * pi
+			}
+			row[j] = s
+		}
+	}
+	nn.TanhTo(th, out)
+	return out, th
 }
 
 // embedTerms writes CE(τ|δ) of the given vocabulary terms (len(terms) × ceDim).
@@ -257,6 +298,13 @@ func (e *embedder) embedTerms(dst []float64, terms []int, ctx []float64) {
 		copy(pre[i*h1:(i+1)*h1], e.termPre[t*h1:(t+1)*h1])
 		copy(th[i*h1:(i+1)*h1], e.termTh[t*h1:(t+1)*h1])
 	}
+	if e.prod > 0 {
+		xs := make([][]float64, len(terms))
+		for i, t := range terms {
+			xs[i] = e.termX[t]
+		}
+		pre, th = e.prodPre(pre, xs, ctx)
+	}
 	e.embedPre(dst, pre, th, len(terms), ctx)
 }
 
@@ -266,7 +314,11 @@ func (e *embedder) embedInput(dst []float64, x []float64, ctx []float64) {
 	pre := make([]float64, e.sizes[1])
 	e.termPreTo(pre, x)
 	th := make([]float64, len(pre))
-	nn.TanhTo(th, pre)
+	if e.prod > 0 {
+		pre, th = e.prodPre(pre, [][]float64{x}, ctx)
+	} else {
+		nn.TanhTo(th, pre)
+	}
 	e.embedPre(dst, pre, th, 1, ctx)
 }
 

@@ -123,7 +123,7 @@ func (m *Model) CEDim() int { return m.sizes[len(m.sizes)-2] }
 func (m *Model) init() {
 	m.nets = make(map[Variant]*embedder, len(m.params))
 	for v, p := range m.params {
-		m.nets[v] = newEmbedder(m.sizes, p, m.termRows(), m.ctxDim())
+		m.nets[v] = newEmbedder(m.sizes, p, m.termRows(), m.ctxDim(), m.prodDim())
 	}
 }
 
@@ -353,8 +353,8 @@ func (m *Model) checkSections(terms []string, k, v int, alpha, beta float64, phi
 	if !slices.Contains(Contexts, m.info.Context) {
 		return fmt.Errorf("unknown context part %q", m.info.Context)
 	}
-	if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxDim() || m.sizes[len(m.sizes)-1] != V {
-		return fmt.Errorf("network sizes %v do not fit inputs %d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxDim(), V)
+	if len(m.sizes) < 3 || m.sizes[0] != tf.Proj.Out+m.ctxDim()+m.prodDim() || m.sizes[len(m.sizes)-1] != V {
+		return fmt.Errorf("network sizes %v do not fit inputs %d+%d+%d and |Γ| = %d", m.sizes, tf.Proj.Out, m.ctxDim(), m.prodDim(), V)
 	}
 	for _, s := range m.sizes {
 		if s <= 0 || s > 1<<20 {

@@ -68,7 +68,7 @@ var Params = []Param{
 	{Name: "term_norm", Flag: "term-norm", Label: "Term rows", Default: "none up to 1000 terms, unit above",
 		Help: "term features t(τ) before the PCA: unit (rows scaled to unit length) or none (Eq. 2 as printed)"},
 	{Name: "context", Flag: "context", Label: "Context part", Default: DefaultContext,
-		Help: ContextLDA + " (the paper's LDA topic mixture l(δ)) or " + ContextLDAMean + " (l(δ) and the mean term features of the document, leave-one-out in training)"},
+		Help: ContextLDA + " (the paper's LDA topic mixture l(δ)) or " + ContextLDAMean + " (l(δ) and the mean term features of the document, leave-one-out in training) or " + ContextLDAMeanProduct + " (lda+mean, and the products of the term's features with that mean as more inputs)"},
 	{Name: "stage2_loss", Flag: "stage2-loss", Label: "Distance loss of stage 2", Default: DefaultStage2Loss,
 		Help: Stage2Eq6 + " (the paper's Eq. 6) or " + Stage2Ranking + " (a softmax over the squared CE distances of a term to another term of its document and to terms outside it, in the document's context)"},
 	{Name: "ranking_group", Flag: "ranking-group", Label: "Ranking group", Default: fmt.Sprint(DefaultRankingGroup),

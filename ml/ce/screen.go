@@ -231,7 +231,7 @@ func (s *screener) distances(w *screenWork, dst []float64, v int, c []float64, q
 // AVX-512 kernels or when the bound could settle nothing (useful; dst
 // untouched).
 func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst []float64) (eps float64, refine func(terms []int), ok bool) {
-	if !useScreen {
+	if !useScreen || x.e.prod > 0 { // the single-precision copy has no product part
 		return 0, nil, false
 	}
 	e := x.e

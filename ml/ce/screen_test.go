@@ -128,7 +128,7 @@ func randomEmbedder(seed uint64, hidden []int, v int, scale float64) (*embedder,
 	for j := range ctx {
 		ctx[j] = 2*rng.Float64() - 1
 	}
-	return newEmbedder(sizes, net.Params, termX, dc), ctx
+	return newEmbedder(sizes, net.Params, termX, dc, 0), ctx
 }
 
 // TestKernelScreenBound checks the screening pass against the exact one: every

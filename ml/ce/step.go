@@ -99,7 +99,6 @@ func (s *stepper) fill2(ps []pair, lambda float64) {
 	s.n = len(ps)
 	in := s.set.inputDim()
 	x1, x2 := s.x1.RawMatrix().Data, s.x2.RawMatrix().Data
-	dt := len(s.set.termX[0])
 	for i, p := range ps {
 		for k, e := range [2]example{p.a, p.b} {
 			row := x1[i*in : (i+1)*in]
@@ -107,8 +106,7 @@ func (s *stepper) fill2(ps []pair, lambda float64) {
 			if k == 1 {
 				row, tg = x2[i*in:(i+1)*in], &s.t2[i]
 			}
-			copy(row[:dt], s.set.termX[e.term])
-			s.set.ctxTo(row[dt:], e)
+			s.set.inputTo(row, e)
 			*tg = nn.Target{Idx: s.set.docs[e.doc], Complement: e.neg, Balanced: s.set.balanced}
 		}
 		s.types[i] = p.kind

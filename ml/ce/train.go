@@ -343,13 +343,16 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 			set.multi = append(set.multi, i)
 		}
 	}
-	if cfg.Context == ContextLDAMean {
+	if hasMean(cfg.Context) {
 		set.sum = make([][]float64, len(docs))
 		for i, d := range docs {
 			set.sum[i] = make([]float64, meanDim(terms.Dim()))
 			for _, τ := range d {
 				floats.Add(set.sum[i], set.termX[τ][:len(set.sum[i])])
 			}
+		}
+		if cfg.Context == ContextLDAMeanProduct {
+			set.prod = meanDim(terms.Dim())
 		}
 	}
 	t.set = set
@@ -434,7 +437,7 @@ func (t *trainer) validate(params []float64) (validation, error) {
 func (t *trainer) snapshot(params []float64) *Model {
 	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
 	m.info.Context = t.m.info.Context
-	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.set.ctxDim())}
+	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.set.ctxDim(), t.set.prod)}
 	return m
 }
 
