@@ -15,7 +15,7 @@ import (
 const mapPageState = `(function () {
 	var f = document.querySelector('[data-testid="map-compute"]');
 	if (f && !f.hidden) return "compute";
-	var box = document.querySelector('[data-testid="map"], [data-testid="space-map"]');
+	var box = document.querySelector('[data-testid="map"], [data-testid="space-map"], [data-testid="instances-map"]');
 	if (!box) return document.readyState === "complete" ? "none" : "";
 	if (box.getAttribute("data-ready") === "true") return "ready";
 	var st = document.querySelector(".map-status");

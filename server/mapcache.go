@@ -25,6 +25,9 @@ type mapEntry struct {
 	etag string
 	data *mapData
 	emb  *tsne.Embedding
+	// ctype is the Content-Type of a map that is not JSON (the instance
+	// map's binary columns), nil for JSON.
+	ctype []string
 
 	// Prepared header values (one-element slices: net/http never writes into
 	// them, and an Add elsewhere reallocates instead of sharing).
@@ -126,9 +129,22 @@ func mapKey(variant, term string, corpora []string) string {
 
 // newMapEntry prepares a cached map for serving.
 func newMapEntry(b []byte, data *mapData, emb *tsne.Embedding) *mapEntry {
+	return prepareEntry(b, data, emb, gzip.BestCompression)
+}
+
+// newBinEntry prepares a cached binary map (the instance map) for serving:
+// gzip at its fastest level (tens of megabytes of mostly float32 columns,
+// which compress little at any level) and its Content-Type.
+func newBinEntry(b []byte) *mapEntry {
+	e := prepareEntry(b, nil, nil, gzip.BestSpeed)
+	e.ctype = hdrBinary
+	return e
+}
+
+func prepareEntry(b []byte, data *mapData, emb *tsne.Embedding, level int) *mapEntry {
 	var buf bytes.Buffer
 	var gz []byte // nil: served uncompressed
-	zw, err := gzip.NewWriterLevel(&buf, gzip.BestCompression)
+	zw, err := gzip.NewWriterLevel(&buf, level)
 	if err == nil {
 		zw.Write(b)
 		err = zw.Close()

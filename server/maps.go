@@ -249,6 +249,7 @@ func mapReqKey(c echo.Context) string {
 // Prepared header values of map responses.
 var (
 	hdrJSON      = []string{echo.MIMEApplicationJSON}
+	hdrBinary    = []string{echo.MIMEOctetStream}
 	hdrGzip      = []string{"gzip"}
 	hdrVaryAE    = []string{"Accept-Encoding"}
 	hdrMapCache  = []string{"private, max-age=60"}
@@ -268,6 +269,9 @@ func serveMap(c echo.Context, e *mapEntry) error {
 	w := c.Response()
 	h := w.Header()
 	h["Content-Type"] = hdrJSON
+	if e.ctype != nil {
+		h["Content-Type"] = e.ctype
+	}
 	h["Cache-Control"] = hdrMapCache
 	h[hdrKeyETag] = e.etagHdr
 	h["Vary"] = hdrVaryAE

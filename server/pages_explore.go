@@ -123,8 +123,11 @@ func (p *pages) explorerPage(c echo.Context, q url.Values, status int, fail stri
 			}
 		}
 	}
-	if q.Get("view") == "space" {
+	switch q.Get("view") {
+	case "space":
 		return p.spaceView(c, q, vm, status)
+	case "instances":
+		return p.instancesView(c, q, vm, status)
 	}
 	vm.ContextDoc = strings.TrimSpace(q.Get("context_doc"))
 	vm.ContextDocs = p.s.contextDocs(ctx, row.ID, row.CorpusID, m)
@@ -242,6 +245,15 @@ func (p *pages) startExplore(c echo.Context, q url.Values) error {
 			return err
 		}
 		_, _, err = p.s.startSpace(ctx, row, variant, proj, ts)
+		return err
+	case q.Get("view") == "instances":
+		variant, ts, err := instanceParams(q)
+		if err != nil {
+			return err
+		}
+		if p.s.loadBinMap(ctx, row.ID, instanceKey(variant, row.CorpusID, ts)) == nil {
+			_, err = p.s.instanceJob(row, variant, ts)
+		}
 		return err
 	case strings.TrimSpace(q.Get("context_doc")) != "":
 		_, err := p.s.startContextMap(ctx, row, m, contextQuery(q))

@@ -70,6 +70,9 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/models/:id/space", mod.spaceMap)
 	api.POST("/models/:id/space", mod.computeSpaceMap, jsonSmall...)
 	api.GET("/models/:id/space/neighbours", mod.spaceNeighbours)
+	api.GET("/models/:id/instances", mod.instanceMap)
+	api.POST("/models/:id/instances", mod.computeInstanceMap, jsonSmall...)
+	api.GET("/models/:id/instances/docs", mod.instanceDocs)
 	api.POST("/models/:id/space/neighbours", mod.computeSpaceNeighbours, jsonSmall...)
 	api.GET("/models/:id/tags", mod.tags)
 

@@ -273,33 +273,44 @@ func (s *Server) spaceJob(row *store.ModelRow, variant, proj string, ts tsneSett
 
 // computeSpace computes and stores a whole-space map.
 func (s *Server) computeSpace(ctx context.Context, rep *jobs.Reporter, modelID, variant, proj string, ts tsneSettings) error {
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	row, m, err := s.model(ctx, modelID)
+	out, err := s.spaceEmbedding(ctx, rep.Progress, modelID, variant, proj, ts)
 	if err != nil {
-		return err
-	}
-	rep.Progress(0.02, "embedding", "averaging every term's CE over its training documents")
-	cs, err := s.termCentroids(ctx, row, m, variant)
-	if err != nil {
-		return err
-	}
-	sp := app.Space{Variant: variant, Projection: proj, Perplexity: ts.Perplexity, Iterations: ts.Iterations, Seed: ts.Seed}
-	out, err := sp.Compute(ctx, app.SpaceTerms{Terms: cs.terms, Vecs: cs.vecs, Counts: cs.counts}, cs.oov, rep.Progress)
-	if err != nil {
-		return err
-	}
-	out.SetTopics(m)
-	b, err := json.Marshal(out)
-	if err != nil {
-		return err
-	}
-	if err := s.saveMap(ctx, modelID, spaceKey(variant, proj, row.CorpusID, ts), b, nil, nil); err != nil {
 		return err
 	}
 	rep.Progress(1, "done", fmt.Sprintf("%d terms", len(out.Terms)))
 	return nil
+}
+
+// spaceEmbedding computes and stores a whole-space map and returns it with
+// its t-SNE embedding (out.Emb, kept in memory with the map too: what the
+// instance map places its points in).
+func (s *Server) spaceEmbedding(ctx context.Context, progress app.Progress, modelID, variant, proj string, ts tsneSettings) (*app.SpaceMap, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	row, m, err := s.model(ctx, modelID)
+	if err != nil {
+		return nil, err
+	}
+	progress(0.02, "embedding", "averaging every term's CE over its training documents")
+	cs, err := s.termCentroids(ctx, row, m, variant)
+	if err != nil {
+		return nil, err
+	}
+	sp := app.Space{Variant: variant, Projection: proj, Perplexity: ts.Perplexity, Iterations: ts.Iterations, Seed: ts.Seed}
+	out, err := sp.Compute(ctx, app.SpaceTerms{Terms: cs.terms, Vecs: cs.vecs, Counts: cs.counts}, cs.oov, progress)
+	if err != nil {
+		return nil, err
+	}
+	out.SetTopics(m)
+	b, err := json.Marshal(out)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.saveMap(ctx, modelID, spaceKey(variant, proj, row.CorpusID, ts), b, nil, out.Emb); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // spaceMapJSON brings a stored whole-space map to the current form: one

@@ -135,13 +135,16 @@ type ExplorerPage struct {
 	// for the context map.
 	ContextDocs []ContextDoc
 	// View is "space" for the map of the whole space (one point per term),
-	// "" for the instances of one term.
+	// "instances" for the map of every instance, "" for the instances of one
+	// term.
 	View string
 	// Projection of the whole-space map: "tsne" or "pca".
 	Projection string
 	// SpaceURL is the API URL of the whole-space map; K the neighbours listed.
 	SpaceURL string
 	K        int
+	// InstancesURL is the API URL of the map of every instance (binary).
+	InstancesURL string
 	// TSNE holds the t-SNE controls of the whole-space map as given
 	// (perplexity, iters, seed; empty for the defaults).
 	TSNE [3]string

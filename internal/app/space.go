@@ -5,6 +5,7 @@ import (
 	"fmt"
 
 	"github.com/taglens/taglens/ml/ce"
+	"github.com/taglens/taglens/tsne"
 
 	"gonum.org/v1/gonum/mat"
 	"gonum.org/v1/gonum/stat"
@@ -44,6 +45,9 @@ type SpaceMap struct {
 	// map of the vocabulary without moving it (t-SNE's Transform, or PCA's
 	// axes).
 	OOVFrom int `json:"oov_from,omitempty"`
+	// Emb is the t-SNE embedding of the vocabulary's points (nil for PCA):
+	// what InstanceSpace places the instances in. Not part of the JSON.
+	Emb *tsne.Embedding `json:"-"`
 }
 
 // SpaceTerms are points of a whole-space map before projection: names,
@@ -121,7 +125,7 @@ func (s Space) Compute(ctx context.Context, vocab, oov SpaceTerms, progress Prog
 		if err != nil {
 			return nil, err
 		}
-		y, out.KL, out.Perplexity, out.Iterations = emb.Y, emb.KL, Round4(emb.Perplexity), emb.Iterations
+		y, out.KL, out.Perplexity, out.Iterations, out.Emb = emb.Y, emb.KL, Round4(emb.Perplexity), emb.Iterations, emb
 		if len(oov.Vecs) > 0 {
 			progress(0.96, "tsne", fmt.Sprintf("placing %d tags outside the vocabulary", len(oov.Vecs)))
 			if yOOV, err = PlaceTSNE(ctx, emb, oov.Vecs, s.Seed); err != nil {

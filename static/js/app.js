@@ -352,8 +352,10 @@
   // queued or running, status follows the job and the map is read again once
   // it is done; otherwise status says why there is no map and the page's
   // "Compute this map" button (a POST of the page's parameters) is shown.
-  function loadMap(url, status, what, draw) {
+  // With binary, a computed map is handed over as an ArrayBuffer.
+  function loadMap(url, status, what, draw, binary) {
     fetch(url).then(function (r) {
+      if (binary && r.status === 200) return r.arrayBuffer().then(function (buf) { return { status: 200, body: buf }; });
       return r.json().then(function (body) { return { status: r.status, body: body }; });
     }).then(function (res) {
       var b = res.body || {};
@@ -369,7 +371,7 @@
         });
         es.addEventListener("end", function () {
           es.close();
-          loadMap(url, status, what, draw); // the map, or why the job did not make it
+          loadMap(url, status, what, draw, binary); // the map, or why the job did not make it
         });
         return;
       }
@@ -521,6 +523,7 @@
     root.querySelectorAll("label.drop").forEach(dropzone);
     if (window.taglens.termExplorer) root.querySelectorAll("[data-map-url]").forEach(window.taglens.termExplorer);
     if (window.taglens.spaceExplorer) root.querySelectorAll("[data-space-url]").forEach(window.taglens.spaceExplorer);
+    if (window.taglens.instancesExplorer) root.querySelectorAll("[data-instances-url]").forEach(window.taglens.instancesExplorer);
     root.querySelectorAll("select[data-model-switch]").forEach(modelSwitch);
     root.querySelectorAll("form[data-testid=compare-form]").forEach(compareForm);
     root.querySelectorAll("form[data-testid=side-form]").forEach(sideForm);

@@ -41,7 +41,21 @@
       for (i = 0; i < NUM_BINS; i++) labels.push((lo + i * w).toFixed(1) + "–" + (lo + (i + 1) * w).toFixed(1));
       for (i = 0; i < n; i++) bin[i] = Math.min(NUM_BINS - 1, Math.floor((v[i] - lo) / w));
     }
-    return { id: id, name: name, numeric: true, labels: labels, binsOf: function (i) { return [bin[i]]; } };
+    return { id: id, name: name, numeric: true, labels: labels, binsOf: function (i) { return [bin[i]]; }, binOf: function (i) { return bin[i]; } };
+  }
+
+  // codeFacet counts the small integer codes codeOf(i) of n points (−1:
+  // none) and keeps the CAT_MAX most frequent, labelled by labelOf(code);
+  // one bin a point, kept in an Int32Array (a map of 10^6 points).
+  function codeFacet(id, name, codeOf, labelOf, n) {
+    var count = new Map(), i, c;
+    for (i = 0; i < n; i++) { c = codeOf(i); if (c >= 0) count.set(c, (count.get(c) || 0) + 1); }
+    var codes = Array.from(count.keys()).sort(function (a, b) { return count.get(b) - count.get(a) || a - b; }).slice(0, CAT_MAX);
+    var index = new Map();
+    codes.forEach(function (c, k) { index.set(c, k); });
+    var bin = function (i) { var k = index.get(codeOf(i)); return k === undefined ? -1 : k; };
+    return { id: id, name: name, numeric: false, labels: codes.map(labelOf), binOf: bin,
+      binsOf: function (i) { var k = bin(i); return k < 0 ? [] : [k]; } };
   }
 
   // catFacet counts categories (each point has one, or an array of them)
@@ -84,9 +98,12 @@
     this.lasso = null;   // Uint8Array of the points inside the lasso or box, or null
     this.brush = {};     // facet id → {bin: true}
     this.mode = "pan";
+    // A facet of one bin a point (binOf; −1: none) keeps its bins in an
+    // Int32Array, others an array of bins a point.
     this.bins = src.facets.map(function (f) {
-      var b = new Array(this.n);
-      for (var i = 0; i < this.n; i++) b[i] = f.binsOf(i);
+      var b = f.binOf ? new Int32Array(this.n) : new Array(this.n), i;
+      if (f.binOf) for (i = 0; i < this.n; i++) b[i] = f.binOf(i);
+      else for (i = 0; i < this.n; i++) b[i] = f.binsOf(i);
       return b;
     }, this);
     this.build();
@@ -219,7 +236,10 @@
     for (var i = 0; i < this.n; i++) {
       if (this.lasso && !this.lasso[i]) continue;
       var ok = true;
-      for (var b = 0; b < brushed.length && ok; b++) ok = bins[brushed[b].k][i].some(function (j) { return brushed[b].set[j]; });
+      for (var b = 0; b < brushed.length && ok; b++) {
+        var bs = bins[brushed[b].k][i];
+        ok = typeof bs === "number" ? !!brushed[b].set[bs] : bs.some(function (j) { return brushed[b].set[j]; });
+      }
       if (ok) m[i] = 1;
     }
     return m;
@@ -243,7 +263,10 @@
     this.hists.replaceChildren();
     this.src.facets.forEach(function (f, k) {
       var all = new Array(f.labels.length).fill(0), sel = new Array(f.labels.length).fill(0);
-      self.bins[k].forEach(function (bs, i) { bs.forEach(function (b) { all[b]++; if (m && m[i]) sel[b]++; }); });
+      var bins = self.bins[k];
+      if (bins instanceof Int32Array) {
+        for (var i = 0; i < bins.length; i++) if (bins[i] >= 0) { all[bins[i]]++; if (m && m[i]) sel[bins[i]]++; }
+      } else bins.forEach(function (bs, i) { bs.forEach(function (b) { all[b]++; if (m && m[i]) sel[b]++; }); });
       var fig = el("figure", { class: "hist" + (f.numeric ? " hist-num" : " hist-cat"), "data-testid": "hist-" + f.id });
       fig.appendChild(el("figcaption", {}, f.name));
       fig.appendChild(f.numeric ? self.columns(f, all, sel, m) : self.rows(f, all, sel, m));
@@ -332,17 +355,22 @@
       return;
     }
     this.summary.textContent = count + " point" + (count === 1 ? "" : "s") + " selected" + (count > LIST_MAX ? " (the first " + LIST_MAX + " listed; the CSV has them all)" : "");
-    var shown = 0;
+    var shown = 0, idx = [], details = [];
     for (var i = 0; i < this.n && shown < LIST_MAX; i++) {
       if (!m[i]) continue;
       shown++;
       var it = this.src.item(i), li = el("li", { "data-testid": "selection-item" });
       var b = el("button", { type: "button", class: "link", title: "select this point" }, it.title);
       b.addEventListener("click", this.src.pick.bind(null, i));
-      li.append(b, " ", el("span", { class: "muted" }, it.detail));
+      var d = el("span", { class: "muted" }, it.detail);
+      li.append(b, " ", d);
       this.list.appendChild(li);
+      idx.push(i);
+      details.push(d);
     }
     this.box.setAttribute("data-listed", String(shown));
+    // A map whose points' details live on the server fills them in (listed).
+    if (this.src.listed) this.src.listed(idx, details);
   };
 
   // csvText is the selection as CSV: a header, then a row a point.
@@ -432,5 +460,6 @@
     });
   }
 
-  window.taglensSelect = { termMap: termMap, spaceMap: spaceMap, Selector: Selector, inside: inside, csvField: csvField };
+  window.taglensSelect = { termMap: termMap, spaceMap: spaceMap, Selector: Selector, inside: inside, csvField: csvField,
+    numFacet: numFacet, codeFacet: codeFacet, later: later };
 })();
