@@ -93,37 +93,10 @@ func measureMap(t *testing.T, ctx context.Context, url, box, chart string) (ms, 
 		t.Fatal(err)
 	}
 	how, _ = chromedp.Run(ctx, chromedp.Evaluate[string](sel+`.getAttribute('data-renderer') || 'canvas'`))
-	gesture := func(window string) panResult {
-		// A pause first, so that each gesture starts as a new one.
-		time.Sleep(500 * time.Millisecond)
-		r, err := chromedp.Run(ctx, chromedp.Evaluate[panResult](fmt.Sprintf(`new Promise(function (done) {
-			var c = window.taglensCharts[%q], L = window.taglensGL && window.taglensGL.layers[%q], i = 0, t0 = performance.now();
-			var d0 = L ? L.draws : 0, m0 = L ? L.moves : 0;
-			function frame() {
-				var w = (%s)(i);
-				c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: w[0], end: w[1]});
-				if (++i < 60) { requestAnimationFrame(frame); return; }
-				requestAnimationFrame(function () {
-					var t1 = performance.now(), r = {FPS: 60 * 1000 / (t1 - t0), GL: !!L};
-					if (!L) { done(r); return; }
-					r.Draws = L.draws - d0; r.Moves = L.moves - m0;
-					(function settle() {
-						if (L.settled()) { L.finish(); r.SettleMS = performance.now() - t1; done(r); return; }
-						setTimeout(settle, 5);
-					})();
-				});
-			}
-			requestAnimationFrame(frame);
-		})`, chart, chart, window), chromedp.EvalAwaitPromise))
-		if err != nil {
-			t.Fatal(err)
-		}
-		return r
-	}
-	pan = gesture(`function (i) { return [10 + i * 0.5, 50 + i * 0.5]; }`)
+	pan = gesture(t, ctx, chart, panWindow)
 	step(t, ctx, "zoom out", 10*time.Second, chromedp.Evaluate[chromedp.Void](fmt.Sprintf(
 		`window.taglensCharts[%q].dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 10, end: 90})`, chart)))
-	zoom = gesture(`function (i) { return [10 + i / 3, 90 - i / 3]; }`)
+	zoom = gesture(t, ctx, chart, zoomWindow)
 	return ms, how, pan, zoom
 }
 
@@ -166,4 +139,42 @@ func putSyntheticSpace(t *testing.T, ts *testServer, modelID string, n int) {
 	if err := ts.store.PutMap(context.Background(), modelID, key, b); err != nil {
 		t.Fatal(err)
 	}
+}
+
+// The windows of measureMap's gestures: a pan moves a window of 40% of x by
+// 30% of x; a zoom narrows x from 10-90% to 30-70%.
+const (
+	panWindow  = `function (i) { return [10 + i * 0.5, 50 + i * 0.5]; }`
+	zoomWindow = `function (i) { return [10 + i / 3, 90 - i / 3]; }`
+)
+
+// gesture changes the x zoom window of chart every animation frame, 60
+// times (window(i): the frame's [start, end] in percent), and measures it.
+func gesture(t *testing.T, ctx context.Context, chart, window string) panResult {
+	t.Helper()
+	// A pause first, so that each gesture starts as a new one.
+	time.Sleep(500 * time.Millisecond)
+	r, err := chromedp.Run(ctx, chromedp.Evaluate[panResult](fmt.Sprintf(`new Promise(function (done) {
+		var c = window.taglensCharts[%q], L = window.taglensGL && window.taglensGL.layers[%q], i = 0, t0 = performance.now();
+		var d0 = L ? L.draws : 0, m0 = L ? L.moves : 0;
+		function frame() {
+			var w = (%s)(i);
+			c.dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: w[0], end: w[1]});
+			if (++i < 60) { requestAnimationFrame(frame); return; }
+			requestAnimationFrame(function () {
+				var t1 = performance.now(), r = {FPS: 60 * 1000 / (t1 - t0), GL: !!L};
+				if (!L) { done(r); return; }
+				r.Draws = L.draws - d0; r.Moves = L.moves - m0;
+				(function settle() {
+					if (L.settled()) { L.finish(); r.SettleMS = performance.now() - t1; done(r); return; }
+					setTimeout(settle, 5);
+				})();
+			});
+		}
+		requestAnimationFrame(frame);
+	})`, chart, chart, window), chromedp.EvalAwaitPromise))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
 }

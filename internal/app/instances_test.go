@@ -3,6 +3,8 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -122,13 +124,38 @@ func TestInstanceSpaceTime(t *testing.T) {
 	t0 := time.Now()
 	sm := instanceBase(t, m, docs)
 	tSpace := time.Since(t0)
+	var ref *Instances
 	for _, iters := range []int{250, 100} {
 		t1 := time.Now()
 		out, err := InstanceSpace{Model: m, Variant: ce.DefaultVariant, Emb: sm.Emb, Seed: 1, Iterations: iters}.Compute(context.Background(), docs)
 		if err != nil {
 			t.Fatal(err)
 		}
-		t.Logf("%d instances of %d terms (%d documents): whole-space t-SNE %v, instance CEs and Transform (%d iterations) %v",
-			len(out.X), len(sm.Terms), len(docs), tSpace.Round(time.Millisecond), iters, time.Since(t1).Round(time.Millisecond))
+		took := time.Since(t1)
+		// How far the instances land from where 250 iterations put them, in
+		// parts of the map's width.
+		var note string
+		if ref == nil {
+			ref = out
+		} else {
+			lo, hi := slices.Min(ref.X), slices.Max(ref.X)
+			d := make([]float64, len(out.X))
+			for i := range d {
+				d[i] = math.Hypot(float64(out.X[i]-ref.X[i]), float64(out.Y[i]-ref.Y[i])) / float64(hi-lo)
+			}
+			slices.Sort(d)
+			note = fmt.Sprintf("; from the 250-iteration places: median %.4f, 95th percentile %.4f of the map's width", d[len(d)/2], d[len(d)*95/100])
+		}
+		t.Logf("%d instances of %d terms (%d documents): whole-space t-SNE %v, instance CEs and Transform (%d iterations) %v%s",
+			len(out.X), len(sm.Terms), len(docs), tSpace.Round(time.Millisecond), iters, took.Round(time.Millisecond), note)
 	}
+	t0 = time.Now()
+	n := 0
+	for _, d := range docs {
+		if ids, _, _, _, err := m.EmbedDocument(ce.DefaultVariant, d); err == nil {
+			n += len(ids)
+			DocumentTopic(m, d)
+		}
+	}
+	t.Logf("of which the %d instance CEs and the documents' topics alone: %v", n, time.Since(t0).Round(time.Millisecond))
 }
