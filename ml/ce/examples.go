@@ -4,6 +4,8 @@ import (
 	"math/rand/v2"
 	"slices"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/taglens/taglens/ml/nn"
 )
 
@@ -35,6 +37,25 @@ type trainSet struct {
 	prod int
 	// balanced selects the class-balanced weights of Eq. 5 (nn.Target.Balanced).
 	balanced bool
+}
+
+// addMean prepares the mean term row of context c (sum, and prod with
+// ContextLDAMeanProduct); nothing for the paper's context.
+func (s *trainSet) addMean(c string) {
+	if !hasMean(c) {
+		return
+	}
+	dm := meanDim(len(s.termX[0]))
+	s.sum = make([][]float64, len(s.docs))
+	for i, d := range s.docs {
+		s.sum[i] = make([]float64, dm)
+		for _, τ := range d {
+			floats.Add(s.sum[i], s.termX[τ][:dm])
+		}
+	}
+	if c == ContextLDAMeanProduct {
+		s.prod = dm
+	}
 }
 
 func (s *trainSet) inputDim() int { return len(s.termX[0]) + s.ctxDim() + s.prod }

@@ -10,7 +10,6 @@ import (
 	"slices"
 	"time"
 
-	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/corpus"
@@ -343,18 +342,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 			set.multi = append(set.multi, i)
 		}
 	}
-	if hasMean(cfg.Context) {
-		set.sum = make([][]float64, len(docs))
-		for i, d := range docs {
-			set.sum[i] = make([]float64, meanDim(terms.Dim()))
-			for _, τ := range d {
-				floats.Add(set.sum[i], set.termX[τ][:len(set.sum[i])])
-			}
-		}
-		if cfg.Context == ContextLDAMeanProduct {
-			set.prod = meanDim(terms.Dim())
-		}
-	}
+	set.addMean(cfg.Context)
 	t.set = set
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
 	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[Variant][]float64{}}
