@@ -18,6 +18,12 @@
 // once when the view leaves the drawn area or the zoom changed more than
 // twice. Counting frames, not only milliseconds, keeps a gesture whole on a
 // loaded machine, where one frame can come long after the previous one.
+//
+// From BIG points on (the map of every instance, up to 10^6), where a full
+// frame costs software rendering hundreds of ms, every view change the last
+// frame can show moves it, the first of a gesture too, and the drawn margin
+// is BIG_MARGIN (a pan of a whole view's width stays inside it); the full
+// frame follows when the changes pause (docs/quality-notes.md, D50).
 (function () {
   "use strict";
 
@@ -118,6 +124,7 @@
   var IDLE = 250;    // ms without a view change that end a gesture (taglensGL.idle)
   var QUIET = 3;     // animation frames without a view change that end a gesture
   var MARGIN = 0.5;  // drawn margin around the grid, in parts of its size
+  var BIG = 200000, BIG_MARGIN = 1;
   var MAX_ZOOM = 2;  // a gesture's zoom beyond this factor draws again
 
   function Layer(el, x, y) {
@@ -141,6 +148,7 @@
     var gl = canvas.getContext("webgl", { antialias: false, premultipliedAlpha: false, alpha: true });
     if (!gl) throw new Error("taglens GL: no WebGL context");
     this.el = el; this.canvas = canvas; this.gl = gl; this.n = x.length; this.x = x; this.y = y;
+    this.margin = this.n >= BIG ? BIG_MARGIN : MARGIN; // the drawn margin, in parts of the grid's size
     this.prog = program(gl);
     this.grid = bucketGrid(x, y);
     this.rgba = new Uint8Array(4 * this.n);
@@ -185,7 +193,7 @@
     // A gesture's views come in consecutive frames or less than IDLE ms
     // apart, counted from the end of the previous one's work (a slow full
     // frame, or a frame stalled by other work, does not end the gesture).
-    var gesture = this.quiet < QUIET || performance.now() - this.lastChange < window.taglensGL.idle;
+    var gesture = this.n >= BIG || this.quiet < QUIET || performance.now() - this.lastChange < window.taglensGL.idle;
     if (gesture && this.canMove(v)) this.move(v);
     else this.draw();
     this.lastChange = performance.now();
@@ -202,7 +210,7 @@
       d.clip.width !== v.clip.width || d.clip.height !== v.clip.height) return false;
     var kx = v.sx / d.sx, ky = v.sy / d.sy;
     if (!(kx > 1 / MAX_ZOOM && kx < MAX_ZOOM && ky > 1 / MAX_ZOOM && ky < MAX_ZOOM)) return false;
-    var m = marginOf(d);
+    var m = marginOf(d, this.margin);
     var inside = function (c, half, dc, dhalf, lo, hi) {
       var a = Math.max(c - half, lo), b = Math.min(c + half, hi);
       return a >= b || (a >= dc - dhalf && b <= dc + dhalf);
@@ -213,7 +221,7 @@
 
   // move shows view v by a CSS transform of the frame drawn for drawnView.
   Layer.prototype.move = function (v) {
-    var d = this.drawnView, m = marginOf(d);
+    var d = this.drawnView, m = marginOf(d, this.margin);
     var kx = v.sx / d.sx, ky = v.sy / d.sy;
     // A canvas pixel l (chart pixel l + origin under d) goes to the box's pixel l·k + t.
     var tx = (d.clip.x - m.x - d.px) * kx + (d.cx - v.cx) * v.sx + v.px - v.clip.x;
@@ -243,12 +251,13 @@
   // settled tells whether the canvas shows a full frame of the current view.
   Layer.prototype.settled = function () { return !this.timer && this.drawnView === this.view; };
 
-  function marginOf(v) { return { x: Math.round(v.clip.width * MARGIN), y: Math.round(v.clip.height * MARGIN) }; }
+  // marginOf is the drawn margin of view v: k (default MARGIN) of its size a side.
+  function marginOf(v, k) { k = k || MARGIN; return { x: Math.round(v.clip.width * k), y: Math.round(v.clip.height * k) }; }
 
   // resize sizes the box to the grid's rectangle and the canvas to it and
   // its margins; it returns the device pixel ratio drawn at.
   Layer.prototype.resize = function (v) {
-    var dpr = this.ratio || window.devicePixelRatio || 1, c = this.canvas, r = v.clip, m = marginOf(v);
+    var dpr = this.ratio || window.devicePixelRatio || 1, c = this.canvas, r = v.clip, m = marginOf(v, this.margin);
     var b = this.box.style;
     b.left = r.x + "px"; b.top = r.y + "px"; b.width = r.width + "px"; b.height = r.height + "px";
     var cw = r.width + 2 * m.x, ch = r.height + 2 * m.y;
@@ -265,7 +274,7 @@
   Layer.prototype.draw = function () {
     var gl = this.gl, v = this.view, p = this.prog;
     if (!v) return;
-    var dpr = this.resize(v), m = marginOf(v);
+    var dpr = this.resize(v), m = marginOf(v, this.margin);
     this.drawnView = v;
     gl.viewport(0, 0, this.canvas.width, this.canvas.height);
     gl.disable(gl.SCISSOR_TEST);
@@ -458,7 +467,7 @@
     layer.ratio = 2;
     layer.draw();
     if (v) {
-      var m = marginOf(v), r = v.clip;
+      var m = marginOf(v, layer.margin), r = v.clip;
       ctx.save();
       ctx.beginPath();
       ctx.rect(r.x * k, r.y * k, r.width * k, r.height * k);
