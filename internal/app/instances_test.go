@@ -158,4 +158,18 @@ func TestInstanceSpaceTime(t *testing.T) {
 		}
 	}
 	t.Logf("of which the %d instance CEs and the documents' topics alone: %v", n, time.Since(t0).Round(time.Millisecond))
+	// The alternative: t-SNE of the instances themselves (FFT gradient,
+	// approximate neighbours from 50,000 points on), 1000 iterations.
+	var x [][]float64
+	for _, d := range docs {
+		if _, _, ce, _, err := m.EmbedDocument(ce.DefaultVariant, d); err == nil {
+			x = append(x, ce...)
+		}
+	}
+	t0 = time.Now()
+	emb, err := MapTSNE(context.Background(), x, "instances", 30, 1000, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("t-SNE of the %d instance CEs instead (%s, %s neighbours, 1000 iterations): %v", len(x), emb.Method, emb.Neighbours, time.Since(t0).Round(time.Millisecond))
 }
