@@ -73,6 +73,11 @@ func TestBrowserInstanceMap(t *testing.T) {
 		t.Fatalf("the page drew %v instances (-1: no layer, not all shown or no ink), want the server's %d", drawn, hdr.N)
 	}
 
+	// On a desktop the map fills the window's width (the page's main column stops at 1280 px).
+	if w := num(t, ctx, `document.getElementById("instances").getBoundingClientRect().width / window.innerWidth`); w < 0.9 {
+		t.Errorf("the map is %.2f of the window's width at 1400 px, want it to fill the window", w)
+	}
+
 	// A lasso: the instances inside it selected, listed with their documents.
 	waitJS(t, ctx, "selection tools", time.Minute, `!!document.querySelector('[data-testid="tool-lasso"]')`)
 	step(t, ctx, "lasso mode", 10*time.Second, chromedp.Click(tid("tool-lasso")))
@@ -114,4 +119,12 @@ func TestBrowserInstanceMap(t *testing.T) {
 	t.Logf("%d instances drawn in %s ms after their data arrived; the lasso selected %v, listed %d", hdr.N,
 		str(t, ctx, `document.querySelector('[data-testid="instances-map"]').getAttribute("data-render-ms")`), sel, len(items))
 	screenshot(t, ctx, shotDir(t), "5k-instances-map")
+
+	// At 390 px the page does not scroll sideways.
+	step(t, ctx, "390 px", time.Minute, chromedp.EmulateViewport(390, 844), chromedp.Reload())
+	waitJS(t, ctx, "instance map drawn at 390 px", time.Minute,
+		`document.querySelector('[data-testid="instances-map"]').getAttribute('data-render-ms') !== null`)
+	if over := num(t, ctx, `document.documentElement.scrollWidth - window.innerWidth`); over > 0 {
+		t.Errorf("at 390 px the instance page scrolls sideways by %v px", over)
+	}
 }
