@@ -70,6 +70,9 @@ func TestBrowserInstanceBench(t *testing.T) {
 		step(t, ctx, "zoom out", 10*time.Second, chromedp.Evaluate[chromedp.Void](
 			`window.taglensCharts["instances"].dispatchAction({type: "dataZoom", dataZoomIndex: 0, start: 10, end: 90})`))
 		zoom := gesture(t, ctx, "instances", zoomWindow)
+		if run == 1 {
+			screenshot(t, ctx, shotDir(t), "5l-instances-bench")
+		}
 		t.Logf("run %d: %s instances (%.1f MB binary): first render %s ms after the data arrived (page open to drawn %v); pan %.1f frames/s%s; zoom %.1f frames/s%s; density and region labels %s ms (headless Chromium, software rendering, load average %s)",
 			run, points, float64(len(b))/1e6, ms, loaded.Round(time.Millisecond), pan.FPS, pan.layerNote(), zoom.FPS, zoom.layerNote(), dms, loadAverage())
 	}

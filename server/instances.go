@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -144,7 +146,7 @@ func (s *Server) computeInstances(ctx context.Context, rep *jobs.Reporter, model
 	}
 	var sm *app.SpaceMap
 	if e := s.maps.get(modelID + "|" + spaceKey(variant, projTSNE, row.CorpusID, ts)); e != nil && e.emb != nil {
-		sm = &app.SpaceMap{Emb: e.emb}
+		sm = &app.SpaceMap{Emb: e.emb, Perplexity: app.Round4(e.emb.Perplexity)}
 	} else {
 		scaled := func(f float64, stage, msg string) { rep.Progress(0.3*f, stage, "the whole-space map: "+msg) }
 		if sm, err = s.spaceEmbedding(ctx, scaled, modelID, variant, projTSNE, ts); err != nil {
@@ -182,6 +184,40 @@ func (s *Server) computeInstances(ctx context.Context, rep *jobs.Reporter, model
 	s.maps.put(modelID+"|"+key, newBinEntry(b))
 	rep.Progress(1, "done", fmt.Sprintf("%d instances of %d documents", len(out.X), len(docs)))
 	return nil
+}
+
+// trainDocsCache keeps the training documents of the last few models
+// (trainingDocs), so that listing a selection's documents does not read the
+// corpus again each time.
+type trainDocsCache struct {
+	mu   sync.Mutex
+	ids  []string
+	docs [][]instanceDoc
+}
+
+const trainDocsKept = 4
+
+// cachedTrainingDocs is trainingDocs kept in the server's trainDocsCache.
+func (s *Server) cachedTrainingDocs(ctx context.Context, row *store.ModelRow, m *ce.Model) ([]instanceDoc, error) {
+	c := &s.trainDocs
+	c.mu.Lock()
+	if i := slices.Index(c.ids, row.ID); i >= 0 {
+		d := c.docs[i]
+		c.mu.Unlock()
+		return d, nil
+	}
+	c.mu.Unlock()
+	docs, err := s.trainingDocs(ctx, row, m)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if len(c.ids) >= trainDocsKept {
+		c.ids, c.docs = c.ids[1:], c.docs[1:]
+	}
+	c.ids, c.docs = append(c.ids, row.ID), append(c.docs, docs)
+	return docs, nil
 }
 
 // trainingDocs returns the training documents of a model (the split it was
@@ -229,7 +265,7 @@ func (h *modelsAPI) instanceDocs(c echo.Context) error {
 	if len(raw) > maxInstanceDocs {
 		return app.BadInput("doc", "at most %d documents, got %d", maxInstanceDocs, len(raw))
 	}
-	docs, err := h.s.trainingDocs(c.Request().Context(), row, m)
+	docs, err := h.s.cachedTrainingDocs(c.Request().Context(), row, m)
 	if err != nil {
 		return err
 	}

@@ -177,6 +177,9 @@ type Server struct {
 	// budgets (corpus.ParseOptions.MaxMemory each) up past the server's.
 	parsing chan struct{}
 	ctxDocs sync.Map // model id → []views.ContextDoc offered for the context map
+	// trainDocs keeps the training documents of the models whose instance
+	// maps' documents were last listed (instanceDocs).
+	trainDocs trainDocsCache
 }
 
 // New returns a server on the given store. Jobs left running by an earlier process
