@@ -7,10 +7,12 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"testing"
 	"time"
 
+	"github.com/taglens/taglens/internal/testkit"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/ml/shareddata"
@@ -126,12 +128,15 @@ func TestInstanceSpaceTime(t *testing.T) {
 	tSpace := time.Since(t0)
 	var ref *Instances
 	for _, iters := range []int{250, 100} {
+		runtime.GC()
+		rss0 := testkit.PeakRSS(t, true)
 		t1 := time.Now()
 		out, err := InstanceSpace{Model: m, Variant: ce.DefaultVariant, Emb: sm.Emb, Seed: 1, Iterations: iters}.Compute(context.Background(), docs)
 		if err != nil {
 			t.Fatal(err)
 		}
 		took := time.Since(t1)
+		grew := float64(testkit.PeakRSS(t, false)-rss0) / (1 << 20)
 		// How far the instances land from where 250 iterations put them, in
 		// parts of the map's width.
 		var note string
@@ -146,8 +151,8 @@ func TestInstanceSpaceTime(t *testing.T) {
 			slices.Sort(d)
 			note = fmt.Sprintf("; from the 250-iteration places: median %.4f, 95th percentile %.4f of the map's width", d[len(d)/2], d[len(d)*95/100])
 		}
-		t.Logf("%d instances of %d terms (%d documents): whole-space t-SNE %v, instance CEs and Transform (%d iterations) %v%s",
-			len(out.X), len(sm.Terms), len(docs), tSpace.Round(time.Millisecond), iters, took.Round(time.Millisecond), note)
+		t.Logf("%d instances of %d terms (%d documents): whole-space t-SNE %v, instance CEs and Transform (%d iterations) %v, peak RSS %.0f MiB above the start%s",
+			len(out.X), len(sm.Terms), len(docs), tSpace.Round(time.Millisecond), iters, took.Round(time.Millisecond), grew, note)
 	}
 	t0 = time.Now()
 	n := 0
