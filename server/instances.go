@@ -105,21 +105,7 @@ func (h *modelsAPI) computeInstanceMap(c echo.Context) error {
 // loadBinMap is loadMap for a binary map: from memory, else from the store
 // once; nil when neither has it.
 func (s *Server) loadBinMap(ctx context.Context, modelID, key string) *mapEntry {
-	if e := s.maps.get(modelID + "|" + key); e != nil {
-		return e
-	}
-	s.mapLoad.Lock()
-	defer s.mapLoad.Unlock()
-	if e := s.maps.get(modelID + "|" + key); e != nil {
-		return e
-	}
-	b, err := s.store.Map(ctx, modelID, key)
-	if err != nil {
-		return nil
-	}
-	e := newBinEntry(b)
-	s.maps.put(modelID+"|"+key, e)
-	return e
+	return s.loadStored(ctx, modelID, key, newBinEntry)
 }
 
 // instanceJob starts (or joins) the job computing an instance map, in the

@@ -378,6 +378,20 @@ func (s *Server) mapJobFor(modelID, key, kind string, args map[string]any, run f
 // neither has it. upgrade, if not nil, brings stored bytes to the current
 // form (termMapJSON, spaceMapJSON).
 func (s *Server) loadMap(ctx context.Context, modelID, key string, upgrade func(*ce.Model, []byte) []byte) *mapEntry {
+	return s.loadStored(ctx, modelID, key, func(b []byte) *mapEntry {
+		if upgrade != nil {
+			if _, m, err := s.model(ctx, modelID); err == nil {
+				b = upgrade(m, b)
+			}
+		}
+		return newMapEntry(b, nil, nil)
+	})
+}
+
+// loadStored returns the in-memory entry of a model's map key, or, when only
+// the store has the map, the entry entry makes of its stored bytes (kept in
+// memory); concurrent requests wait for the first one. nil when neither has it.
+func (s *Server) loadStored(ctx context.Context, modelID, key string, entry func([]byte) *mapEntry) *mapEntry {
 	if e := s.maps.get(modelID + "|" + key); e != nil {
 		return e
 	}
@@ -390,12 +404,7 @@ func (s *Server) loadMap(ctx context.Context, modelID, key string, upgrade func(
 	if err != nil {
 		return nil
 	}
-	if upgrade != nil {
-		if _, m, err := s.model(ctx, modelID); err == nil {
-			b = upgrade(m, b)
-		}
-	}
-	e := newMapEntry(b, nil, nil)
+	e := entry(b)
 	s.maps.put(modelID+"|"+key, e)
 	return e
 }
