@@ -275,12 +275,7 @@ func (p *pages) instancesView(c echo.Context, q url.Values, vm views.ExplorerPag
 	vm.View = "instances"
 	sq := url.Values{}
 	sq.Set("variant", vm.Variant)
-	for i, name := range []string{"perplexity", "iters", "seed"} {
-		if v := strings.TrimSpace(q.Get(name)); v != "" {
-			vm.TSNE[i] = v
-			sq.Set(name, v)
-		}
-	}
+	tsneQuery(q, &vm, sq)
 	if vm.Error == "" {
 		vm.InstancesURL = "/api/models/" + vm.ModelID + "/instances?" + sq.Encode()
 	}

@@ -56,12 +56,7 @@ func (p *pages) spaceView(c echo.Context, q url.Values, vm views.ExplorerPage, s
 	sq := url.Values{}
 	sq.Set("variant", vm.Variant)
 	sq.Set("projection", vm.Projection)
-	for i, name := range []string{"perplexity", "iters", "seed"} {
-		if v := strings.TrimSpace(q.Get(name)); v != "" {
-			vm.TSNE[i] = v
-			sq.Set(name, v)
-		}
-	}
+	tsneQuery(q, &vm, sq)
 	if vm.Error == "" {
 		vm.SpaceURL = "/api/models/" + vm.ModelID + "/space?" + sq.Encode()
 	}
@@ -426,4 +421,15 @@ func (s *Server) contextDocs(ctx context.Context, modelID, corpusID string, m *c
 	}
 	s.ctxDocs.Store(modelID, out)
 	return out
+}
+
+// tsneQuery copies the page's t-SNE controls (perplexity, iterations, seed)
+// that q sets into the view model and into the map request's query sq.
+func tsneQuery(q url.Values, vm *views.ExplorerPage, sq url.Values) {
+	for i, name := range []string{"perplexity", "iters", "seed"} {
+		if v := strings.TrimSpace(q.Get(name)); v != "" {
+			vm.TSNE[i] = v
+			sq.Set(name, v)
+		}
+	}
 }
