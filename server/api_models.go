@@ -363,7 +363,7 @@ func (h *modelsAPI) tags(c echo.Context) error {
 	return tagMatches(c, cr.Stats.TagCounts)
 }
 
-// neighbours: GET /api/models/:id/neighbours?term=T&doc=DOCID&corpus=ID[&variant=][&k=]
+// neighbours: GET /api/models/:id/neighbours?term=T&doc=DOCID&corpus=ID[&variant=][&k=][&metric=euclidean|cosine]
 // — the nearest vocabulary terms of CE(T|doc), in the context of that document.
 func (h *modelsAPI) neighbours(c echo.Context) error {
 	row, m, err := h.s.readyModel(c)
@@ -393,6 +393,10 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "document", docID)
 	}
+	metric := c.QueryParam("metric")
+	if metric != "" && metric != "euclidean" && metric != "cosine" {
+		return app.BadInput("metric", "must be euclidean or cosine")
+	}
 	// The document's own tags, matched exactly as its map placed them.
 	res, err := m.PrimeDocument(variant, doc.Tags, k)
 	if err != nil {
@@ -401,6 +405,11 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 	list, ok := res.PerTerm[term]
 	if !ok {
 		return &app.NotFoundError{What: "term", ID: term, Reason: fmt.Sprintf("term %q is not a tag of document %q", term, docID)}
+	}
+	if metric == "cosine" {
+		if list, err = m.DocumentNeighbours(variant, doc.Tags, term, k, true); err != nil {
+			return app.BadInput("metric", "cosine neighbours need an in-vocabulary tag: %v", err)
+		}
 	}
 	return c.JSON(http.StatusOK, map[string]any{"term": term, "doc_id": docID, "doc_tags": doc.Tags, "neighbours": list})
 }

@@ -93,6 +93,13 @@ func TestBrowserExplorerDetails(t *testing.T) {
 			document.getElementById("selected").textContent.indexOf("guitar in document") === 0;
 	})()`, pt.X, pt.Y))
 	waitJS(t, ctx, "the instance's neighbours listed", 30*time.Second, `document.querySelectorAll('[data-testid="neighbours"] [data-testid="neighbour-pick"]').length > 0`)
+	// The cosine distance lists the same point's neighbours again, with other distances.
+	listed := `Array.from(document.querySelectorAll('[data-testid="neighbours"] li')).map(function (li) { return li.textContent; }).join("|")`
+	euc := str(listed)
+	str(`(function () { var m = document.querySelector('[data-testid="neighbour-metric"]');
+		m.value = "cosine"; m.dispatchEvent(new Event("change")); return ""; })()`)
+	waitJS(t, ctx, "the instance's cosine neighbours listed", 30*time.Second, `(function () { var l = `+listed+`;
+		return document.querySelectorAll('[data-testid="neighbours"] [data-testid="neighbour-pick"]').length > 0 && l !== `+jsString(euc)+`; })()`)
 	next = str(`document.querySelector('[data-testid="neighbours"] [data-testid="neighbour-pick"]').textContent`)
 	step(t, ctx, "click an instance's neighbour", 10*time.Second, chromedp.Click(`[data-testid="neighbours"] [data-testid="neighbour-pick"]`))
 	waitJS(t, ctx, "the neighbour's map opened", 30*time.Second, `new URL(location.href).searchParams.get("term") === `+jsString(next))

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"encoding/json"
 	"net/http"
 	"net/url"
 	"testing"
@@ -36,6 +37,26 @@ func TestMapAPI(t *testing.T) {
 	}
 	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar", ""), 400, "required")
 	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?term=guitar&doc=nosuch", ""), 404, "nosuch")
+	// By cosine distance: the same number of terms, each within [0, 2], the
+	// term itself first; another metric is refused by name.
+	q.Set("metric", "cosine")
+	rec = ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?"+q.Encode(), "")
+	var cos struct {
+		Neighbours []struct {
+			Term     string  `json:"term"`
+			Distance float64 `json:"distance"`
+		} `json:"neighbours"`
+	}
+	if err := json.Unmarshal(rec.Body.Bytes(), &cos); rec.Code != 200 || err != nil || len(cos.Neighbours) != 4 || cos.Neighbours[0].Term != "guitar" {
+		t.Fatalf("cosine neighbours: %d %s (%v)", rec.Code, rec.Body, err)
+	}
+	for _, n := range cos.Neighbours {
+		if n.Distance < -1e-12 || n.Distance > 2+1e-12 {
+			t.Errorf("cosine distance %v of %s outside [0, 2]", n.Distance, n.Term)
+		}
+	}
+	q.Set("metric", "manhattan")
+	wantError(t, ts.doJSON(http.MethodGet, "/api/models/"+modelID+"/neighbours?"+q.Encode(), ""), 400, "metric")
 
 	// The map survives a restart: a new server over the same store serves it at
 	// once (the first one closed: one server per data folder).

@@ -10,6 +10,8 @@ import (
 	"sort"
 	"strings"
 
+	"gonum.org/v1/gonum/floats"
+
 	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
@@ -155,6 +157,43 @@ func (m *Model) PrimeDocument(variant Variant, tags []string, k int) (*PrimeResu
 		return nil, errors.New("ce: prime: no tag of the document is in the model's vocabulary")
 	}
 	return m.prime(e, ids, oov, k), nil
+}
+
+// DocumentNeighbours returns the k vocabulary terms nearest to CE(term|δ),
+// δ the stored document's tags matched as PrimeDocument matches them, by the
+// Euclidean distance of the CE space (cosine false: PrimeDocument's list of
+// term) or by the cosine distance 1 − cos(CE(term|δ), CE(τ|δ)). term must be
+// an in-vocabulary tag of the document.
+func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, k int, cosine bool) ([]Primed, error) {
+	e, err := m.net(variant)
+	if err != nil {
+		return nil, err
+	}
+	ids, _ := m.encodeTags(tags)
+	id, ok := m.vocab.ID(term)
+	if !ok || !slices.Contains(ids, id) {
+		return nil, fmt.Errorf("ce: neighbours: %q is not an in-vocabulary tag of the document", term)
+	}
+	defaults.Positive(&k, 10)
+	v, d := e.v, e.ceDim()
+	c := make([]float64, m.ctxDim())
+	m.contextTo(c, ids)
+	ce := make([]float64, v*d)
+	e.embedVocab(ce, c)
+	inDoc := make([]bool, v)
+	for _, i := range ids {
+		inDoc[i] = true
+	}
+	q := ce[id*d : (id+1)*d]
+	dist := make([]float64, v)
+	for j := range dist {
+		if cosine {
+			dist[j] = 1 - floats.Dot(q, ce[j*d:(j+1)*d])/(floats.Norm(q, 2)*floats.Norm(ce[j*d:(j+1)*d], 2))
+		} else {
+			dist[j] = euclid(q, ce[j*d:(j+1)*d])
+		}
+	}
+	return topK(m, dist, inDoc, min(k, v)), nil
 }
 
 // prime computes Prime's lists for in-vocabulary ids (sorted, distinct) and

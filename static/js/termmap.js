@@ -115,11 +115,16 @@
     pts.forEach(function (p) { var i = 4 * p[2]; rgba[i] = c[0]; rgba[i + 1] = c[1]; rgba[i + 2] = c[2]; rgba[i + 3] = alpha; });
   }
 
+  // lastClick holds instanceClicked's arguments of the point shown, so that
+  // another distance lists its neighbours again.
+  var lastClick = null;
+
   // instanceClicked shows a clicked point of a term map: its document, a link
   // to overlay the document's terms, and the term's neighbours in its context,
   // each a button: a neighbour drawn on the map in the same document is
   // selected in turn (pick), another opens the map of its term.
   function instanceClicked(pt, params, modelURL, pick) {
+    lastClick = [pt, params, modelURL, pick];
     var sel = document.getElementById("selected");
     sel.innerHTML = "<b>" + T.esc(pt.term) + "</b> in document <code>" + T.esc(pt.doc_id) + "</code> (" + T.esc(pt.corpus) + ")<br/>" +
       "<span class='muted'>" + (pt.tags || []).map(T.esc).join(", ") + "</span><br/>";
@@ -144,6 +149,13 @@
     nb.textContent = "…";
     var q = "?term=" + encodeURIComponent(pt.term) + "&doc=" + encodeURIComponent(pt.doc_id) +
       "&variant=" + encodeURIComponent(params.get("variant") || "") + "&k=10";
+    var metric = document.getElementById("neighbour-metric");
+    if (metric && metric.value === "cosine") q += "&metric=cosine";
+    if (metric && !metric.dataset.bound) {
+      // Changing the distance lists the selected point's neighbours again.
+      metric.dataset.bound = "1";
+      metric.addEventListener("change", function () { if (lastClick) instanceClicked.apply(null, lastClick); });
+    }
     var corp = (params.get("corpus") || "").split(",");
     if (corp.length === 1 && corp[0]) q += "&corpus=" + encodeURIComponent(corp[0]);
     fetch(modelURL + "/neighbours" + q).then(function (r) { return r.json(); }).then(function (res) {
