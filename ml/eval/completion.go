@@ -50,12 +50,7 @@ func (w *worker) completion(m Model, doc []int, i int, opt *Options, acc *docAcc
 		} else {
 			dist := w.dist[:len(rest)*v]
 			m.Distances(rest, rest, w.rng, dist)
-			for t := range mn {
-				mn[t] = math.Inf(1)
-			}
-			for q, t := range rest {
-				minRow(mn, dist[q*v:(q+1)*v], t)
-			}
+			mn = w.eq9Min(rest, nil, dist)
 		}
 		// The context's terms are not candidates: NaN ranks after every
 		// number (RanksTo), so none of them precedes j.

@@ -306,23 +306,30 @@ func (w *worker) doc(m Model, ps []Protocol, doc []int, i int, opt *Options, acc
 			}
 			// Eq. 9: min over t̂ ∈ δ̃, t̂ ≠ τ_j of e(t̂, τ_j | c). NaN distances never
 			// win the minimum; a term with no eligible distance stays at +Inf.
-			mn := w.min
-			for j := range mn {
-				mn[j] = math.Inf(1)
-			}
-			for q, t := range queries {
-				var row []float64
-				if rows != nil {
-					row = rows[q][:v]
-				} else {
-					row = dist[q*v : (q+1)*v]
-				}
-				minRow(mn, row, t)
-			}
+			mn := w.eq9Min(queries, rows, dist)
 			ScoreList(mn, doc, ranks, &w.s)
 			acc.add(&w.s)
 		}
 	}
+}
+
+// eq9Min fills w.min with Eq. 9's minimum over the queries of each term's
+// distance, min_{t̂ ∈ queries, t̂ ≠ τ_j} e(t̂, τ_j | c), from the queries' rows
+// (lent by a RowModel) or, when rows is nil, from dist (len(queries) × V); NaN
+// distances never win, and a term with no eligible distance stays at +Inf.
+func (w *worker) eq9Min(queries []int, rows [][]float64, dist []float64) []float64 {
+	v, mn := w.v, w.min
+	for j := range mn {
+		mn[j] = math.Inf(1)
+	}
+	for q, t := range queries {
+		if rows != nil {
+			minRow(mn, rows[q][:v], t)
+		} else {
+			minRow(mn, dist[q*v:(q+1)*v], t)
+		}
+	}
+	return mn
 }
 
 // checkDocs validates the terms of docs against a vocabulary of v terms and returns
