@@ -176,14 +176,7 @@ func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, 
 	}
 	defaults.Positive(&k, 10)
 	v, d := e.v, e.ceDim()
-	c := make([]float64, m.ctxDim())
-	m.contextTo(c, ids)
-	ce := make([]float64, v*d)
-	e.embedVocab(ce, c)
-	inDoc := make([]bool, v)
-	for _, i := range ids {
-		inDoc[i] = true
-	}
+	ce, inDoc := m.vocabInContext(e, ids)
 	q := ce[id*d : (id+1)*d]
 	dist := make([]float64, v)
 	for j := range dist {
@@ -196,20 +189,27 @@ func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, 
 	return topK(m, dist, inDoc, min(k, v)), nil
 }
 
+// vocabInContext returns CE(τ|δ) of every vocabulary term (|Γ| × ceDim) in
+// the context of the in-vocabulary ids of δ, and which terms δ holds.
+func (m *Model) vocabInContext(e *embedder, ids []int) (ce []float64, inDoc []bool) {
+	c := make([]float64, m.ctxDim())
+	m.contextTo(c, ids)
+	ce = make([]float64, e.v*e.ceDim())
+	e.embedVocab(ce, c)
+	inDoc = make([]bool, e.v)
+	for _, id := range ids {
+		inDoc[id] = true
+	}
+	return ce, inDoc
+}
+
 // prime computes Prime's lists for in-vocabulary ids (sorted, distinct) and
 // OOV tags.
 func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult {
 	defaults.Positive(&k, 10)
 	v, d := e.v, e.ceDim()
 	k = min(k, v)
-	c := make([]float64, m.ctxDim())
-	m.contextTo(c, ids)
-	ce := make([]float64, v*d)
-	e.embedVocab(ce, c)
-	inDoc := make([]bool, v)
-	for _, id := range ids {
-		inDoc[id] = true
-	}
+	ce, inDoc := m.vocabInContext(e, ids)
 	res := &PrimeResult{OOV: oov, PerTerm: map[string][]Primed{}}
 	if res.OOV == nil {
 		res.OOV = []string{}
