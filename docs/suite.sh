@@ -18,8 +18,8 @@
 # First, for every corpus, `taglens train` with the defaults (no flag but
 # --seed) for seeds 1, 2, 3, one training after the other, each timed with its
 # peak memory (/usr/bin/time); then, --jobs at a time, `taglens eval --subset
-# test --baselines all --trials 3` under the extended and the priming protocols
-# (trial i uses the model of seed i and baseline seed i); then `taglens suite`
+# test --baselines all --trials 3` under the extended, the priming and the
+# completion protocols (trial i uses the model of seed i and baseline seed i); then `taglens suite`
 # renders the table. Corpora with a split.tsv use it; the
 # others use the random split `taglens train` draws (--split-seed, by default
 # the same for every training seed, so the three models share a vocabulary).
@@ -117,10 +117,10 @@ eval_one() {
 	fi
 }
 
-# corpus_eval CORPUS: both evaluations of one corpus, in order.
+# corpus_eval CORPUS: the evaluations of one corpus, in order.
 corpus_eval() {
 	local c=$1 p
-	for p in extended priming; do eval_one "$c" "$p" || return 1; done
+	for p in extended priming completion; do eval_one "$c" "$p" || return 1; done
 }
 
 failed=0

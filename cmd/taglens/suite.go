@@ -58,11 +58,12 @@ func readSuite(dir string) (*report.Suite, error) {
 	names := map[string]bool{}
 	for _, e := range entries {
 		n := e.Name()
+		for _, p := range report.SuiteProtocols {
+			if c, ok := strings.CutSuffix(n, "."+p+".json"); ok {
+				names[c] = true
+			}
+		}
 		switch {
-		case strings.HasSuffix(n, ".extended.json"):
-			names[strings.TrimSuffix(n, ".extended.json")] = true
-		case strings.HasSuffix(n, ".priming.json"):
-			names[strings.TrimSuffix(n, ".priming.json")] = true
 		case strings.HasPrefix(n, "train-") && strings.HasSuffix(n, ".time"):
 			base := strings.TrimSuffix(strings.TrimPrefix(n, "train-"), ".time")
 			if i := strings.LastIndex(base, "-s"); i > 0 {
@@ -73,7 +74,7 @@ func readSuite(dir string) (*report.Suite, error) {
 	s := &report.Suite{}
 	for _, c := range slices.Sorted(maps.Keys(names)) {
 		sc := report.SuiteCorpus{Name: c, Reports: map[string]*eval.Report{}}
-		for _, p := range []string{"extended", "priming"} {
+		for _, p := range report.SuiteProtocols {
 			rep, err := readReport(filepath.Join(dir, c+"."+p+".json"))
 			if errors.Is(err, fs.ErrNotExist) {
 				continue

@@ -65,7 +65,7 @@ func TestSuiteTable(t *testing.T) {
 		"Ours first in MAP on 1 of 2 corpora, in MAP and AUC on 0 of 2.",
 		"Where ours is not first in MAP: beta (glove ahead, ours -16.7 %).",
 		"| alpha | 100, 120, 90 | 100 | 160 | 2 |",
-		"Not run yet: alpha (priming evaluation); beta (priming evaluation).",
+		"Not run yet: alpha (priming evaluation, completion evaluation); beta (priming evaluation, completion evaluation).",
 		"The results belong to commit fedcba987654 (code id 0123456789ab",
 	} {
 		if !strings.Contains(got, want) {

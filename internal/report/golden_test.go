@@ -192,7 +192,7 @@ func loadSuite(t *testing.T, dir string) *Suite {
 	s := &Suite{}
 	for _, c := range corpora {
 		sc := SuiteCorpus{Name: c, Reports: map[string]*eval.Report{}}
-		for _, p := range suiteProtocols {
+		for _, p := range SuiteProtocols {
 			path := filepath.Join(dir, c+"."+p+".json")
 			if _, err := os.Stat(path); err == nil {
 				var r eval.Report

@@ -15,9 +15,10 @@ import (
 // suiteOurs are the model names of taglens's own method in the suite's reports.
 var suiteOurs = ce.VariantNames(ce.Variants)
 
-// suiteProtocols are the evaluations of each corpus of the suite, in the order
-// of the document's sections.
-var suiteProtocols = []string{"extended", "priming"}
+// SuiteProtocols are the evaluations of each corpus of the suite, in the order
+// of the document's sections: the file of protocol p for corpus c is
+// c.p.json.
+var SuiteProtocols = []string{"extended", "priming", "completion"}
 
 // Suite is everything docs/suite.md is rendered from.
 type Suite struct {
@@ -36,7 +37,7 @@ type SuiteSource struct {
 // SuiteCorpus is what docs/suite.sh left for one corpus.
 type SuiteCorpus struct {
 	Name string
-	// Reports by protocol ("extended", "priming"); a missing one has not run yet.
+	// Reports by protocol (SuiteProtocols); a missing one has not run yet.
 	Reports map[string]*eval.Report
 	// Trainings of seeds 1, 2, … in order, as far as they have finished.
 	Trainings []TrainTime
@@ -87,7 +88,7 @@ type suiteRow struct {
 
 func suiteRowOf(c SuiteCorpus) suiteRow {
 	row := suiteRow{corpus: c.Name, metric: map[string]eval.Lead{}, train: c.Trainings}
-	for _, p := range suiteProtocols {
+	for _, p := range SuiteProtocols {
 		rep := c.Reports[p]
 		if rep == nil {
 			row.missing = append(row.missing, p+" evaluation")
@@ -133,6 +134,7 @@ func writeSuite(w *strings.Builder, rows []suiteRow, s *Suite) {
 	for _, sec := range []struct{ key, title string }{
 		{"extended", "Extended priming protocol (Eq. 9; every model)"},
 		{"priming", "Priming protocol (Eq. 8; contextual models only: the non-contextual baselines are left out, as the paper does)"},
+		{"completion", "Completion (each term held out of its context and ranked among the terms outside it; taglens's protocol, not the paper's: MAP is the hit rate at 1, AUC the mean reciprocal rank; CRBM left out)"},
 	} {
 		writeSuiteProtocol(w, rows, sec.key, sec.title)
 	}
@@ -165,8 +167,8 @@ func writeSuiteIntro(w *strings.Builder, s *Suite) {
 	}
 }
 
-// writeSuiteProtocol writes the section of one protocol (key "extended" or
-// "priming"): a table row per corpus and how often ours ranks first.
+// writeSuiteProtocol writes the section of one protocol (a key of
+// SuiteProtocols): a table row per corpus and how often ours ranks first.
 func writeSuiteProtocol(w *strings.Builder, rows []suiteRow, key, title string) {
 	fmt.Fprintf(w, "\n## %s\n\n", title)
 	fmt.Fprintf(w, "| corpus | test docs | MAP: ours | best other | margin | p | rank | AUC: ours | best other | margin | p | rank |\n")
