@@ -96,9 +96,15 @@ type CRBMOptions struct {
 	ClampQuery bool
 	// Seed draws the initial weights and the order of the documents.
 	Seed uint64
-	// Progress, if not nil, is called after each epoch with the mean squared
-	// reconstruction error Σ_j (v0_j − v1_j)² per document.
-	Progress func(epoch int, reconErr float64)
+	// Progress, if not nil, is called after each epoch.
+	Progress func(CRBMPoint)
+}
+
+// CRBMPoint is one training epoch of the CRBM: its number (1-based) and the
+// mean squared reconstruction error Σ_j (v0_j − v1_j)² per document.
+type CRBMPoint struct {
+	Epoch    int     `json:"epoch"`
+	ReconErr float64 `json:"recon_err"`
 }
 
 func (c CRBMOptions) withDefaults() CRBMOptions {

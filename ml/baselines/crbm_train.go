@@ -29,8 +29,8 @@ import (
 // documents (extended priming on CAL500's training documents: P@1 = 1.00,
 // MAP 0.978), which the paper's did not (its Siamese-CE beat CRBM there).
 //
-// o.Progress, when not nil, is called after each epoch with the mean squared
-// reconstruction error Σ_j (v0_j − v1_j)² per document. Empty documents are
+// o.Progress, when not nil, is called after each epoch with its number and the
+// mean squared reconstruction error Σ_j (v0_j − v1_j)² per document. Empty documents are
 // skipped (they have no condition unit). Memory is about 4·V·|distinct term
 // sets| + 12·V·|Δ| bytes during training (W, its momentum and its running
 // sum in float32).
@@ -52,7 +52,7 @@ func FitCRBM(ctx context.Context, docs [][]int, v int, o CRBMOptions) (*CRBM, er
 		}
 		recon := t.epoch()
 		if progress != nil {
-			progress(epoch, recon/float64(len(train)))
+			progress(CRBMPoint{Epoch: epoch, ReconErr: recon / float64(len(train))})
 		}
 	}
 	t.m.collapseConditions(train, t.finish())

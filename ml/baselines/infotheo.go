@@ -30,9 +30,8 @@ type InfoTheoOptions struct {
 	TuneDocs int
 	// Seed seeds the randomized PCA, the tuning sample and the evaluation.
 	Seed uint64
-	// Progress, if not nil, is called after each grid point with its setting and
-	// training P@2.
-	Progress func(k int, alpha, p2 float64)
+	// Progress, if not nil, is called after each evaluated grid point.
+	Progress func(InfoTheoPoint)
 }
 
 // InfoTheo is the information-theoretic smoothing baseline of Mandel et al.
@@ -135,9 +134,10 @@ func FitInfoTheo(ctx context.Context, train [][]int, v int, o InfoTheoOptions) (
 		}
 		return m, nil
 	}, func(i int, m *InfoTheo) {
-		grid = append(grid, InfoTheoPoint{K: m.K, Alpha: m.Alpha, TrainP2: m.TrainP2})
+		pt := InfoTheoPoint{K: m.K, Alpha: m.Alpha, TrainP2: m.TrainP2}
+		grid = append(grid, pt)
 		if o.Progress != nil {
-			o.Progress(m.K, m.Alpha, m.TrainP2)
+			o.Progress(pt)
 		}
 		if best == nil || m.TrainP2 > best.TrainP2 {
 			best = m

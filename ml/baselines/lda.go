@@ -28,8 +28,26 @@ type TopicOptions struct {
 	Topics int
 	// Seed seeds the fit (and the choice of the topic count).
 	Seed uint64
-	// Progress, if not nil, is passed to topic.FitLDA or topic.FitPLSA.
-	Progress func(iter int, logLik float64)
+	// Progress, if not nil, receives the reports of topic.FitLDA or
+	// topic.FitPLSA.
+	Progress func(TopicPoint)
+}
+
+// TopicPoint is one progress report of a topic-model fit: the sweep (LDA) or
+// EM iteration (PLSA), 1-based, and the log-likelihood topic.FitLDA or
+// topic.FitPLSA reports after it.
+type TopicPoint struct {
+	Iter   int     `json:"iter"`
+	LogLik float64 `json:"log_lik"`
+}
+
+// topicProgress adapts o.Progress to the callback of topic.FitLDA and
+// topic.FitPLSA (nil for nil).
+func (o TopicOptions) topicProgress() func(iter int, logLik float64) {
+	if o.Progress == nil {
+		return nil
+	}
+	return func(iter int, logLik float64) { o.Progress(TopicPoint{Iter: iter, LogLik: logLik}) }
 }
 
 // FitLDA fits LDA with o.Topics topics and the package defaults of
@@ -39,7 +57,7 @@ func FitLDA(ctx context.Context, train [][]int, v int, o TopicOptions) (*LDA, er
 	if o.Topics < 0 {
 		return nil, fmt.Errorf("baselines: LDA: %d topics", o.Topics)
 	}
-	m, err := topic.FitLDA(ctx, train, v, topic.LDAConfig{K: o.Topics}, rand.New(rand.NewPCG(o.Seed, 0x1da)), o.Progress)
+	m, err := topic.FitLDA(ctx, train, v, topic.LDAConfig{K: o.Topics}, rand.New(rand.NewPCG(o.Seed, 0x1da)), o.topicProgress())
 	if err != nil {
 		return nil, fmt.Errorf("baselines: LDA: %w", err)
 	}

@@ -30,7 +30,7 @@ func FitPLSA(ctx context.Context, train [][]int, v int, o TopicOptions) (*PLSA, 
 			return nil, fmt.Errorf("baselines: PLSA: %w", err)
 		}
 	}
-	m, err := topic.FitPLSA(ctx, train, v, topic.PLSAConfig{K: k}, rand.New(rand.NewPCG(o.Seed, 0x9154)), o.Progress)
+	m, err := topic.FitPLSA(ctx, train, v, topic.PLSAConfig{K: k}, rand.New(rand.NewPCG(o.Seed, 0x9154)), o.topicProgress())
 	if err != nil {
 		return nil, fmt.Errorf("baselines: PLSA: %w", err)
 	}

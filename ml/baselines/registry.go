@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"sync"
 
@@ -121,10 +122,18 @@ func Train(ctx context.Context, name string, d Data, set Settings, seed uint64, 
 		bm, err = FitPCA(ctx, train, v, PCAOptions{Seed: seed})
 	case NameInfoTheo:
 		bm, err = FitInfoTheo(ctx, train, v, InfoTheoOptions{Seed: seed,
-			Progress: func(k int, alpha, p2 float64) { say("infotheo: k=%d α=%.1f training P@2 %.4f", k, alpha, p2) }})
+			Progress: func(p InfoTheoPoint) { say("infotheo: k=%d α=%.1f training P@2 %.4f", p.K, p.Alpha, p.TrainP2) }})
 	case NameSkipGram:
-		bm, err = FitSkipGram(ctx, train, v, SkipGramOptions{Seed: seed,
-			Progress: func(window int, p2 float64) { say("skipgram: window %d training P@2 %.4f", window, p2) }})
+		// One line per window, after its last representation: the best
+		// training P@2 over the representations at that window.
+		n, bestW := 0, math.Inf(-1)
+		bm, err = FitSkipGram(ctx, train, v, SkipGramOptions{Seed: seed, Progress: func(p SkipGramPoint) {
+			bestW = max(bestW, p.TrainP2)
+			if n++; n%len(skipGramRepresentations) == 0 {
+				say("skipgram: window %d training P@2 %.4f", p.Window, bestW)
+				bestW = math.Inf(-1)
+			}
+		}})
 	case NamePPMISVD:
 		bm, err = FitPPMISVD(ctx, train, v, PPMISVDOptions{Seed: seed,
 			Progress: func(p PPMISVDPoint) {

@@ -2,6 +2,8 @@ package baselines
 
 import (
 	"context"
+	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -59,5 +61,28 @@ func TestRegistryModern(t *testing.T) {
 		if prefix := strings.TrimSuffix(name, "-score"); len(said) == 0 || !strings.HasPrefix(said[0], prefix+": ") {
 			t.Errorf("%s: progress %q", name, said)
 		}
+	}
+}
+
+// TestRegistrySkipGramLines checks Train's progress lines of Skip-gram: one per
+// window, after its representations, with the best training P@2 among them.
+func TestRegistrySkipGramLines(t *testing.T) {
+	var said []string
+	m, _, err := Train(context.Background(), NameSkipGram, Data{Train: globalPlanted(6, 120, 4), V: 8}, Settings{}, 3, func(s string) { said = append(said, s) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, w := range skipGramWindows {
+		best := math.Inf(-1)
+		for _, p := range m.(*SkipGram).Grid {
+			if p.Window == w {
+				best = max(best, p.TrainP2)
+			}
+		}
+		want = append(want, fmt.Sprintf("skipgram: window %d training P@2 %.4f", w, best))
+	}
+	if !slices.Equal(said, want) {
+		t.Errorf("progress %q, want %q", said, want)
 	}
 }

@@ -79,11 +79,9 @@ type SkipGramOptions struct {
 	TuneDocs int
 	// Seed drives initialization, shuffling, negative sampling and tuning.
 	Seed uint64
-	// Progress, if not nil, is called after each searched window with the best
-	// training P@2 over the representations at that window.
-	Progress func(window int, p2 float64)
-	// PointProgress, if not nil, is called after each searched grid point.
-	PointProgress func(SkipGramPoint)
+	// Progress, if not nil, is called after each searched grid point (the
+	// representations of a window in grid order, one window after another).
+	Progress func(SkipGramPoint)
 }
 
 // SkipGram is the Skip-gram baseline with negative sampling (Mikolov et al.
@@ -188,20 +186,15 @@ func FitSkipGram(ctx context.Context, train [][]int, v int, o SkipGramOptions) (
 		}
 		return ms, nil
 	}, func(i int, ms []*SkipGram) {
-		bestW := math.Inf(-1)
 		for _, m := range ms {
 			pt := SkipGramPoint{Window: m.Window, Vectors: m.Vectors, Epochs: m.Epochs, TrainP2: m.TrainP2}
 			grid = append(grid, pt)
-			if o.PointProgress != nil {
-				o.PointProgress(pt)
+			if o.Progress != nil {
+				o.Progress(pt)
 			}
-			bestW = max(bestW, m.TrainP2)
 			if best == nil || m.TrainP2 > best.TrainP2 {
 				best = m
 			}
-		}
-		if o.Progress != nil {
-			o.Progress(windows[i], bestW)
 		}
 	})
 	if err != nil {

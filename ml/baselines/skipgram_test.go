@@ -233,13 +233,13 @@ func TestSkipGramGrid(t *testing.T) {
 	docs := globalPlanted(12, 200, per)
 	opt := SkipGramOptions{Dim: 4, Seed: 3, TuneDocs: 80}
 	var points []SkipGramPoint
-	opt.PointProgress = func(p SkipGramPoint) { points = append(points, p) }
+	opt.Progress = func(p SkipGramPoint) { points = append(points, p) }
 	m, err := FitSkipGram(context.Background(), docs, 2*per, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if !slices.Equal(points, m.Grid) {
-		t.Errorf("PointProgress saw %v, Grid %v", points, m.Grid)
+		t.Errorf("Progress saw %v, Grid %v", points, m.Grid)
 	}
 	var want []SkipGramPoint
 	for _, w := range skipGramWindows {
@@ -265,7 +265,7 @@ func TestSkipGramGrid(t *testing.T) {
 	}
 	for _, r := range skipGramRepresentations {
 		fixed := opt
-		fixed.Window, fixed.Vectors, fixed.PointProgress = m.Window, r, nil
+		fixed.Window, fixed.Vectors, fixed.Progress = m.Window, r, nil
 		f, err := FitSkipGram(context.Background(), docs, 2*per, fixed)
 		if err != nil {
 			t.Fatal(err)
