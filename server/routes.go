@@ -1,8 +1,6 @@
 package server
 
 import (
-	"net/http"
-
 	"github.com/labstack/echo/v4"
 
 	"github.com/taglens/taglens/static"
@@ -35,11 +33,10 @@ func (s *Server) routes() *echo.Echo {
 
 	// Static assets from the binary.
 	assets := staticHandler(static.FS)
-	e.GET("/static/*", echo.WrapHandler(http.StripPrefix("/static/", assets)))
+	e.GET("/static/*", assets.handle)
 	// Browsers ask for /favicon.ico by themselves; the layout links the SVG too.
 	e.GET("/favicon.ico", func(c echo.Context) error {
-		assets.serve(c.Response(), c.Request(), "favicon.svg")
-		return nil
+		return assets.serve(c.Response(), c.Request(), "favicon.svg")
 	})
 
 	// JSON API (docs/api.md).

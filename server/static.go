@@ -6,6 +6,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net/http"
@@ -14,6 +15,10 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/labstack/echo/v4"
+
+	"github.com/taglens/taglens/internal/app"
 )
 
 // staticFiles serves the embedded assets with a cache lifetime, a strong ETag
@@ -39,31 +44,32 @@ type staticAsset struct {
 	gzTag string // `"<sha256 hex>-gzip"`: a distinct strong ETag for the gzip bytes
 }
 
-// staticHandler serves fsys with paths relative to its root (the caller strips
-// "/static/").
+// staticHandler serves fsys with paths relative to its root (handle takes
+// them from under "/static/").
 func staticHandler(fsys fs.FS) *staticFiles {
 	return &staticFiles{fsys: fsys, assets: map[string]*staticAsset{}}
 }
 
-func (h *staticFiles) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	name := r.URL.Path
-	if name == "" || strings.HasSuffix(name, "/") || !fs.ValidPath(name) {
-		http.NotFound(w, r)
-		return
+// handle answers GET /static/<name> with the asset name. Its failures are
+// returned to the error handler (errors.go), which chooses their status.
+func (h *staticFiles) handle(c echo.Context) error {
+	r := c.Request()
+	name, ok := strings.CutPrefix(r.URL.Path, "/static/")
+	if !ok || name == "" || strings.HasSuffix(name, "/") || !fs.ValidPath(name) {
+		return app.NotFound("asset", r.URL.Path)
 	}
-	h.serve(w, r, name)
+	return h.serve(c.Response(), r, name)
 }
 
-// serve answers with the asset name (a valid fs path).
-func (h *staticFiles) serve(w http.ResponseWriter, r *http.Request, name string) {
+// serve answers with the asset name (a valid fs path), or returns an
+// app.NotFound error when there is none, or the error of reading it.
+func (h *staticFiles) serve(w http.ResponseWriter, r *http.Request, name string) error {
 	a, err := h.asset(name)
+	if errors.Is(err, fs.ErrNotExist) {
+		return app.NotFound("asset", "/static/"+name)
+	}
 	if err != nil {
-		if errors.Is(err, fs.ErrNotExist) {
-			http.NotFound(w, r)
-		} else {
-			http.Error(w, "cannot read the asset", http.StatusInternalServerError)
-		}
-		return
+		return fmt.Errorf("reading the asset %s: %w", name, err)
 	}
 	hdr := w.Header()
 	hdr.Set("Cache-Control", "public, max-age=3600")
@@ -80,6 +86,7 @@ func (h *staticFiles) serve(w http.ResponseWriter, r *http.Request, name string)
 	// acceptsGzip is the map API's parser (maps.go). ServeContent answers If-None-Match with 304, HEAD and ranges (of the
 	// bytes sent, compressed or not).
 	http.ServeContent(w, r, name, time.Time{}, bytes.NewReader(body))
+	return nil
 }
 
 // asset returns the prepared asset, reading and compressing it on first use.

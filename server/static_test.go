@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/PuerkitoBio/goquery"
+
 	"github.com/taglens/taglens/static"
 )
 
@@ -129,16 +131,44 @@ func TestStaticGzip(t *testing.T) {
 	// The compressed copy is made once per asset and then reused.
 	h := staticHandler(static.FS)
 	for i := 0; i < 3; i++ {
-		req := newRequest(http.MethodGet, "/vendor/htmx.min.js", nil)
-		req.URL.Path = "vendor/htmx.min.js" // as http.StripPrefix("/static/") leaves it
+		req := newRequest(http.MethodGet, "/static/vendor/htmx.min.js", nil)
 		req.Header.Set("Accept-Encoding", "gzip")
 		rec := httptest.NewRecorder()
-		h.ServeHTTP(rec, req)
+		if err := h.serve(rec, req, "vendor/htmx.min.js"); err != nil {
+			t.Fatal(err)
+		}
 		if rec.Header().Get("Content-Encoding") != "gzip" {
 			t.Fatalf("htmx.min.js request %d: not gzip", i)
 		}
 	}
 	if n := h.compressions.Load(); n != 1 {
 		t.Errorf("3 gzip requests of one asset compressed it %d times, want once", n)
+	}
+}
+
+// TestStaticNotFound: a missing asset is answered by the error handler as the
+// other missing pages are: 404 with the error page (its title and error box).
+func TestStaticNotFound(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	shape := func(path string) (ctype, title string, box bool) {
+		t.Helper()
+		rec := ts.do(http.MethodGet, path, nil, "")
+		if rec.Code != http.StatusNotFound {
+			t.Fatalf("GET %s: status %d, want 404", path, rec.Code)
+		}
+		doc, err := goquery.NewDocumentFromReader(rec.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rec.Header().Get("Content-Type"), strings.TrimSpace(doc.Find("h1").Text()), testid(doc, "error").Length() == 1
+	}
+	wantType, wantTitle, wantBox := shape("/groups/nosuch")
+	if wantTitle != http.StatusText(http.StatusNotFound) || !wantBox {
+		t.Fatalf("GET /groups/nosuch: title %q, error box %v", wantTitle, wantBox)
+	}
+	for _, path := range []string{"/static/nosuch.js", "/static/vendor/", "/static/vendor", "/no/such/page"} {
+		if ctype, title, box := shape(path); ctype != wantType || title != wantTitle || !box {
+			t.Errorf("GET %s: Content-Type %q, title %q, error box %v; want %q, %q and a box as a missing group's", path, ctype, title, box, wantType, wantTitle)
+		}
 	}
 }
