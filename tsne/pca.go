@@ -192,7 +192,10 @@ func principalAxes(ctx context.Context, xc *mat.Dense, k int, seed uint64) (*mat
 
 // exactAxes returns the eigenvectors of the covariance of xc with the k
 // largest eigenvalues (columns, in decreasing order) and those eigenvalues
-// divided by the largest. It forms the d×d covariance: small d only.
+// divided by the largest. It forms the d×d covariance: small d only. It is not
+// shared with ml/features' exact PCA (fitExact), which factors the centred data
+// by a thin SVD instead: the axes agree only up to rounding, so one function
+// for both would change the bits of the maps or of the models.
 func exactAxes(xc *mat.Dense, k int) (*mat.Dense, []float64) {
 	n, d := xc.Dims()
 	var cov mat.SymDense

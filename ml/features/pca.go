@@ -252,7 +252,10 @@ func FitPCAOperator(a Operator, opt *PCAOptions) (*Projection, *mat.Dense, error
 }
 
 // fitExact computes the thin SVD X = UΣVᵀ of the centred data xc (r×c); the
-// principal directions are V's columns, the scores UΣ = X·V.
+// principal directions are V's columns, the scores UΣ = X·V. It is not shared
+// with tsne's exact path (exactAxes), which eigendecomposes the covariance
+// XᵀX/(n−1) instead of factoring X: the axes agree only up to rounding, so one
+// function for both would change the bits of the models or of the maps.
 func fitExact(xc *mat.Dense, mean []float64, sumSq float64, opt *PCAOptions) (*Projection, *mat.Dense, error) {
 	r, c := xc.Dims()
 	var svd mat.SVD
