@@ -26,6 +26,7 @@ type builder struct {
 	mem    int64 // estimated bytes held (see the cost constants)
 	line   int
 	err    *ParseError
+	input  *sizeLimit // the input's byte count, for opt.Progress
 }
 
 // The memory a parse holds, as ParseOptions.MaxMemory counts it (checked
@@ -190,6 +191,9 @@ func (b *builder) endID(id string, owned bool) error {
 	if b.read++; b.read > b.opt.MaxDocs {
 		return tooLarge(b.line, "more than %d documents (the limit of one corpus)", b.opt.MaxDocs)
 	}
+	if b.opt.Progress != nil && b.read%ProgressEvery == 0 {
+		b.progress()
+	}
 	b.mem += costID + int64(len(id))
 	n := len(b.cur)
 	keep := !b.over && n > 0
@@ -244,7 +248,19 @@ func tooLarge(line int, format string, args ...any) *ParseError {
 	return e
 }
 
+// progress reports how far the parse is to opt.Progress.
+func (b *builder) progress() {
+	p := Progress{Docs: b.read}
+	if b.input != nil {
+		p.Bytes = min(b.input.n, b.input.max)
+	}
+	b.opt.Progress(p)
+}
+
 func (b *builder) finish() (*Corpus, error) {
+	if b.opt.Progress != nil {
+		b.progress()
+	}
 	// The documents are gathered into one slice only now, once the tables
 	// of the parse are let go: growing one slice by appending would leave
 	// its old copies for the collector while the parse still holds the rest.

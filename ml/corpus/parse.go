@@ -101,6 +101,22 @@ type ParseOptions struct {
 	// file does). Empty: the "-C n" option of a MEKA relation name when present, else
 	// every nominal attribute whose values are exactly {0,1}.
 	Labels []string
+	// Progress, when set, is called on the parsing goroutine every
+	// ProgressEvery documents read (kept, dropped or skipped) with what has
+	// been read so far, so that a long parse can say how far it is.
+	Progress func(Progress)
+}
+
+// ProgressEvery is how many documents a parse reads between two calls of
+// ParseOptions.Progress.
+const ProgressEvery = 4096
+
+// Progress is how far a parse is: the documents read (kept, dropped or
+// skipped) and the bytes of input read, after decompression (the parser
+// reads ahead of the documents by up to a buffer of about 128 KiB).
+type Progress struct {
+	Docs  int
+	Bytes int64
 }
 
 func (o *ParseOptions) defaults() {
@@ -247,8 +263,8 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 	if err != nil {
 		return nil, err
 	}
-	in = &sizeLimit{r: in, max: opt.MaxBytes, gz: gz}
-	g := &guard{r: in, maxLine: opt.MaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
+	limit := &sizeLimit{r: in, max: opt.MaxBytes, gz: gz}
+	g := &guard{r: limit, maxLine: opt.MaxLineBytes, line: 1, buf: make([]byte, 64<<10)}
 	br := bufio.NewReaderSize(g, detectBytes+1024)
 	if p, _ := br.Peek(3); bytes.Equal(p, bom) {
 		br.Discard(3)
@@ -272,6 +288,7 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 	}
 	b := newBuilder(opt, f)
 	b.c.Detected = detected
+	b.input = limit
 	switch f {
 	case FormatTSV:
 		err = parseTSV(br, b)
