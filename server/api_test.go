@@ -110,7 +110,7 @@ func TestInterruptedAfterRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	ctx := context.Background()
-	c, err := app.ImportCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytes.NewReader(smallTSV()), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

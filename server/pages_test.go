@@ -317,7 +317,7 @@ func TestMetricRange(t *testing.T) {
 func TestHomeVerdict(t *testing.T) {
 	ts := newTestServer(t, Config{})
 	ctx := context.Background()
-	c, err := app.ImportCorpus(bytes.NewReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytes.NewReader(smallTSV()), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

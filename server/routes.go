@@ -47,6 +47,8 @@ func (s *Server) routes() *echo.Echo {
 	api.GET("/corpora/:id", corp.get)
 	api.DELETE("/corpora/:id", corp.delete, requireJSON)
 	api.GET("/corpora/:id/tags", corp.tags)
+	api.GET("/uploads", corp.listUploads)
+	api.GET("/uploads/:id", corp.getUpload)
 
 	mod := &modelsAPI{s}
 	api.POST("/models", mod.create, jsonSmall...)

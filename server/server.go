@@ -176,6 +176,7 @@ type Server struct {
 	// time, so that several large uploads at once cannot add their parse
 	// budgets (corpus.ParseOptions.MaxMemory each) up past the server's.
 	parsing chan struct{}
+	uploads uploads  // the uploads under way, with their progress (uploadprogress.go)
 	ctxDocs sync.Map // model id → []views.ContextDoc offered for the context map
 	// trainDocs keeps the training documents of the models whose instance
 	// maps' documents were last listed (instanceDocs).

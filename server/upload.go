@@ -13,6 +13,7 @@ import (
 	"net/http"
 	"path"
 	"strings"
+	"time"
 
 	"github.com/labstack/echo/v4"
 
@@ -34,20 +35,33 @@ const maxFieldBytes = 1024
 // decompressed on the fly, up to Config.MaxCorpus bytes (413 beyond). An upload
 // of the same file, name, format and split as a stored corpus (a retry whose
 // answer was lost) stores nothing and returns that corpus with existed true.
+//
+// While it runs, the upload's progress is listed by GET /api/uploads under
+// the id of its X-Upload-Id header or upload_id parameter (uploadprogress.go).
 func (s *Server) uploadCorpus(c echo.Context) (row *store.CorpusRow, existed bool, err error) {
 	req := c.Request()
 	ct, _, err := mime.ParseMediaType(req.Header.Get("Content-Type"))
 	if err != nil || ct != "multipart/form-data" {
 		return nil, false, app.BadInput("", "want a multipart/form-data body with a \"file\" field")
 	}
+	id, err := uploadID(c)
+	if err != nil {
+		return nil, false, err
+	}
 	mr, err := req.MultipartReader()
 	if err != nil {
 		return nil, false, app.BadInput("", "bad multipart body: %v", err)
 	}
+	progress, err := s.uploads.begin(id, req.ContentLength)
+	if err != nil {
+		return nil, false, err
+	}
+	defer s.uploads.end(progress)
 	f := &uploadForm{
-		name:   strings.TrimSpace(c.QueryParam("name")),
-		format: strings.TrimSpace(c.QueryParam("format")),
-		csrfOK: !csrfPartRequired(c), // a page form without the header carries its token as a field
+		name:     strings.TrimSpace(c.QueryParam("name")),
+		format:   strings.TrimSpace(c.QueryParam("format")),
+		csrfOK:   !csrfPartRequired(c), // a page form without the header carries its token as a field
+		progress: progress,
 	}
 	for {
 		part, err := mr.NextPart()
@@ -81,6 +95,7 @@ type uploadForm struct {
 	cp           *corpus.Corpus // the parsed "file"
 	fileSum      []byte         // SHA-256 of the name and format it was read under and its bytes as sent
 	splitText    []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
+	progress     *uploadState   // how far the upload is, for GET /api/uploads
 }
 
 // uploadPart reads one part of an upload's form into f.
@@ -164,17 +179,21 @@ func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.
 	if f.cp != nil {
 		return app.BadInput("", "more than one \"file\" field: upload one corpus at a time")
 	}
+	f.progress.setName(f.name)
+	f.progress.setStage(uploadWaiting)
 	select {
 	case s.parsing <- struct{}{}:
 		defer func() { <-s.parsing }()
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+	f.progress.setStage(uploadReading)
 	h := sha256.New()
 	fmt.Fprintf(h, "%q %q\n", f.name, f.format)
-	parsed, err := app.ImportCorpus(io.TeeReader(part, h), f.name, f.format, s.cfg.MaxCorpus)
+	in := counted{r: part, st: f.progress}
+	parsed, err := app.ImportCorpus(io.TeeReader(in, h), f.name, f.format, s.cfg.MaxCorpus, f.progress.parsed)
 	if err == nil {
-		_, err = io.Copy(h, part) // what the parser left unread, if anything
+		_, err = io.Copy(h, in) // what the parser left unread, if anything
 	}
 	if err != nil {
 		var mb *http.MaxBytesError
@@ -216,6 +235,7 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 			return nil, false, app.BadInput("split file", "%v", err)
 		}
 	}
+	f.progress.setStage(uploadStoring)
 	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, store.StatsOf(cp), split, uploadKey(f))
 	if err != nil {
 		return nil, false, err
@@ -226,6 +246,7 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 	}
 	s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags,
 		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0,
-		"dropped", cp.Dropped, "skipped", len(cp.Skipped))
+		"dropped", cp.Dropped, "skipped", len(cp.Skipped), "bytes", f.progress.received.Load(),
+		"seconds", time.Since(f.progress.started).Round(time.Millisecond).Seconds())
 	return row, false, nil
 }

@@ -12,12 +12,13 @@ import (
 // maxBytes (0: no limit; over it the error wraps corpus.ErrTooLarge). The
 // parser refuses what the method cannot learn from (fewer than two documents
 // with tags) and names the line and the reason of any malformed input.
-func ImportCorpus(r io.Reader, name, format string, maxBytes int64) (*corpus.Corpus, error) {
+// progress, when not nil, is told how far the parse is (corpus.ParseOptions.Progress).
+func ImportCorpus(r io.Reader, name, format string, maxBytes int64, progress func(corpus.Progress)) (*corpus.Corpus, error) {
 	f, err := corpus.ParseFormat(format)
 	if err != nil {
 		return nil, err
 	}
-	return corpus.Parse(r, corpus.ParseOptions{Format: f, Name: name, MaxBytes: maxBytes})
+	return corpus.Parse(r, corpus.ParseOptions{Format: f, Name: name, MaxBytes: maxBytes, Progress: progress})
 }
 
 // ReadSplit reads a split file (corpus.ReadSplit: every id known, assigned

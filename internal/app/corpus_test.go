@@ -10,7 +10,7 @@ import (
 )
 
 func TestImportCorpus(t *testing.T) {
-	c, err := ImportCorpus(strings.NewReader("d1\trock,guitar\nd2\tjazz,piano\n"), "songs", "", 0)
+	c, err := ImportCorpus(strings.NewReader("d1\trock,guitar\nd2\tjazz,piano\n"), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -22,24 +22,24 @@ func TestImportCorpus(t *testing.T) {
 		{"d1\trock,guitar\n", "at least 2 are needed"},
 		{"d1\trock\nd1\tjazz\n", "line 2"},
 	} {
-		if _, err := ImportCorpus(strings.NewReader(tc.in), "x", "tsv", 0); err == nil || !strings.Contains(err.Error(), tc.want) {
+		if _, err := ImportCorpus(strings.NewReader(tc.in), "x", "tsv", 0, nil); err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%q: error %v, want one saying %q", tc.in, err, tc.want)
 		}
 	}
-	if _, err := ImportCorpus(strings.NewReader("d1\ta\n"), "x", "nonsense", 0); err == nil {
+	if _, err := ImportCorpus(strings.NewReader("d1\ta\n"), "x", "nonsense", 0, nil); err == nil {
 		t.Error("an unknown format was accepted")
 	}
 	var big strings.Builder
 	for i := range 1000 {
 		fmt.Fprintf(&big, "d%d\trock,guitar\n", i)
 	}
-	if _, err := ImportCorpus(strings.NewReader(big.String()), "x", "tsv", 100); !errors.Is(err, corpus.ErrTooLarge) {
+	if _, err := ImportCorpus(strings.NewReader(big.String()), "x", "tsv", 100, nil); !errors.Is(err, corpus.ErrTooLarge) {
 		t.Errorf("a corpus over the limit: error %v, want corpus.ErrTooLarge", err)
 	}
 }
 
 func TestReadSplit(t *testing.T) {
-	c, err := ImportCorpus(strings.NewReader("d1\trock,guitar\nd2\tjazz,piano\n"), "songs", "", 0)
+	c, err := ImportCorpus(strings.NewReader("d1\trock,guitar\nd2\tjazz,piano\n"), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

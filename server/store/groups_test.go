@@ -18,7 +18,7 @@ func storeWithModels(t *testing.T, dir string, n int) (*Store, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -17,7 +17,7 @@ func TestStoreMigrationsAndReopen(t *testing.T) {
 	if v, _ := st.schemaVersion(ctx); v != len(migrations) {
 		t.Errorf("schema version: got %d, want %d", v, len(migrations))
 	}
-	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0)
+	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
