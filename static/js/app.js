@@ -264,6 +264,50 @@
     });
   }
 
+  // ---- Upload progress ----
+  // The upload form's request names itself with an X-Upload-Id header; while
+  // it runs, GET /api/uploads/{id} says every second how far the server is
+  // (the file is parsed as it streams in, then stored).
+  var UPLOAD_STAGES = { receiving: "Sending the form", waiting: "Waiting for another upload to be read",
+    reading: "Reading", storing: "Storing" };
+  function mib(n) { return (n / 1048576).toFixed(1) + " MiB"; }
+  function uploadProgressText(u) {
+    var t = (UPLOAD_STAGES[u.stage] || u.stage) + ": " + mib(u.received_bytes);
+    if (u.total_bytes) t += " of " + mib(u.total_bytes) + " sent";
+    else t += " sent";
+    if (u.unpacked_bytes > u.received_bytes) t += ", " + mib(u.unpacked_bytes) + " unpacked";
+    t += ", " + u.docs.toLocaleString() + " documents read";
+    return t + " (" + Math.round(u.elapsed_s) + " s)";
+  }
+  document.addEventListener("htmx:configRequest", function (e) {
+    var form = e.detail.elt;
+    if (!form || form.id !== "upload-form") return;
+    var line = document.getElementById("upload-progress");
+    if (!line) return;
+    var id = "p" + Date.now().toString(36) + Math.random().toString(36).slice(2, 10);
+    e.detail.headers["X-Upload-Id"] = id;
+    var timer = null, over = false;
+    var poll = function () {
+      fetch("/api/uploads/" + id).then(function (r) { return r.ok ? r.json() : null; }).then(function (u) {
+        if (over || !u) return;
+        line.textContent = uploadProgressText(u);
+        line.hidden = false;
+      }).catch(function () {}).then(function () {
+        if (!over) timer = setTimeout(poll, 1000);
+      });
+    };
+    timer = setTimeout(poll, 500);
+    var stop = function (ev) {
+      if (ev.detail.elt !== form) return;
+      over = true;
+      clearTimeout(timer);
+      line.hidden = true;
+      line.textContent = "";
+      document.removeEventListener("htmx:afterRequest", stop);
+    };
+    document.addEventListener("htmx:afterRequest", stop);
+  });
+
   // Buttons with hx-delete/hx-post and data-redirect/data-reload.
   document.addEventListener("htmx:afterRequest", function (e) {
     var el = e.detail.elt;
