@@ -35,6 +35,8 @@
 //	GET    /api/corpora/{id}            + "tag_counts" (descending), "cardinality" (documents per tag count), "mean_tags", "split"
 //	DELETE /api/corpora/{id}            204; 409 while a model uses it
 //	GET    /api/corpora/{id}/tags?q=&limit=   tag autocomplete (prefix matches first, most used first)
+//	GET    /api/uploads[/{id}]          uploads under way (stage, bytes received and unpacked, documents read),
+//	                                    under the X-Upload-Id header or upload_id parameter of the POST
 //	POST   /api/models                  {"corpus_id","name"?,"seed"?,"params"?} → 202 {"model_id","job_id"}
 //	GET    /api/models, /api/models/{id}      (detail adds "log" training curve and "info" training record)
 //	DELETE /api/models/{id}             204; 409 while training
