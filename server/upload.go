@@ -92,10 +92,11 @@ type uploadForm struct {
 	name, format string
 	csrfOK       bool
 	fileSeen     bool           // the "file" part has come (a name or format after it is refused)
-	cp           *corpus.Corpus // the parsed "file"
-	fileSum      []byte         // SHA-256 of the name and format it was read under and its bytes as sent
-	splitText    []byte         // the optional "split" file (doc_id<TAB>train|valid|test|oov)
-	progress     *uploadState   // how far the upload is, for GET /api/uploads
+	cp           *corpus.Corpus // the parsed "file", without its documents (in docs)
+	docs         *store.DocPacker
+	fileSum      []byte       // SHA-256 of the name and format it was read under and its bytes as sent
+	splitText    []byte       // the optional "split" file (doc_id<TAB>train|valid|test|oov)
+	progress     *uploadState // how far the upload is, for GET /api/uploads
 }
 
 // uploadPart reads one part of an upload's form into f.
@@ -161,7 +162,8 @@ func (s *Server) uploadPart(c echo.Context, f *uploadForm, part *multipart.Part)
 	return nil
 }
 
-// uploadFile parses and validates the "file" part into f.cp, naming the
+// uploadFile parses and validates the "file" part into f.cp and f.docs (its
+// documents packed for the store as they are read), naming the
 // corpus after the file when the form gave no name. Uploads are parsed one at
 // a time (Server.parsing); one waiting for its turn gives up when its request
 // ends.
@@ -191,7 +193,8 @@ func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.
 	h := sha256.New()
 	fmt.Fprintf(h, "%q %q\n", f.name, f.format)
 	in := counted{r: part, st: f.progress}
-	parsed, err := app.ImportCorpus(io.TeeReader(in, h), f.name, f.format, s.cfg.MaxCorpus, f.progress.parsed)
+	docs := store.NewDocPacker()
+	parsed, err := app.ImportCorpusTo(io.TeeReader(in, h), f.name, f.format, s.cfg.MaxCorpus, f.progress.parsed, docs)
 	if err == nil {
 		_, err = io.Copy(h, in) // what the parser left unread, if anything
 	}
@@ -205,7 +208,7 @@ func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.
 		}
 		return &app.InputError{Reason: err.Error()}
 	}
-	f.cp, f.fileSum = parsed, h.Sum(nil)
+	f.cp, f.docs, f.fileSum = parsed, docs, h.Sum(nil)
 	return nil
 }
 
@@ -230,13 +233,18 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 	cp := f.cp
 	var split corpus.Split
 	if len(bytes.TrimSpace(f.splitText)) > 0 {
+		// The split file names documents by id: a corpus of the ids alone.
+		ids := &corpus.Corpus{Docs: make([]corpus.Document, f.docs.Docs()), Skipped: cp.Skipped}
+		for i, id := range f.docs.IDs() {
+			ids.Docs[i].ID = id
+		}
 		var err error
-		if split, err = app.ReadSplit(bytes.NewReader(f.splitText), cp); err != nil {
+		if split, err = app.ReadSplit(bytes.NewReader(f.splitText), ids); err != nil {
 			return nil, false, app.BadInput("split file", "%v", err)
 		}
 	}
 	f.progress.setStage(uploadStoring)
-	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, store.StatsOf(cp), split, uploadKey(f))
+	row, existed, err := s.store.InsertUpload(c.Request().Context(), cp, f.docs, f.docs.Stats(cp), split, uploadKey(f))
 	if err != nil {
 		return nil, false, err
 	}

@@ -21,6 +21,16 @@ func ImportCorpus(r io.Reader, name, format string, maxBytes int64, progress fun
 	return corpus.Parse(r, corpus.ParseOptions{Format: f, Name: name, MaxBytes: maxBytes, Progress: progress})
 }
 
+// ImportCorpusTo is ImportCorpus handing each kept document to sink as it
+// is read (corpus.ParseTo): the returned corpus has no documents.
+func ImportCorpusTo(r io.Reader, name, format string, maxBytes int64, progress func(corpus.Progress), sink corpus.DocSink) (*corpus.Corpus, error) {
+	f, err := corpus.ParseFormat(format)
+	if err != nil {
+		return nil, err
+	}
+	return corpus.ParseTo(r, corpus.ParseOptions{Format: f, Name: name, MaxBytes: maxBytes, Progress: progress}, sink)
+}
+
 // ReadSplit reads a split file (corpus.ReadSplit: every id known, assigned
 // once, every document assigned) for c and checks that it puts documents in
 // train, the one subset training cannot do without.

@@ -27,6 +27,7 @@ type builder struct {
 	line   int
 	err    *ParseError
 	input  *sizeLimit // the input's byte count, for opt.Progress
+	sink   DocSink    // takes the kept documents instead of docs (ParseTo)
 }
 
 // The memory a parse holds, as ParseOptions.MaxMemory counts it (checked
@@ -197,15 +198,19 @@ func (b *builder) endID(id string, owned bool) error {
 	b.mem += costID + int64(len(id))
 	n := len(b.cur)
 	keep := !b.over && n > 0
-	newSlab := keep && cap(b.slab)-len(b.slab) < n
-	newDocs := keep && b.ndocs%docChunk == 0
+	newSlab := keep && b.sink == nil && cap(b.slab)-len(b.slab) < n
+	newDocs := keep && b.sink == nil && b.ndocs%docChunk == 0
 	if newDocs {
 		b.mem += costDoc * docChunk
 	}
 	if newSlab {
 		b.mem += costUse * int64(max(slabChunk, n))
 	}
-	if b.mem > b.opt.MaxMemory {
+	held := b.mem
+	if b.sink != nil {
+		held += b.sink.Bytes()
+	}
+	if held > b.opt.MaxMemory {
 		return tooLarge(b.line, "the corpus would need more than %s of memory (the limit of one parse): %d documents, %d tag uses and %d distinct tags so far",
 			byteSize(b.opt.MaxMemory), b.read, b.uses+len(b.cur), len(b.intern))
 	}
@@ -226,6 +231,10 @@ func (b *builder) endID(id string, owned bool) error {
 		return nil
 	}
 	b.uses += n
+	if b.sink != nil {
+		b.ndocs++
+		return b.sink.Add(Document{ID: id, Tags: b.cur})
+	}
 	if newSlab {
 		b.slab = make([]string, 0, max(slabChunk, n))
 	}
@@ -265,7 +274,7 @@ func (b *builder) finish() (*Corpus, error) {
 	// of the parse are let go: growing one slice by appending would leave
 	// its old copies for the collector while the parse still holds the rest.
 	b.ids, b.intern, b.seen = nil, nil, nil
-	if b.ndocs > 0 {
+	if b.ndocs > 0 && b.sink == nil {
 		b.c.Docs = make([]Document, 0, b.ndocs)
 		for i, chunk := range b.docs {
 			b.c.Docs = append(b.c.Docs, chunk...)
@@ -273,7 +282,7 @@ func (b *builder) finish() (*Corpus, error) {
 		}
 		b.docs = nil
 	}
-	switch n := len(b.c.Docs); {
+	switch n := b.ndocs; {
 	case n == 0 && len(b.c.Skipped) > 0:
 		return nil, lineErr(0, "empty corpus: no document kept (%d without tags dropped; %s)", b.c.Dropped, b.c.SkippedSummary(3))
 	case n == 0 && b.c.Dropped > 0:

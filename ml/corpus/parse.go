@@ -254,6 +254,35 @@ func ReadFile(path string, opt ParseOptions) (*Corpus, error) {
 // opt.MaxTagsPerDoc distinct tags are skipped whole and listed in
 // Corpus.Skipped.
 func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
+	return parse(r, opt, nil)
+}
+
+// A DocSink takes the documents a parse keeps, in their order, instead of
+// the Corpus (ParseTo): a store that packs them as it reads.
+type DocSink interface {
+	// Add takes one kept document. Its Tags slice is the parser's and
+	// changes after the call; its strings (the id, the tags) do not. An
+	// error ends the parse with it.
+	Add(Document) error
+	// Bytes is the memory the sink holds, counted with the parse's own
+	// against ParseOptions.MaxMemory.
+	Bytes() int64
+}
+
+// ParseTo is Parse handing each kept document to sink as it is read: the
+// documents are never held by the parser, and the returned Corpus has no
+// Docs (its name, format, dropped and skipped documents and tag cap are
+// set). The memory bound counts what the parse holds (the document ids and
+// the distinct tags) and sink.Bytes. The checks of the whole corpus (fewer
+// than two documents kept) are Parse's.
+func ParseTo(r io.Reader, opt ParseOptions, sink DocSink) (*Corpus, error) {
+	if sink == nil {
+		return nil, errors.New("corpus: ParseTo without a sink")
+	}
+	return parse(r, opt, sink)
+}
+
+func parse(r io.Reader, opt ParseOptions, sink DocSink) (*Corpus, error) {
 	opt.defaults()
 	f, err := ParseFormat(string(opt.Format))
 	if err != nil {
@@ -289,6 +318,7 @@ func Parse(r io.Reader, opt ParseOptions) (*Corpus, error) {
 	b := newBuilder(opt, f)
 	b.c.Detected = detected
 	b.input = limit
+	b.sink = sink
 	switch f {
 	case FormatTSV:
 		err = parseTSV(br, b)

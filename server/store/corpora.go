@@ -52,20 +52,22 @@ type TagCount struct {
 
 // InsertCorpus stores c with its stats and split in one transaction and returns its row.
 func (s *Store) InsertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool) (*CorpusRow, error) {
-	return s.insertCorpus(ctx, c, st, split, builtin, "")
+	return s.insertCorpus(ctx, c, nil, st, split, builtin, "")
 }
 
 // InsertUpload stores an uploaded corpus as InsertCorpus does, under its
 // content key (uploadKey: a hash of the file, its name, format and split).
+// Its documents are those packed in p, read by corpus.ParseTo (c, which
+// names the corpus, has none then), or c's when p is nil.
 // When a corpus of the same key is stored already, or is stored meanwhile by
 // a concurrent upload, it stores nothing and returns that corpus with
 // existed true: a client that retries an upload whose answer it lost gets
 // the corpus it made, not a duplicate.
-func (s *Store) InsertUpload(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, key string) (row *CorpusRow, existed bool, err error) {
+func (s *Store) InsertUpload(ctx context.Context, c *corpus.Corpus, p *DocPacker, st CorpusStats, split corpus.Split, key string) (row *CorpusRow, existed bool, err error) {
 	if row, err := s.corpusByKey(ctx, key); !errors.Is(err, ErrNotFound) {
 		return row, err == nil, err
 	}
-	row, err = s.insertCorpus(ctx, c, st, split, false, key)
+	row, err = s.insertCorpus(ctx, c, p, st, split, false, key)
 	if err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed: corpora.content_key") {
 		row, err = s.corpusByKey(ctx, key)
 		return row, err == nil, err
@@ -82,8 +84,16 @@ func (s *Store) corpusByKey(ctx context.Context, key string) (*CorpusRow, error)
 	return r, err
 }
 
-func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusStats, split corpus.Split, builtin bool, key string) (*CorpusRow, error) {
-	row := &CorpusRow{ID: NewID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: len(c.Docs),
+func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, p *DocPacker, st CorpusStats, split corpus.Split, builtin bool, key string) (*CorpusRow, error) {
+	if p == nil {
+		p = NewDocPacker()
+		for _, d := range c.Docs {
+			if err := p.Add(d); err != nil {
+				return nil, fmt.Errorf("store: insert corpus: %w", err)
+			}
+		}
+	}
+	row := &CorpusRow{ID: NewID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: p.Docs(),
 		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
 	stJSON, err := json.Marshal(st)
 	if err != nil {
@@ -102,7 +112,7 @@ func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, st CorpusSta
 		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli(), key); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
-	if err := insertDocs(ctx, tx, row.ID, c.Docs); err != nil {
+	if err := p.insert(ctx, tx, row.ID); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	if err := tx.Commit(); err != nil {

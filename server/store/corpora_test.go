@@ -22,15 +22,15 @@ func TestInsertUploadKeyUnique(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	first, err := st.insertCorpus(ctx, c, StatsOf(c), corpus.Split{}, false, "key1")
+	first, err := st.insertCorpus(ctx, c, nil, StatsOf(c), corpus.Split{}, false, "key1")
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := st.insertCorpus(ctx, c, StatsOf(c), corpus.Split{}, false, "key1"); err == nil ||
+	if _, err := st.insertCorpus(ctx, c, nil, StatsOf(c), corpus.Split{}, false, "key1"); err == nil ||
 		!strings.Contains(err.Error(), "UNIQUE constraint failed: corpora.content_key") {
 		t.Fatalf("a second insert under the same key: %v", err)
 	}
-	row, existed, err := st.InsertUpload(ctx, c, StatsOf(c), corpus.Split{}, "key1")
+	row, existed, err := st.InsertUpload(ctx, c, nil, StatsOf(c), corpus.Split{}, "key1")
 	if err != nil || !existed || row.ID != first.ID {
 		t.Errorf("InsertUpload: %v, existed %v, %v; want corpus %s", row, existed, err, first.ID)
 	}

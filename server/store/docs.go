@@ -2,6 +2,7 @@ package store
 
 import (
 	"bytes"
+	"cmp"
 	"compress/flate"
 	"context"
 	"database/sql"
@@ -9,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 
 	"github.com/taglens/taglens/ml/corpus"
 )
@@ -27,61 +29,167 @@ import (
 // docsPerPart is the number of documents of one stored part.
 const docsPerPart = 16384
 
-// insertDocs stores the documents of corpus id in tx as compact parts.
-func insertDocs(ctx context.Context, tx *sql.Tx, id string, docs []corpus.Document) error {
+// A DocPacker packs a corpus's documents into its stored parts as they come
+// (an upload hands them over as the parser reads them, corpus.ParseTo), and
+// counts its statistics on the way: the corpus is never held as documents.
+// It holds the compressed parts, the term list with each term's document
+// count, and the document ids (for a split file); Bytes says how much.
+type DocPacker struct {
+	terms  map[string]uint64
+	order  []string // the terms, by number (order of first use)
+	counts []int    // documents using each term, by number
+	card   []int    // documents by number of tags
+	uses   int
+	ids    []string // the document ids, in order
+	raw    []byte   // the part being filled, before compression
+	inPart int      // documents in raw
+	parts  [][]byte // the compressed parts of documents, 1, 2, …
+	size   int64    // bytes of parts
+	zw     *flate.Writer
+	buf    bytes.Buffer
+}
+
+// NewDocPacker returns an empty packer.
+func NewDocPacker() *DocPacker { return &DocPacker{terms: map[string]uint64{}} }
+
+// Add packs document d (its tags are read during the call only).
+func (p *DocPacker) Add(d corpus.Document) error {
+	if p.inPart == 0 {
+		p.raw = p.raw[:0]
+	}
+	p.raw = appendString(p.raw, d.ID)
+	p.raw = binary.AppendUvarint(p.raw, uint64(len(d.Tags)))
+	for _, t := range d.Tags {
+		n, ok := p.terms[t]
+		if !ok {
+			n = uint64(len(p.order))
+			p.terms[t] = n
+			p.order = append(p.order, t)
+			p.counts = append(p.counts, 0)
+		}
+		p.counts[n]++
+		p.raw = binary.AppendUvarint(p.raw, n)
+	}
+	for len(p.card) <= len(d.Tags) {
+		p.card = append(p.card, 0)
+	}
+	p.card[len(d.Tags)]++
+	p.uses += len(d.Tags)
+	p.ids = append(p.ids, d.ID)
+	if p.inPart++; p.inPart == docsPerPart {
+		return p.flush()
+	}
+	return nil
+}
+
+// flush compresses the part being filled.
+func (p *DocPacker) flush() error {
+	if p.inPart == 0 {
+		return nil
+	}
+	part, err := p.compress(binary.AppendUvarint(nil, uint64(p.inPart)), p.raw)
+	if err != nil {
+		return err
+	}
+	p.parts = append(p.parts, part)
+	p.size += int64(len(part))
+	p.inPart, p.raw = 0, p.raw[:0]
+	return nil
+}
+
+// compress returns the flate compression of head and body, in a slice of its own.
+func (p *DocPacker) compress(head, body []byte) ([]byte, error) {
+	p.buf.Reset()
+	if p.zw == nil {
+		zw, err := flate.NewWriter(&p.buf, flate.BestSpeed)
+		if err != nil {
+			return nil, err
+		}
+		p.zw = zw
+	} else {
+		p.zw.Reset(&p.buf)
+	}
+	if _, err := p.zw.Write(head); err != nil {
+		return nil, err
+	}
+	if _, err := p.zw.Write(body); err != nil {
+		return nil, err
+	}
+	if err := p.zw.Close(); err != nil {
+		return nil, err
+	}
+	return bytes.Clone(p.buf.Bytes()), nil
+}
+
+// Docs is the number of documents packed.
+func (p *DocPacker) Docs() int { return len(p.ids) }
+
+// IDs are the ids of the documents packed, in order (the caller must not
+// change them).
+func (p *DocPacker) IDs() []string { return p.ids }
+
+// Bytes estimates the memory the packer holds: the compressed parts, the
+// part being filled, the document ids (16 bytes each: their strings are
+// the parser's) and, per term, its map entry, number and count (its string
+// is the parser's too).
+func (p *DocPacker) Bytes() int64 {
+	return p.size + int64(cap(p.raw)) + 16*int64(cap(p.ids)) + 64*int64(len(p.order)) + 8*int64(len(p.card))
+}
+
+// Stats returns the statistics of the documents packed (those StatsOf gives
+// of them), with the documents c's file left out (c.Dropped, c.Skipped,
+// c.TagCap).
+func (p *DocPacker) Stats(c *corpus.Corpus) CorpusStats {
+	st := CorpusStats{Cardinality: slices.Clone(p.card), TagCounts: make([]TagCount, len(p.order)),
+		Dropped: c.Dropped, Skipped: len(c.Skipped), SkippedLines: c.SkippedLines(corpus.MaxSkippedLines), TagCap: c.TagCap}
+	if len(st.Cardinality) == 0 {
+		st.Cardinality = []int{0}
+	}
+	if n := len(p.ids); n > 0 {
+		st.MeanTags = float64(p.uses) / float64(n)
+	}
+	for i, t := range p.order {
+		st.TagCounts[i] = TagCount{Tag: t, Count: p.counts[i]}
+	}
+	slices.SortFunc(st.TagCounts, func(a, b TagCount) int {
+		if c := cmp.Compare(b.Count, a.Count); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.Tag, b.Tag)
+	})
+	return st
+}
+
+// insert stores the packed documents as corpus id's parts in tx: the term
+// list (part 0) and the parts of documents.
+func (p *DocPacker) insert(ctx context.Context, tx *sql.Tx, id string) error {
+	if err := p.flush(); err != nil {
+		return err
+	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO corpus_blobs (corpus_id, part, data) VALUES (?, ?, ?)`)
 	if err != nil {
 		return err
 	}
 	defer stmt.Close()
-	terms := map[string]uint64{}
-	var order []string
-	var raw []byte
-	for p := 0; p*docsPerPart < len(docs); p++ {
-		part := docs[p*docsPerPart : min(len(docs), (p+1)*docsPerPart)]
-		raw = binary.AppendUvarint(raw[:0], uint64(len(part)))
-		for _, d := range part {
-			raw = appendString(raw, d.ID)
-			raw = binary.AppendUvarint(raw, uint64(len(d.Tags)))
-			for _, t := range d.Tags {
-				n, ok := terms[t]
-				if !ok {
-					n = uint64(len(order))
-					terms[t] = n
-					order = append(order, t)
-				}
-				raw = binary.AppendUvarint(raw, n)
-			}
-		}
-		if err := insertPart(ctx, stmt, id, p+1, raw); err != nil {
+	for i, part := range p.parts {
+		if _, err := stmt.ExecContext(ctx, id, i+1, part); err != nil {
 			return err
 		}
 	}
-	raw = binary.AppendUvarint(raw[:0], uint64(len(order)))
-	for _, t := range order {
-		raw = appendString(raw, t)
+	var list []byte
+	for _, t := range p.order {
+		list = appendString(list, t)
 	}
-	return insertPart(ctx, stmt, id, 0, raw)
+	part, err := p.compress(binary.AppendUvarint(nil, uint64(len(p.order))), list)
+	if err != nil {
+		return err
+	}
+	_, err = stmt.ExecContext(ctx, id, 0, part)
+	return err
 }
 
 func appendString(b []byte, s string) []byte {
 	return append(binary.AppendUvarint(b, uint64(len(s))), s...)
-}
-
-func insertPart(ctx context.Context, stmt *sql.Stmt, id string, part int, raw []byte) error {
-	var buf bytes.Buffer
-	zw, err := flate.NewWriter(&buf, flate.BestSpeed)
-	if err != nil {
-		return err
-	}
-	if _, err := zw.Write(raw); err != nil {
-		return err
-	}
-	if err := zw.Close(); err != nil {
-		return err
-	}
-	_, err = stmt.ExecContext(ctx, id, part, buf.Bytes())
-	return err
 }
 
 // errNoBlobs reports a corpus stored before migration 6, without parts.
