@@ -234,12 +234,15 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 	var split corpus.Split
 	if len(bytes.TrimSpace(f.splitText)) > 0 {
 		// The split file names documents by id: a corpus of the ids alone.
-		ids := &corpus.Corpus{Docs: make([]corpus.Document, f.docs.Docs()), Skipped: cp.Skipped}
-		for i, id := range f.docs.IDs() {
-			ids.Docs[i].ID = id
+		ids, err := f.docs.IDs()
+		if err != nil {
+			return nil, false, err
 		}
-		var err error
-		if split, err = app.ReadSplit(bytes.NewReader(f.splitText), ids); err != nil {
+		byID := &corpus.Corpus{Docs: make([]corpus.Document, len(ids)), Skipped: cp.Skipped}
+		for i, id := range ids {
+			byID.Docs[i].ID = id
+		}
+		if split, err = app.ReadSplit(bytes.NewReader(f.splitText), byID); err != nil {
 			return nil, false, app.BadInput("split file", "%v", err)
 		}
 	}

@@ -28,6 +28,9 @@ type builder struct {
 	err    *ParseError
 	input  *sizeLimit // the input's byte count, for opt.Progress
 	sink   DocSink    // takes the kept documents instead of docs (ParseTo)
+	// lineIDs says the ids are the documents' line numbers (the lines
+	// format): unique by construction, so not kept for the duplicate check.
+	lineIDs bool
 }
 
 // The memory a parse holds, as ParseOptions.MaxMemory counts it (checked
@@ -195,9 +198,11 @@ func (b *builder) endID(id string, owned bool) error {
 	if b.opt.Progress != nil && b.read%ProgressEvery == 0 {
 		b.progress()
 	}
-	b.mem += costID + int64(len(id))
 	n := len(b.cur)
 	keep := !b.over && n > 0
+	if !b.lineIDs || keep {
+		b.mem += costID + int64(len(id))
+	}
 	newSlab := keep && b.sink == nil && cap(b.slab)-len(b.slab) < n
 	newDocs := keep && b.sink == nil && b.ndocs%docChunk == 0
 	if newDocs {
@@ -217,7 +222,9 @@ func (b *builder) endID(id string, owned bool) error {
 	if !owned || len(id) != len(raw) {
 		id = strings.Clone(id)
 	}
-	b.ids[id] = b.line
+	if !b.lineIDs {
+		b.ids[id] = b.line
+	}
 	switch {
 	case b.over:
 		b.c.Skipped = append(b.c.Skipped, SkippedDoc{Line: b.line, ID: id})

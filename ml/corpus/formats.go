@@ -310,6 +310,7 @@ func parseTSV(br *bufio.Reader, b *builder) error {
 }
 
 func parseCommaLines(br *bufio.Reader, b *builder) error {
+	b.lineIDs = true
 	return eachDocLine(br, b, func(line []byte, n int) error {
 		tagsOf(b, line, ',')
 		return b.endOwned(strconv.Itoa(n))

@@ -32,15 +32,15 @@ const docsPerPart = 16384
 // A DocPacker packs a corpus's documents into its stored parts as they come
 // (an upload hands them over as the parser reads them, corpus.ParseTo), and
 // counts its statistics on the way: the corpus is never held as documents.
-// It holds the compressed parts, the term list with each term's document
-// count, and the document ids (for a split file); Bytes says how much.
+// It holds the compressed parts and the term list with each term's document
+// count; Bytes says how much.
 type DocPacker struct {
 	terms  map[string]uint64
 	order  []string // the terms, by number (order of first use)
 	counts []int    // documents using each term, by number
 	card   []int    // documents by number of tags
 	uses   int
-	ids    []string // the document ids, in order
+	docs   int
 	raw    []byte   // the part being filled, before compression
 	inPart int      // documents in raw
 	parts  [][]byte // the compressed parts of documents, 1, 2, …
@@ -75,7 +75,7 @@ func (p *DocPacker) Add(d corpus.Document) error {
 	}
 	p.card[len(d.Tags)]++
 	p.uses += len(d.Tags)
-	p.ids = append(p.ids, d.ID)
+	p.docs++
 	if p.inPart++; p.inPart == docsPerPart {
 		return p.flush()
 	}
@@ -122,18 +122,46 @@ func (p *DocPacker) compress(head, body []byte) ([]byte, error) {
 }
 
 // Docs is the number of documents packed.
-func (p *DocPacker) Docs() int { return len(p.ids) }
+func (p *DocPacker) Docs() int { return p.docs }
 
-// IDs are the ids of the documents packed, in order (the caller must not
-// change them).
-func (p *DocPacker) IDs() []string { return p.ids }
+// IDs returns the ids of the documents packed, in order, read back from the
+// packed parts (for a split file, which names documents by id).
+func (p *DocPacker) IDs() ([]string, error) {
+	ids := make([]string, 0, p.docs)
+	read := func(d *partReader) error {
+		n := d.uvarint()
+		for i := uint64(0); i < n && d.err == nil; i++ {
+			ids = append(ids, d.str())
+			k := d.uvarint()
+			for j := uint64(0); j < k && d.err == nil; j++ {
+				d.uvarint()
+			}
+		}
+		return d.err
+	}
+	for _, part := range p.parts {
+		d, err := newPartReader(part)
+		if err != nil {
+			return nil, err
+		}
+		if err := read(d); err != nil {
+			return nil, err
+		}
+	}
+	if p.inPart > 0 {
+		head := binary.AppendUvarint(nil, uint64(p.inPart))
+		if err := read(&partReader{b: append(head, p.raw...)}); err != nil {
+			return nil, err
+		}
+	}
+	return ids, nil
+}
 
 // Bytes estimates the memory the packer holds: the compressed parts, the
-// part being filled, the document ids (16 bytes each: their strings are
-// the parser's) and, per term, its map entry, number and count (its string
-// is the parser's too).
+// part being filled and, per term, its map entry, number and count (its
+// string is the parser's).
 func (p *DocPacker) Bytes() int64 {
-	return p.size + int64(cap(p.raw)) + 16*int64(cap(p.ids)) + 64*int64(len(p.order)) + 8*int64(len(p.card))
+	return p.size + int64(cap(p.raw)) + 64*int64(len(p.order)) + 8*int64(len(p.card))
 }
 
 // Stats returns the statistics of the documents packed (those StatsOf gives
@@ -145,8 +173,8 @@ func (p *DocPacker) Stats(c *corpus.Corpus) CorpusStats {
 	if len(st.Cardinality) == 0 {
 		st.Cardinality = []int{0}
 	}
-	if n := len(p.ids); n > 0 {
-		st.MeanTags = float64(p.uses) / float64(n)
+	if p.docs > 0 {
+		st.MeanTags = float64(p.uses) / float64(p.docs)
 	}
 	for i, t := range p.order {
 		st.TagCounts[i] = TagCount{Tag: t, Count: p.counts[i]}

@@ -41,6 +41,13 @@ func TestDocPacker(t *testing.T) {
 	if len(c.Skipped) == 0 || c.Dropped != 1 || p.Docs() != len(c.Docs) || p.Bytes() <= 0 {
 		t.Fatalf("%d skipped, %d dropped, %d documents packed of %d (%d bytes)", len(c.Skipped), c.Dropped, p.Docs(), len(c.Docs), p.Bytes())
 	}
+	var wantIDs []string
+	for _, d := range c.Docs {
+		wantIDs = append(wantIDs, d.ID)
+	}
+	if ids, err := p.IDs(); err != nil || !reflect.DeepEqual(ids, wantIDs) {
+		t.Errorf("IDs: %d ids (%v), want %d", len(ids), err, len(wantIDs))
+	}
 	if got, want := p.Stats(meta), StatsOf(c); !reflect.DeepEqual(got, want) {
 		t.Errorf("statistics while packing %+v\nwant %+v", got, want)
 	}
@@ -77,6 +84,9 @@ func TestDocPacker(t *testing.T) {
 			out = append(out, d)
 		}
 		return out
+	}
+	if ids, err := p.IDs(); err != nil || !reflect.DeepEqual(ids, wantIDs) {
+		t.Errorf("IDs once stored: %d ids (%v), want %d", len(ids), err, len(wantIDs))
 	}
 	a, z := parts(whole.ID), parts(up.ID)
 	if len(a) != 4 || len(z) != len(a) {
