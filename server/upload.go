@@ -209,7 +209,7 @@ func (s *Server) uploadFile(ctx context.Context, f *uploadForm, part *multipart.
 		return &app.InputError{Reason: err.Error()}
 	}
 	f.cp, f.docs, f.fileSum = parsed, docs, h.Sum(nil)
-	return nil
+	return docs.Finish() // the term table is not needed any more
 }
 
 // uploadKey is the content key of an upload (Store.InsertUpload): a hash of

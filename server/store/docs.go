@@ -54,6 +54,9 @@ func NewDocPacker() *DocPacker { return &DocPacker{terms: map[string]uint64{}} }
 
 // Add packs document d (its tags are read during the call only).
 func (p *DocPacker) Add(d corpus.Document) error {
+	if p.terms == nil {
+		return errors.New("store: a document added to a finished packer")
+	}
 	if p.inPart == 0 {
 		p.raw = p.raw[:0]
 	}
@@ -80,6 +83,14 @@ func (p *DocPacker) Add(d corpus.Document) error {
 		return p.flush()
 	}
 	return nil
+}
+
+// Finish compresses the last part and lets the term table go: the packer
+// takes no more documents, and holds what the store writes and the
+// statistics. Storing the packer finishes it.
+func (p *DocPacker) Finish() error {
+	p.terms = nil
+	return p.flush()
 }
 
 // flush compresses the part being filled.
@@ -191,7 +202,7 @@ func (p *DocPacker) Stats(c *corpus.Corpus) CorpusStats {
 // insert stores the packed documents as corpus id's parts in tx: the term
 // list (part 0) and the parts of documents.
 func (p *DocPacker) insert(ctx context.Context, tx *sql.Tx, id string) error {
-	if err := p.flush(); err != nil {
+	if err := p.Finish(); err != nil {
 		return err
 	}
 	stmt, err := tx.PrepareContext(ctx, `INSERT INTO corpus_blobs (corpus_id, part, data) VALUES (?, ?, ?)`)
@@ -204,7 +215,11 @@ func (p *DocPacker) insert(ctx context.Context, tx *sql.Tx, id string) error {
 			return err
 		}
 	}
-	var list []byte
+	n := 0
+	for _, t := range p.order {
+		n += binary.MaxVarintLen64 + len(t)
+	}
+	list := make([]byte, 0, n)
 	for _, t := range p.order {
 		list = appendString(list, t)
 	}

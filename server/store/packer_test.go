@@ -88,6 +88,9 @@ func TestDocPacker(t *testing.T) {
 	if ids, err := p.IDs(); err != nil || !reflect.DeepEqual(ids, wantIDs) {
 		t.Errorf("IDs once stored: %d ids (%v), want %d", len(ids), err, len(wantIDs))
 	}
+	if err := p.Add(c.Docs[0]); err == nil {
+		t.Error("a document added to a stored packer")
+	}
 	a, z := parts(whole.ID), parts(up.ID)
 	if len(a) != 4 || len(z) != len(a) {
 		t.Fatalf("%d and %d parts, want 4", len(a), len(z))
