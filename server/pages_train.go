@@ -32,7 +32,7 @@ var trainParamsHelp = []views.Param{
 	formParam("learning_rate", "", "number"),
 	formParam("max_epochs1", "", "number"),
 	formParam("max_epochs2", "", "number"),
-	formParam("early_stop", "", "", ce.EarlyStopMAP, ce.EarlyStopP2),
+	formParam("early_stop", "", "", ce.EarlyStopMAP, ce.EarlyStopP2, ce.EarlyStopCompletion),
 	formParam("patience", "", "number"),
 	formParam("kappa", "", "", ce.Kappas...),
 	formParam("stage2_start", "", "", append([]string{"auto"}, ce.Stage2Starts...)...),

@@ -201,24 +201,29 @@ func TestStepGradients(t *testing.T) {
 		sample int
 		stage  int
 		group  int // > 1: the ranking loss (nn.GroupLoss) on sampleGroups' groups
+		anchor int // > 1: its set form on sampleSetGroups' groups of group/anchor candidates
 	}{
-		{"stage1-exact", -1, 1, 0},
-		{"stage1-sampled", 4, 1, 0},
-		{"stage2-exact", -1, 2, 0},
-		{"stage2-sampled", 4, 2, 0},
-		{"stage2-ranking-exact", -1, 2, 4},
-		{"stage2-ranking-sampled", 4, 2, 4},
+		{"stage1-exact", -1, 1, 0, 0},
+		{"stage1-sampled", 4, 1, 0, 0},
+		{"stage2-exact", -1, 2, 0, 0},
+		{"stage2-sampled", 4, 2, 0, 0},
+		{"stage2-ranking-exact", -1, 2, 4, 0},
+		{"stage2-ranking-sampled", 4, 2, 4, 0},
+		{"stage2-set-exact", -1, 2, 4, 2},
+		{"stage2-set-sampled", 4, 2, 4, 2},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			tr := benchTrainer(4, 3, 12, Config{Hidden: []int{6, 3}, BatchSize: 8, OutputSample: tc.sample})
 			const alpha, lambda = 0.7, 2.0
-			sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5, Group: tc.group, Temperature: 2}
+			sc := nn.SiameseConfig{Beta: math.Sqrt(3), Rho: 0.5, Group: tc.group, Temperature: 2, Anchors: tc.anchor}
 			s := tr.step
 			if tc.stage == 1 {
 				s.fill1(tr.set.epochExamples(tr.rng, 8, nil))
 			} else {
 				ps := make([]pair, 8)
-				if tc.group > 1 {
+				if tc.anchor > 1 {
+					tr.set.sampleSetGroups(tr.rng, tc.group/tc.anchor, tc.anchor, ps, nil)
+				} else if tc.group > 1 {
 					tr.set.sampleGroups(tr.rng, tc.group, ps)
 				} else {
 					tr.set.samplePairs(tr.rng, 0.5, 0.5, ps)

@@ -283,6 +283,13 @@ type Config struct {
 	// RankingTemperature its temperature T (0: 1).
 	RankingGroup       int     `json:"ranking_group,omitempty" param:"ranking_group"`
 	RankingTemperature float64 `json:"ranking_temperature,omitempty" param:"ranking_temperature"`
+	// RankingAnchors A ≥ 2 selects the set form of Stage2Ranking (taglens's
+	// extension): each group holds a held-out term of a training document and
+	// RankingGroup−1 terms outside it, each paired with A other terms of the
+	// document, all in the context δ minus the held-out term; a candidate
+	// scores by its nearest anchor, as Eq. 9 ranks (trainSet.sampleSetGroups).
+	// 0 or 1: one anchor, the form above.
+	RankingAnchors int `json:"ranking_anchors,omitempty" param:"ranking_anchors"`
 	// LearningRate2 is the initial SGD step of stage 2 and its pilots; zero
 	// means LearningRate.
 	LearningRate2 float64 `json:"learning_rate2,omitempty" param:"learning_rate2"`
@@ -397,6 +404,10 @@ const (
 const (
 	EarlyStopMAP = "extended-map" // MAP of the extended priming protocol (Eq. 9, 11)
 	EarlyStopP2  = "priming-p2"   // P@2 of the priming protocol (Eq. 8, 10)
+	// EarlyStopCompletion is the mean reciprocal rank of the completion
+	// protocol (eval.Completion): each term of a validation document held out
+	// of its context and ranked among the terms outside it.
+	EarlyStopCompletion = "completion-mrr"
 )
 
 // Defaults of the automatic choice of the prediction loss (Config.OutputSample).

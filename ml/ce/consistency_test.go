@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/eval"
@@ -234,35 +235,126 @@ func TestSampleGroups(t *testing.T) {
 	}
 }
 
-// TestRankingTrains trains with the ranking loss: the model records it, a
-// file round trip keeps it, the same seed gives the same bytes, and a batch
-// smaller than two groups is refused.
+// TestSampleSetGroups checks the groups of the ranking loss's set form: per
+// group one training document with at least two terms and a held-out term p
+// of it; candidate 0 is p, the others terms outside the document; each is
+// paired with the same a anchors, terms of the document other than p
+// (distinct when it has more than a others); every member's context leaves p
+// out (hold), and the context mean is that of δ ∖ {p}.
+func TestSampleSetGroups(t *testing.T) {
+	tr := benchTrainer(4, 3, 12, Config{Hidden: []int{6, 3}, BatchSize: 8})
+	tr.set.addMean(ContextLDAMean)
+	const c, a = 3, 2
+	ps := make([]pair, 5*c*a)
+	tr.set.sampleSetGroups(tr.rng, c, a, ps, nil)
+	w := tr.set.inputDim()
+	for i := 0; i < len(ps); i += c * a {
+		pos := ps[i].b
+		d := tr.set.docs[pos.doc]
+		if len(d) < 2 || pos.neg || !hasTerm(d, int(pos.term)) || pos.hold != pos.term+1 {
+			t.Fatalf("group %d: positive %+v of document %v", i/(c*a), pos, d)
+		}
+		want := make([]float64, len(tr.set.sum[pos.doc]))
+		for _, τ := range d {
+			if τ != int(pos.term) {
+				floats.AddScaled(want, 1/float64(len(d)-1), tr.set.termX[τ][:len(want)])
+			}
+		}
+		for k := range c {
+			for j := range a {
+				p := ps[i+k*a+j]
+				if p.a != ps[i+j].a || p.b != ps[i+k*a].b {
+					t.Fatalf("group %d: row %d,%d pairs %+v, want anchor %d with candidate %d", i/(c*a), k, j, p, j, k)
+				}
+				if p.a.neg || !hasTerm(d, int(p.a.term)) || p.a.term == pos.term || p.a.doc != pos.doc {
+					t.Fatalf("group %d: anchor %+v is not another term of %v", i/(c*a), p.a, d)
+				}
+				if k > 0 && (!p.b.neg || hasTerm(d, int(p.b.term)) || p.b.doc != pos.doc) {
+					t.Fatalf("group %d: candidate %+v is not a term outside %v", i/(c*a), p.b, d)
+				}
+				for _, e := range [2]example{p.a, p.b} {
+					if e.hold != pos.term+1 {
+						t.Fatalf("group %d: member %+v does not hold out %d", i/(c*a), e, pos.term)
+					}
+					row := make([]float64, w)
+					tr.set.inputTo(row, e)
+					got := row[w-len(want):]
+					for x := range want {
+						if math.Abs(got[x]-want[x]) > 1e-12 {
+							t.Fatalf("group %d: member %+v's context mean %v, want that of δ∖{p} %v", i/(c*a), e, got, want)
+						}
+					}
+				}
+			}
+		}
+		if len(d)-1 >= a && ps[i].a == ps[i+1].a {
+			t.Fatalf("group %d: repeated anchor %+v though %v has %d other terms", i/(c*a), ps[i].a, d, len(d)-1)
+		}
+	}
+}
+
+// TestEarlyStopCompletion trains with early stopping on the completion
+// protocol's MRR: every validation entry of the log has it, and each stage
+// keeps the weights of its best entry.
+func TestEarlyStopCompletion(t *testing.T) {
+	tc := makeTestCorpus(3, 300)
+	cfg := smallConfig(5)
+	cfg.MaxEpochs1, cfg.MaxEpochs2, cfg.EarlyStop = 4, 3, EarlyStopCompletion
+	m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	in := m.Info()
+	best := map[string]LogEntry{}
+	for _, e := range in.Log {
+		if !(e.ValidMRR > 0 && e.ValidMRR <= 1) {
+			t.Fatalf("log entry %+v: completion MRR out of (0, 1]", e)
+		}
+		if b, ok := best[e.Stage]; !ok || e.ValidMRR > b.ValidMRR {
+			best[e.Stage] = e
+		}
+	}
+	if got, want := in.BestEpoch1, best["stage1"].Epoch; got != want {
+		t.Errorf("stage 1 kept epoch %d, the best completion MRR is at epoch %d (%+v)", got, want, in.Log)
+	}
+	if got, want := in.BestEpoch2, best["stage2"].Epoch; got != want {
+		t.Errorf("stage 2 kept epoch %d, the best completion MRR is at epoch %d (%+v)", got, want, in.Log)
+	}
+}
+
+// TestRankingTrains trains with the ranking loss, in its one-anchor and its
+// set form: the model records it, a file round trip keeps it, the same seed
+// gives the same bytes, and a batch smaller than two groups is refused.
 func TestRankingTrains(t *testing.T) {
 	tc := makeTestCorpus(3, 300)
 	cfg := smallConfig(5)
 	cfg.MaxEpochs1, cfg.MaxEpochs2 = 1, 2
 	cfg.Stage2Loss, cfg.RankingTemperature, cfg.LearningRate2 = Stage2Ranking, 10, 0.01
-	var files [2][]byte
-	for i := range files {
-		m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
-		if err != nil {
-			t.Fatal(err)
+	set := cfg
+	set.Context, set.RankingAnchors = ContextLDAMean, 3
+	for _, cfg := range []Config{cfg, set} {
+		var files [2][]byte
+		for i := range files {
+			m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			in := m.Info()
+			if in.Stage2Loss != Stage2Ranking || in.RankingGroup != 10 || in.RankingTemperature != 10 || in.LearningRate2 != 0.01 || in.RankingAnchors != cfg.RankingAnchors {
+				t.Fatalf("Info: stage2 loss %q, group %d, T %v, learning rate %v, anchors %d", in.Stage2Loss, in.RankingGroup, in.RankingTemperature, in.LearningRate2, in.RankingAnchors)
+			}
+			var buf bytes.Buffer
+			if err := m.Write(&buf); err != nil {
+				t.Fatal(err)
+			}
+			files[i] = buf.Bytes()
+			if r := roundTrip(t, m); !reflect.DeepEqual(r.Info(), m.Info()) {
+				t.Fatalf("after a round trip Info = %+v, want %+v", r.Info(), m.Info())
+			}
 		}
-		in := m.Info()
-		if in.Stage2Loss != Stage2Ranking || in.RankingGroup != 10 || in.RankingTemperature != 10 || in.LearningRate2 != 0.01 {
-			t.Fatalf("Info: stage2 loss %q, group %d, T %v, learning rate %v", in.Stage2Loss, in.RankingGroup, in.RankingTemperature, in.LearningRate2)
+		if !bytes.Equal(files[0], files[1]) {
+			t.Errorf("anchors %d: two trainings with the same seed wrote different files", cfg.RankingAnchors)
 		}
-		var buf bytes.Buffer
-		if err := m.Write(&buf); err != nil {
-			t.Fatal(err)
-		}
-		files[i] = buf.Bytes()
-		if r := roundTrip(t, m); !reflect.DeepEqual(r.Info(), m.Info()) {
-			t.Fatalf("after a round trip Info = %+v, want %+v", r.Info(), m.Info())
-		}
-	}
-	if !bytes.Equal(files[0], files[1]) {
-		t.Error("two trainings with the same seed wrote different files")
 	}
 	bad := cfg
 	bad.BatchSize = 15

@@ -17,6 +17,10 @@ type example struct {
 	term int32 // vocabulary index of the focused term τ
 	doc  int32 // index into trainSet.docs (the context δ)
 	neg  bool
+	// hold, when positive, is 1 + the term left out of the context's mean
+	// row instead of ctxTo's rule: the held-out term of a set-ranking group
+	// (sampleSetGroups), so that every member sees the context δ ∖ {held}.
+	hold int32
 }
 
 // trainSet holds the inputs of training: the encoded training documents and the
@@ -89,6 +93,9 @@ func (s *trainSet) ctxTo(dst []float64, e example) {
 	left := int(e.term)
 	if e.neg {
 		left = d[int(e.term)%len(d)]
+	}
+	if e.hold > 0 {
+		left = int(e.hold - 1)
 	}
 	own, inv := s.termX[left][:len(mean)], 1/float64(len(d)-1)
 	for i, x := range s.sum[e.doc] {
@@ -245,6 +252,50 @@ func (s *trainSet) sampleGroups(rng *rand.Rand, g int, ps []pair) {
 			ps[i+k] = pair{a: anchor, b: b, kind: nn.I3}
 		}
 	}
+}
+
+// sampleSetGroups fills ps with groups of c·a pairs for the set form of the
+// ranking loss (nn.GroupLoss with a anchors): per group a random training
+// document with at least two terms, a held-out term p of it, a anchors drawn
+// from its other terms (all of them, repeated in turn, when it has a or fewer)
+// and c−1 terms outside the document drawn uniformly; candidate p then the
+// others, each paired with every anchor, all in the context δ ∖ {p}: the
+// completion protocol's situation, where the term to find is not in the
+// context. len(ps) must be a multiple of c·a.
+func (s *trainSet) sampleSetGroups(rng *rand.Rand, c, a int, ps []pair, idx []int) []int {
+	g := c * a
+	for i := 0; i < len(ps); i += g {
+		di := s.multi[rng.IntN(len(s.multi))]
+		d := s.docs[di]
+		pi := rng.IntN(len(d))
+		hold := int32(d[pi]) + 1
+		idx = idx[:0]
+		for j := range d {
+			if j != pi {
+				idx = append(idx, j)
+			}
+		}
+		if len(idx) > a { // a random a of them (partial Fisher-Yates)
+			for j := range a {
+				k := j + rng.IntN(len(idx)-j)
+				idx[j], idx[k] = idx[k], idx[j]
+			}
+		}
+		pos := example{term: int32(d[pi]), doc: int32(di), hold: hold}
+		for k := range c {
+			cand, kind := pos, nn.I1
+			if k > 0 {
+				if n := negativeTerm(d, s.v, rng); n >= 0 {
+					cand, kind = example{term: int32(n), doc: int32(di), neg: true, hold: hold}, nn.I3
+				}
+			}
+			for j := range a {
+				an := example{term: int32(d[idx[j%min(a, len(idx))]]), doc: int32(di), hold: hold}
+				ps[i+k*a+j] = pair{a: an, b: cand, kind: kind}
+			}
+		}
+	}
+	return idx
 }
 
 // withinDoc draws a random training document with at least two terms and

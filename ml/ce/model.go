@@ -21,6 +21,10 @@ type LogEntry struct {
 	// ValidMAP is the MAP of the extended priming protocol (Eq. 9, 11) on the
 	// validation documents (zero in files of format version < 3).
 	ValidMAP float64 `json:"valid_map"`
+	// ValidMRR is the mean reciprocal rank of the completion protocol on the
+	// validation documents, computed only when early stopping uses it
+	// (EarlyStopCompletion); zero otherwise.
+	ValidMRR float64 `json:"valid_mrr,omitempty"`
 }
 
 // Info records how a model was trained: the resolved hyper-parameters, the data
@@ -74,6 +78,7 @@ type Info struct {
 	Stage2Loss         string     `json:"stage2_loss"`
 	RankingGroup       int        `json:"ranking_group,omitempty"`
 	RankingTemperature float64    `json:"ranking_temperature,omitempty"`
+	RankingAnchors     int        `json:"ranking_anchors,omitempty"`
 	LearningRate2      float64    `json:"learning_rate2"`
 	Log                []LogEntry `json:"log,omitempty"`
 }

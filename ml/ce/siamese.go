@@ -21,6 +21,10 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 	if cfg.Stage2Loss == Stage2Ranking {
 		// Whole groups, as many in each of the trainer's two parts.
 		sc.Group, sc.Temperature = cfg.RankingGroup, cfg.RankingTemperature
+		if cfg.RankingAnchors > 1 {
+			sc.Anchors = cfg.RankingAnchors
+			sc.Group *= sc.Anchors
+		}
 		nb = 2 * sc.Group * max(1, cfg.BatchSize/(2*sc.Group))
 	}
 	batches := (epochPairs + nb - 1) / nb
@@ -31,6 +35,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		opt.LearningRate = cfg.LearningRate2
 	}
 	ps := make([]pair, nb)
+	var idx []int
 	st := &early{crit: cfg.EarlyStop}
 	start := t.elapsed()
 	reason = "max epochs"
@@ -46,7 +51,9 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 					break // evaluate the partial epoch, then stop
 				}
 			}
-			if sc.Group > 1 {
+			if sc.Anchors > 1 {
+				idx = t.set.sampleSetGroups(t.rng, sc.Group/sc.Anchors, sc.Anchors, ps, idx)
+			} else if sc.Group > 1 {
 				t.set.sampleGroups(t.rng, sc.Group, ps)
 			} else {
 				t.set.samplePairs(t.rng, cfg.WithinDoc, cfg.WithinDocI3, ps)
@@ -66,7 +73,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 			if err != nil {
 				return validation{}, 0, 0, "", err
 			}
-			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt})
+			t.m.info.Log = append(t.m.info.Log, LogEntry{Stage: stage, Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt, ValidMRR: v.mrr})
 			if cfg.epochHook != nil {
 				cfg.epochHook(stage, epoch, t)
 			}

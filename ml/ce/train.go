@@ -355,6 +355,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 		SplitSeed: cfg.SplitSeed, SplitFromFile: cfg.SplitFromFile}
 	if cfg.Stage2Loss == Stage2Ranking {
 		t.m.info.RankingGroup, t.m.info.RankingTemperature = cfg.RankingGroup, cfg.RankingTemperature
+		t.m.info.RankingAnchors = cfg.RankingAnchors
 	}
 	t.m.info.ValidP2Random = randomP2(t.valid, V)
 	return nil
@@ -398,12 +399,16 @@ func (t *trainer) stage0() error {
 type validation struct {
 	p2     float64 // P@2 of the priming protocol (Eq. 8, 10)
 	mapExt float64 // MAP of the extended priming protocol (Eq. 9, 11)
+	mrr    float64 // MRR of the completion protocol, with EarlyStopCompletion only
 }
 
 // score returns the figure of the early-stopping criterion c (Config.EarlyStop).
 func (v validation) score(c string) float64 {
 	if c == EarlyStopP2 {
 		return v.p2
+	}
+	if c == EarlyStopCompletion {
+		return v.mrr
 	}
 	return v.mapExt
 }
@@ -417,7 +422,15 @@ func (t *trainer) validate(params []float64) (validation, error) {
 	if err != nil {
 		return validation{}, err
 	}
-	return validation{p2: rs[0].PAtK[1], mapExt: rs[1].MAP}, nil
+	v := validation{p2: rs[0].PAtK[1], mapExt: rs[1].MAP}
+	if t.cfg.EarlyStop == EarlyStopCompletion { // evaluated alone (eval.EvaluateAll)
+		rc, err := eval.EvaluateAll(t.ctx, em, []eval.Protocol{eval.Completion}, t.valid, opt)
+		if err != nil {
+			return validation{}, err
+		}
+		v.mrr = rc[0].AUC
+	}
+	return v, nil
 }
 
 // snapshot returns a model whose VariantCE network has the given parameters
@@ -534,7 +547,7 @@ func (t *trainer) stage1() error {
 			if err != nil {
 				return err
 			}
-			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt})
+			info.Log = append(info.Log, LogEntry{Stage: "stage1", Epoch: epoch, Loss: loss, ValidP2: v.p2, ValidMAP: v.mapExt, ValidMRR: v.mrr})
 			if cfg.epochHook != nil {
 				cfg.epochHook("stage1", epoch, t)
 			}

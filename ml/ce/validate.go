@@ -98,8 +98,8 @@ func (c Config) Validate() error {
 		return bad("term_smooth", "%v: must be a finite number (0 = default, negative = none)", c.TermSmooth)
 	case !finite(c.Average) || c.Average >= 1:
 		return bad("average", "%v: must be below 1 (0 = default, negative = none)", c.Average)
-	case c.EarlyStop != "" && c.EarlyStop != EarlyStopMAP && c.EarlyStop != EarlyStopP2:
-		return bad("early_stop", "%q: must be %s or %s", c.EarlyStop, EarlyStopMAP, EarlyStopP2)
+	case c.EarlyStop != "" && c.EarlyStop != EarlyStopMAP && c.EarlyStop != EarlyStopP2 && c.EarlyStop != EarlyStopCompletion:
+		return bad("early_stop", "%q: must be %s, %s or %s", c.EarlyStop, EarlyStopMAP, EarlyStopP2, EarlyStopCompletion)
 	case c.Kappa != "" && !slices.Contains(Kappas, c.Kappa):
 		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
 	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start):
@@ -108,12 +108,14 @@ func (c Config) Validate() error {
 		return bad("stage2_loss", "%q: must be %s or %s", c.Stage2Loss, Stage2Eq6, Stage2Ranking)
 	case c.RankingGroup < 0 || c.RankingGroup == 1 || c.RankingGroup > 50:
 		return bad("ranking_group", "%d: must be in 2..50 (0 = default)", c.RankingGroup)
+	case c.RankingAnchors < 0 || c.RankingAnchors > 16:
+		return bad("ranking_anchors", "%d: must be in 0..16", c.RankingAnchors)
 	case !finite(c.RankingTemperature) || c.RankingTemperature < 0:
 		return bad("ranking_temperature", "%v: must be positive (0 = default)", c.RankingTemperature)
 	case !finite(c.LearningRate2) || c.LearningRate2 < 0 || c.LearningRate2 > 10:
 		return bad("learning_rate2", "%v: must be in [0, 10] (0 = the learning rate of stage 1)", c.LearningRate2)
-	case c.Stage2Loss == Stage2Ranking && cmp.Or(c.BatchSize, DefaultBatchSize) < 2*cmp.Or(c.RankingGroup, DefaultRankingGroup):
-		return bad("ranking_group", "%d: the ranking loss needs a batch of at least two groups (batch_size %d)", cmp.Or(c.RankingGroup, DefaultRankingGroup), cmp.Or(c.BatchSize, DefaultBatchSize))
+	case c.Stage2Loss == Stage2Ranking && cmp.Or(c.BatchSize, DefaultBatchSize) < 2*cmp.Or(c.RankingGroup, DefaultRankingGroup)*max(c.RankingAnchors, 1):
+		return bad("ranking_group", "%d with %d anchors: the ranking loss needs a batch of at least two groups of group × anchors pairs (batch_size %d)", cmp.Or(c.RankingGroup, DefaultRankingGroup), max(c.RankingAnchors, 1), cmp.Or(c.BatchSize, DefaultBatchSize))
 	case c.Context != "" && !slices.Contains(Contexts, c.Context):
 		return bad("context", "%q: must be one of %s", c.Context, strings.Join(Contexts, ", "))
 	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":

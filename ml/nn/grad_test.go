@@ -226,15 +226,15 @@ func TestSiameseLossFD(t *testing.T) {
 	}
 }
 
-// TestGroupLossFD checks GroupLoss's gradients by finite differences, and one
-// hand value: a group of two pairs with E_0² = 0 and E_1² = 1 at T = 1 gives
-// log(1 + e^{-1}).
+// TestGroupLossFD checks GroupLoss's gradients by finite differences, with one
+// anchor and in the set form, and hand values: a group of two pairs with
+// E_0² = 0 and E_1² = 1 at T = 1 gives log(1 + e^{-1}).
 func TestGroupLossFD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(9, 10))
 	const N, dim = 8, 3
 	ce1 := randDense(N, dim, 1, rng)
 	ce2 := randDense(N, dim, 1, rng)
-	for _, cfg := range []SiameseConfig{{Group: 4}, {Group: 2, Temperature: 0.5}} {
+	for _, cfg := range []SiameseConfig{{Group: 4}, {Group: 2, Temperature: 0.5}, {Group: 8, Anchors: 2}, {Group: 4, Anchors: 2, Temperature: 0.7}} {
 		g1 := mat.NewDense(N, dim, nil)
 		g2 := mat.NewDense(N, dim, nil)
 		GroupLoss(ce1, ce2, cfg, g1, g2)
@@ -246,6 +246,14 @@ func TestGroupLossFD(t *testing.T) {
 	b := mat.NewDense(2, 1, []float64{0, 1})
 	if got, want := GroupLoss(a, b, SiameseConfig{Group: 2}, nil, nil), math.Log(1+math.Exp(-1)); math.Abs(got-want) > 1e-12 {
 		t.Errorf("hand value: got %v, want %v", got, want)
+	}
+	// The set form: two candidates of two anchors each; the positive's rows at
+	// E² = 4 and 0, the negative's at 1 and 9: each scores by its nearer row,
+	// s = (0, −1), the same log(1 + e^{-1}).
+	a = mat.NewDense(4, 1, []float64{0, 0, 0, 0})
+	b = mat.NewDense(4, 1, []float64{2, 0, 1, 3})
+	if got, want := GroupLoss(a, b, SiameseConfig{Group: 4, Anchors: 2}, nil, nil), math.Log(1+math.Exp(-1)); math.Abs(got-want) > 1e-12 {
+		t.Errorf("set form's hand value: got %v, want %v", got, want)
 	}
 	// Through SiameseLoss the same figure (the types and D are unused).
 	if got := SiameseLoss(ce1, ce2, make([]PairType, N), make([]float64, N), SiameseConfig{Group: 4}, nil, nil); got != GroupLoss(ce1, ce2, SiameseConfig{Group: 4}, nil, nil) {

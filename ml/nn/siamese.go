@@ -33,6 +33,11 @@ type SiameseConfig struct {
 	Group int
 	// Temperature T of GroupLoss; default 1.
 	Temperature float64
+	// Anchors A ≥ 2 selects the set form of GroupLoss (taglens's extension):
+	// a group's Group rows are Group/A candidates of A rows each, candidate
+	// k's rows pairing it with the A anchors, and a candidate scores by its
+	// nearest anchor, as Eq. 9 does. 0 or 1: one anchor, the rows as above.
+	Anchors int
 }
 
 // ContextSimilarity returns D = exp(-λ/2 · KL(l1, l2)) of §4.3.3 with the symmetric
@@ -150,20 +155,24 @@ func siameseLoss(ce1, ce2 *mat.Dense, types []PairType, d []float64, cfg Siamese
 // GroupLoss returns the ranking form of the distance loss (taglens's extension
 // of Eq. 6, an InfoNCE loss over squared CE distances; Oord, Li & Vinyals 2018)
 // averaged over the groups of a batch. Rows come in groups of G = cfg.Group
-// consecutive pairs (ce1_k, ce2_k) whose first members are one anchor, the
-// group's first pair being its positive: with E_k² = ‖ce1_k − ce2_k‖² and
-// s_k = −E_k²/T,
+// consecutive pairs (ce1_r, ce2_r), C = G/A candidates of A = cfg.Anchors rows
+// each (A = 1 unless set), the group's first candidate being its positive.
+// With E_r² = ‖ce1_r − ce2_r‖² and candidate k's score its nearest row,
 //
+//	s_k = −min_{a < A} E²_{kA+a} / T,
 //	L = 1/(N/G) Σ_groups [ −s_0 + log Σ_k exp(s_k) ],
 //
 // so the loss falls as the positive's distance falls below the others'. This is
-// what Eq. 9 ranks by: a term of δ scores by its nearest other term of δ in
-// CE(·|δ), and a group holds an anchor, another term of its document and terms
-// outside it, all in the document's context. Gradients (overwritten):
+// what Eq. 9 ranks by: a term scores by its nearest query term of δ in
+// CE(·|δ). With one anchor a group holds an anchor, another term of its
+// document and terms outside it; with A anchors, A terms of a document paired
+// with each candidate (Config.RankingAnchors). Gradients (overwritten; zero on
+// the rows that are not a candidate's nearest, the first on ties):
 //
-//	∂L/∂ce1_k = 1/(N/G) · (p_k − [k = 0]) · (−2/T) (ce1_k − ce2_k) = −∂L/∂ce2_k,
+//	∂L/∂ce1_r = 1/(N/G) · (p_k − [k = 0]) · (−2/T) (ce1_r − ce2_r) = −∂L/∂ce2_r,
 //
-// p the softmax of s over the group. It panics when N is not a multiple of G.
+// r candidate k's nearest row, p the softmax of s over the group. It panics
+// when N is not a multiple of G or G not a multiple of A.
 func GroupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense) float64 {
 	N, _ := ce1.Dims()
 	return groupLoss(ce1, ce2, cfg, g1, g2, N, 1)
@@ -173,12 +182,12 @@ func GroupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense) float6
 // gradients scaled by scale.
 func groupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense, totalN int, scale float64) float64 {
 	N, dim := ce1.Dims()
-	G := cfg.Group
+	G, A := cfg.Group, max(cfg.Anchors, 1)
 	if r, c := ce2.Dims(); r != N || c != dim {
 		panic(fmt.Sprintf("nn: CE matrices %d×%d and %d×%d", N, dim, r, c))
 	}
-	if N%G != 0 || totalN%G != 0 {
-		panic(fmt.Sprintf("nn: %d pairs (of %d) are not groups of %d", N, totalN, G))
+	if N%G != 0 || totalN%G != 0 || G%A != 0 {
+		panic(fmt.Sprintf("nn: %d pairs (of %d) are not groups of %d with %d anchors", N, totalN, G, A))
 	}
 	if (g1 == nil) != (g2 == nil) {
 		panic("nn: GroupLoss needs both gradients or neither")
@@ -187,39 +196,53 @@ func groupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense, totalN
 	if T == 0 {
 		T = 1
 	}
+	C := G / A
 	inv := float64(G) / float64(totalN)
-	s := make([]float64, G)
+	s := make([]float64, C)
+	near := make([]int, C) // each candidate's nearest row within the group
 	var loss float64
 	for g := 0; g < N; g += G {
 		mx := math.Inf(-1)
-		for k := range G {
-			a, b := ce1.RawRowView(g+k), ce2.RawRowView(g+k)
-			var e2 float64
-			for i, v := range a {
-				t := v - b[i]
-				e2 += t * t
+		for k := range C {
+			for a := range A {
+				r := k*A + a
+				x, y := ce1.RawRowView(g+r), ce2.RawRowView(g+r)
+				var e2 float64
+				for i, v := range x {
+					t := v - y[i]
+					e2 += t * t
+				}
+				if a == 0 || -e2/T > s[k] {
+					s[k], near[k] = -e2/T, r
+				}
 			}
-			s[k] = -e2 / T
 			mx = max(mx, s[k])
 		}
 		var z float64
-		for k := range G {
+		for k := range C {
 			z += math.Exp(s[k] - mx)
 		}
 		loss += mx + math.Log(z) - s[0]
 		if g1 == nil {
 			continue
 		}
-		for k := range G {
+		if A > 1 {
+			for r := range G {
+				clear(g1.RawRowView(g + r))
+				clear(g2.RawRowView(g + r))
+			}
+		}
+		for k := range C {
 			p := math.Exp(s[k]-mx) / z
 			if k == 0 {
 				p--
 			}
 			c := scale * inv * p * (-2 / T)
-			a, b := ce1.RawRowView(g+k), ce2.RawRowView(g+k)
-			ga, gb := g1.RawRowView(g+k), g2.RawRowView(g+k)
-			for i, v := range a {
-				q := c * (v - b[i])
+			r := g + near[k]
+			x, y := ce1.RawRowView(r), ce2.RawRowView(r)
+			ga, gb := g1.RawRowView(r), g2.RawRowView(r)
+			for i, v := range x {
+				q := c * (v - y[i])
 				ga[i] = q
 				gb[i] = -q
 			}
