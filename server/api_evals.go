@@ -32,6 +32,7 @@ type evalRequest struct {
 	Setting   string   `json:"setting,omitempty"` // within-corpus (default), cross-corpora, incomplete-context, oov
 	Missing   string   `json:"missing,omitempty"` // band "10", "10-30" or "30-50" for incomplete-context
 	Trials    int      `json:"trials,omitempty"`  // default 3
+	Sample    int      `json:"sample,omitempty"`  // documents sampled in each trial; 0 (the default): all
 	// SeedTrials says the models are one training run with several seeds:
 	// trial i uses model i, so the report has one "ce" and one "siamese-ce"
 	// row with error bars over the seeds (as taglens eval with one model per
@@ -53,7 +54,7 @@ const (
 func (r *evalRequest) input() app.EvalInput {
 	in := app.EvalInput{Models: len(r.ModelIDs), SeedTrials: r.SeedTrials, Subset: r.Subset, Protocol: r.Protocol,
 		Setting: r.Setting, Missing: r.Missing, Baselines: r.Baselines, Lenient: true,
-		MaxModels: maxEvalModels, MaxTrials: maxEvalTrials}
+		MaxModels: maxEvalModels, MaxTrials: maxEvalTrials, Sample: r.Sample}
 	if r.Trials != 0 || r.trialsGiven {
 		trials := r.Trials
 		in.Trials = &trials
@@ -176,7 +177,7 @@ func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string,
 		return err
 	}
 	ev := &app.Evaluation{Corpus: tc, Subset: req.Subset, Protocol: spec.Protocol, Setting: setting, Missing: spec.Missing,
-		Trials: spec.Trials, Seed: 1, Baselines: spec.Baselines,
+		Trials: spec.Trials, Sample: spec.Sample, Seed: 1, Baselines: spec.Baselines,
 		// Every trial uses the first model's split; with no reserved OOV
 		// documents, the OOV setting takes every document with a term outside
 		// the vocabulary (as taglens eval without a split file).

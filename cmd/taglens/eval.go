@@ -29,7 +29,7 @@ func init() {
 
 const evalSynopsis = "--model MODEL[,MODEL...] --corpus PATH --subset train|valid|test|oov|all " +
 	"[--split PATH] [--oov PATH] [--protocol priming|extended|completion] [--baselines LIST|all] [--missing BAND] " +
-	"[--trials N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--concurrent N] [--json OUT] [--cpuprofile OUT]"
+	"[--trials N] [--sample N] [--cross PATH] [--variants LIST] [--seed N] [--workers N] [--concurrent N] [--json OUT] [--cpuprofile OUT]"
 
 // baselineOrder is the report order of the baselines (docs/design.md model names).
 var baselineOrder = baselines.Names
@@ -114,6 +114,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		bl       = fs.String("baselines", "", "comma-separated baselines to train and evaluate ("+strings.Join(baselineOrder, ",")+") or all")
 		missing  = fs.String("missing", "", "incomplete local context band in percent: 10, 10-30 or 30-50")
 		trials   = fs.Int("trials", 3, "number of trials (seeds --seed, --seed+1, ...)")
+		sample   = fs.Int("sample", 0, "evaluate a random sample of at most N of the documents in each trial (trial t's drawn with seed --seed+t; the report says so); 0: all of them")
 		cross    = fs.String("cross", "", "evaluate another corpus (cross-corpora with --subset all, real OOV with --subset oov)")
 		variants = fs.String("variants", "", "model variants to evaluate (default ce,siamese-ce; for oov ce-feature,siamese-ce-feature,ce-avg,siamese-ce-avg; none for baselines only)")
 		seed     = fs.Uint64("seed", 1, "seed of the first trial")
@@ -160,6 +161,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		return usage("--concurrent must be at least 1")
 	}
 	in := evalInput(fs, cfg, *subset, *protocol, *missing, *bl, *variants, *trials)
+	in.Sample = *sample
 	if cfg.EvalSpec, err = in.Normalize(); err == nil {
 		err = cfg.CheckCorpus(cfg.crossPath != "")
 	}
@@ -262,7 +264,7 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	r.corpus = c
 	warnAbsentOOV(stderr, cfg.oovPath, c, cfg.oovTags)
 	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.Subset, Protocol: cfg.Protocol,
-		Setting: cfg.Setting, Missing: cfg.Missing, Trials: cfg.Trials, Seed: cfg.seed, Workers: cfg.workers,
+		Setting: cfg.Setting, Missing: cfg.Missing, Trials: cfg.Trials, Sample: cfg.Sample, Seed: cfg.seed, Workers: cfg.workers,
 		Concurrent: cfg.concurrent,
 		Baselines:  cfg.Baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
 		AllWithoutOOV: cfg.splitPath == "", Notes: r.notes,

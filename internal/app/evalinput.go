@@ -27,7 +27,7 @@ var subsets = []string{"train", "valid", "test", "oov", "all"}
 // Evaluation is built from: the one check of an evaluation's input. Its
 // refusals are *InputErrors whose Field is the API's name of the input
 // (model_ids, seed_trials, subset, protocol, setting, missing, trials,
-// baselines, variants; corpus_id for the evaluated corpus).
+// sample, baselines, variants; corpus_id for the evaluated corpus).
 type EvalInput struct {
 	Models int // models chosen (files or ids), at least 1
 	// SeedTrials: trial i uses model i (one training with several seeds):
@@ -55,6 +55,10 @@ type EvalInput struct {
 	// MaxModels and MaxTrials, when positive, cap Models and Trials (the web
 	// app's caps).
 	MaxModels, MaxTrials int
+	// Sample, when positive, evaluates a seeded random sample of at most this
+	// many of the evaluated documents in each trial (Evaluation.Sample); 0
+	// evaluates them all.
+	Sample int
 }
 
 // EvalSpec is a checked evaluation input: the fields of an Evaluation the
@@ -67,6 +71,7 @@ type EvalSpec struct {
 	Trials    int
 	Baselines []string     // in report order, without repeats
 	Variants  []ce.Variant // in report order (compare.VariantEntries)
+	Sample    int          // documents sampled in each trial; 0: all
 	lenient   bool
 }
 
@@ -126,6 +131,10 @@ func (in EvalInput) Normalize() (*EvalSpec, error) {
 	if s.Trials, err = in.trials(); err != nil {
 		return nil, err
 	}
+	if in.Sample < 0 {
+		return bad("sample", "must be a number of documents, or 0 for all of them, got %d", in.Sample)
+	}
+	s.Sample = in.Sample
 	if s.Baselines, err = chooseBaselines(in.Baselines); err != nil {
 		return nil, err
 	}

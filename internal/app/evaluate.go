@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"slices"
 	"strings"
 
@@ -37,7 +38,12 @@ type Evaluation struct {
 	Missing  eval.Band
 	Trials   int
 	Seed     uint64 // seed of trial 0; trial t has Seed+t
-	Workers  int    // goroutines evaluating documents (compare.Plan.Workers)
+	// Sample, when positive, evaluates in trial t a random sample of at most
+	// Sample of the evaluated documents drawn with seed Seed+t, so that the
+	// trials' standard errors include the sample's variation (a large
+	// subset's comparison in bounded time); 0 evaluates every document.
+	Sample  int
+	Workers int // goroutines evaluating documents (compare.Plan.Workers)
 	// Concurrent is the number of models evaluated at once
 	// (compare.Plan.Concurrent; 0 means DefaultConcurrent).
 	Concurrent int
@@ -139,6 +145,9 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 	if len(own) > 0 {
 		note(strings.Join(own, ", ") + " rank a document's vocabulary by their own score (a sum of similarities over the document's other terms, as recommenders do), not by Eq. 9's minimum distance")
 	}
+	if ev.Sample > 0 {
+		note(fmt.Sprintf("each trial evaluates a random sample of at most %d of the evaluated documents (trial t's drawn with seed %d+t): the standard errors over the trials include the sample's variation", ev.Sample, ev.Seed))
+	}
 	if ev.Protocol == eval.Completion {
 		note("completion (taglens's protocol, not the paper's): each term of a document in turn is held out of its context and ranked among the terms outside the context; one relevant term per list, so MAP is the hit rate at 1 and AUC the mean reciprocal rank")
 	}
@@ -157,6 +166,10 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 		}
 		d := *data
 		d.Seed = ev.Seed + uint64(t)
+		if ev.Sample > 0 {
+			d.Docs = sampleOf(d.Docs, ev.Sample, d.Seed)
+			d.OOVDocs = sampleOf(d.OOVDocs, ev.Sample, d.Seed)
+		}
 		return &d, nil
 	}
 	plan.Progress = ev.Progress
@@ -247,4 +260,23 @@ func ModelEntries(variants []ce.Variant, oov bool, ms []*ce.Model, names []strin
 		entries = append(entries, compare.VariantEntries(variants, oov, ms[i:one], tuning(names[i:one], ms[i:one]), suffix)...)
 	}
 	return entries
+}
+
+// sampleStream tells sampleOf's random stream from the trials' other streams
+// of the same seed.
+const sampleStream = 0x73616d706c65 // "sample"
+
+// sampleOf returns a random sample of k of xs drawn with seed, in the order of
+// xs, or xs itself when it has at most k elements.
+func sampleOf[T any](xs []T, k int, seed uint64) []T {
+	if len(xs) <= k {
+		return xs
+	}
+	idx := rand.New(rand.NewPCG(seed, sampleStream)).Perm(len(xs))[:k]
+	slices.Sort(idx)
+	out := make([]T, k)
+	for i, j := range idx {
+		out[i] = xs[j]
+	}
+	return out
 }

@@ -69,6 +69,53 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestEvaluateSample checks --sample: each trial evaluates at most Sample
+// documents, the report says so, and the same seeds give the same report.
+func TestEvaluateSample(t *testing.T) {
+	m, c, split := demoModel(t)
+	run := func() *eval.Report {
+		ev := &Evaluation{Models: []*ce.Model{m}, Corpus: c, Subset: "test", Protocol: eval.Extended,
+			Setting: eval.WithinCorpus, Trials: 2, Seed: 3, Sample: 5,
+			Variants: compare.VariantEntries([]ce.Variant{ce.VariantCE}, false, []*ce.Model{m}, nil, ""),
+			Split:    func(*ce.Model) (corpus.Split, error) { return split, nil }}
+		rep, err := Evaluate(context.Background(), ev)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	rep := run()
+	if r := rep.Models[0]; r.Docs+r.Skipped != 5 || len(split.Test) <= 5 {
+		t.Errorf("%d evaluated and %d skipped documents of %d: want a sample of 5", r.Docs, r.Skipped, len(split.Test))
+	}
+	if !slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "random sample of at most 5") }) {
+		t.Errorf("notes %q: none says the documents are sampled", rep.Notes)
+	}
+	if again := run(); again.Models[0].MAP != rep.Models[0].MAP || again.Models[0].AUC != rep.Models[0].AUC {
+		t.Errorf("the same seeds gave MAP %v and %v", rep.Models[0].MAP, again.Models[0].MAP)
+	}
+}
+
+// TestSampleOf checks the sample: k distinct elements in the order of the
+// slice, the same for one seed and another for another seed, and the whole
+// slice when it has at most k.
+func TestSampleOf(t *testing.T) {
+	xs := make([]int, 100)
+	for i := range xs {
+		xs[i] = i
+	}
+	a, b, c := sampleOf(xs, 10, 1), sampleOf(xs, 10, 1), sampleOf(xs, 10, 2)
+	if len(a) != 10 || !slices.IsSorted(a) || len(slices.Compact(slices.Clone(a))) != 10 {
+		t.Errorf("sample %v: want 10 distinct elements in order", a)
+	}
+	if !slices.Equal(a, b) || slices.Equal(a, c) {
+		t.Errorf("seed 1 gave %v and %v, seed 2 %v: want the same for one seed, another for another", a, b, c)
+	}
+	if got := sampleOf(xs[:7], 10, 1); !slices.Equal(got, xs[:7]) {
+		t.Errorf("a slice of 7 sampled to 10: %v", got)
+	}
+}
+
 // TestEvaluateOwnScoreNote checks that an extended evaluation with the
 // recommender baselines that rank by their own score says so in its notes,
 // and that they are tuned on the split's validation documents.
