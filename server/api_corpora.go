@@ -40,6 +40,10 @@ type corpusDetailJSON struct {
 	Skipped      int   `json:"skipped_docs"`
 	SkippedLines []int `json:"skipped_lines,omitempty"`
 	TagCap       int   `json:"tag_cap,omitempty"`
+	// Documents skipped for a bidirectional formatting character in a tag
+	// (docs/security.md), with the first lines of these.
+	BidiSkipped int   `json:"bidi_skipped_docs"`
+	BidiLines   []int `json:"bidi_skipped_lines,omitempty"`
 }
 
 type splitJSON struct {
@@ -91,6 +95,7 @@ func (h *corporaAPI) get(c echo.Context) error {
 		Cardinality: r.Stats.Cardinality,
 		Split:       splitJSON{len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV)},
 		Dropped:     r.Stats.Dropped, Skipped: r.Stats.Skipped, SkippedLines: r.Stats.SkippedLines, TagCap: r.Stats.TagCap,
+		BidiSkipped: r.Stats.BidiSkipped, BidiLines: r.Stats.BidiLines,
 	})
 }
 

@@ -45,6 +45,50 @@ func TestUploadSkipsOverCap(t *testing.T) {
 	}
 }
 
+// TestUploadSkipsBidi: an upload with a document whose tag holds a
+// bidirectional formatting character (cldr-emoji's Arabic lines hold U+202B;
+// the whole file was refused with 400 before) is stored without it, with a
+// split file that names it; the API's corpus and the corpus page say what
+// was left out and where, and neither the page nor the stored corpus holds
+// the character.
+func TestUploadSkipsBidi(t *testing.T) {
+	ts := newTestServer(t, Config{})
+	content := append(smallTSV(), "ar/1F600\tوجه\t\u202bمبتسم\u202c\n"...)
+	var split strings.Builder
+	for i := range 60 {
+		fmt.Fprintf(&split, "d%02d\t%s\n", i, [3]string{"train", "train", "test"}[i%3])
+	}
+	split.WriteString("ar/1F600\ttrain\n")
+	body, ct := multipartBody(t, [][2]string{{"split", split.String()}}, "emoji.tsv", content)
+	rec := ts.do(http.MethodPost, "/api/corpora", body, ct)
+	if rec.Code != http.StatusCreated {
+		t.Fatalf("upload: %d %s", rec.Code, rec.Body.String())
+	}
+	id := decode[corpusJSON](t, rec).ID
+	got := decode[corpusDetailJSON](t, ts.do(http.MethodGet, "/api/corpora/"+id, nil, ""))
+	if got.Docs != 60 || got.BidiSkipped != 1 || len(got.BidiLines) != 1 || got.BidiLines[0] != 61 || got.Skipped != 0 || got.Split.Train != 40 {
+		t.Errorf("corpus: %d documents, bidi-skipped %d on lines %v, skipped %d, split %+v; want 60, 1 on [61], 0, 40 train",
+			got.Docs, got.BidiSkipped, got.BidiLines, got.Skipped, got.Split)
+	}
+	doc, html := ts.page("/corpora/" + id)
+	want := "Left out when the file was read: 1 document with a bidirectional formatting character in a tag skipped (line 61)."
+	if text := strings.Join(strings.Fields(testid(doc, "corpus-left-out").Text()), " "); text != want {
+		t.Errorf("corpus page: %q, want %q", text, want)
+	}
+	c, err := ts.store.Documents(t.Context(), id)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range c.Docs {
+		if strings.ContainsAny(d.ID+strings.Join(d.Tags, ""), "\u202b\u202c") {
+			t.Errorf("stored document %q holds a bidirectional formatting character", d.ID)
+		}
+	}
+	if strings.ContainsAny(html, "\u202b\u202c") || strings.Contains(html, "مبتسم") {
+		t.Error("the corpus page holds the skipped document's tag")
+	}
+}
+
 // TestUploadRetried: an upload of the same file, name, format and split as a
 // stored corpus (a client retrying an upload whose answer it lost) answers
 // 200 with the stored corpus and stores nothing; concurrent identical

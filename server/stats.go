@@ -9,7 +9,8 @@ import (
 )
 
 // leftOut says which documents of a corpus's file were not kept: those
-// without tags and those over the tag cap; "" when none.
+// without tags, those over the tag cap and those with a bidirectional
+// formatting character in a tag; "" when none.
 func leftOut(st store.CorpusStats) string {
 	var parts []string
 	switch {
@@ -20,6 +21,9 @@ func leftOut(st store.CorpusStats) string {
 	}
 	if st.Skipped > 0 {
 		parts = append(parts, corpus.SkippedSummary(st.Skipped, st.TagCap, st.SkippedLines))
+	}
+	if st.BidiSkipped > 0 {
+		parts = append(parts, corpus.BidiSummary(st.BidiSkipped, st.BidiLines))
 	}
 	return strings.Join(parts, "; ")
 }

@@ -238,7 +238,7 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 		if err != nil {
 			return nil, false, err
 		}
-		byID := &corpus.Corpus{Docs: make([]corpus.Document, len(ids)), Skipped: cp.Skipped}
+		byID := &corpus.Corpus{Docs: make([]corpus.Document, len(ids)), Skipped: cp.Skipped, BidiSkipped: cp.BidiSkipped}
 		for i, id := range ids {
 			byID.Docs[i].ID = id
 		}
@@ -257,7 +257,7 @@ func (s *Server) storeUpload(c echo.Context, f *uploadForm) (*store.CorpusRow, b
 	}
 	s.log.Info("corpus uploaded", "id", row.ID, "name", row.Name, "docs", row.Docs, "tags", row.Tags,
 		"format", row.Format, "detected", row.Detected, "split", len(split.Train) > 0,
-		"dropped", cp.Dropped, "skipped", len(cp.Skipped), "bytes", f.progress.received.Load(),
+		"dropped", cp.Dropped, "skipped", len(cp.Skipped), "bidi_skipped", len(cp.BidiSkipped), "bytes", f.progress.received.Load(),
 		"seconds", time.Since(f.progress.started).Round(time.Millisecond).Seconds())
 	return row, false, nil
 }

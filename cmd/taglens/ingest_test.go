@@ -64,6 +64,41 @@ func TestStatsSkipped(t *testing.T) {
 	}
 }
 
+// TestStatsSkipsBidi: a document whose tag holds a bidirectional
+// formatting character no longer refuses the corpus (cldr-emoji's 97 Arabic
+// lines with U+202B did); taglens stats and its --json say it was skipped
+// and where, and its tags are not counted.
+func TestStatsSkipsBidi(t *testing.T) {
+	path := writeTemp(t, "docs.tsv", "a\trock\tjazz\nb\tpop\nar\tوجه\t\u202bمبتسم\u202c\nc\trock\n")
+	var stdout, stderr bytes.Buffer
+	if err := run(context.Background(), []string{"stats", "--corpus", path}, &stdout, &stderr); err != nil {
+		t.Fatalf("stats: %v (stderr %s)", err, stderr.String())
+	}
+	for _, want := range []string{"documents   3\n", "1 document with a bidirectional formatting character in a tag skipped (line 3)", "tags        3 "} {
+		if !strings.Contains(stdout.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, stdout.String())
+		}
+	}
+	stdout.Reset()
+	if err := run(context.Background(), []string{"stats", "--corpus", path, "--json"}, &stdout, &stderr); err != nil {
+		t.Fatal(err)
+	}
+	var got struct {
+		Docs      int   `json:"docs"`
+		Bidi      int   `json:"bidi_skipped_docs"`
+		BidiLines []int `json:"bidi_skipped_lines"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
+		t.Fatal(err)
+	}
+	if got.Docs != 3 || got.Bidi != 1 || len(got.BidiLines) != 1 || got.BidiLines[0] != 3 {
+		t.Errorf("--json: got %+v", got)
+	}
+	if strings.ContainsAny(stdout.String(), "\u202b\u202c") {
+		t.Error("the statistics hold a bidirectional formatting character")
+	}
+}
+
 // TestTrainSkipped: taglens train reads a corpus with a document over the
 // tag cap and a split file that names it, and says in its log what it left
 // out.

@@ -111,6 +111,9 @@ func printStats(w io.Writer, c *corpus.Corpus, s *corpus.Stats, top int) error {
 	if s.Skipped > 0 {
 		fmt.Fprintf(&b, "\n            %s", s.SkippedSummary())
 	}
+	if s.BidiSkipped > 0 {
+		fmt.Fprintf(&b, "\n            %s", s.BidiSummary())
+	}
 	fmt.Fprintf(&b, "\ntags        %s (%s used by one document only)\n", thousands(s.Tags), thousands(s.SingletonTags))
 	fmt.Fprintf(&b, "tag uses    %s\n", thousands(s.Uses))
 	fmt.Fprintf(&b, "tags/doc    mean %.2f, median %g, min %d, max %d\n",

@@ -156,6 +156,9 @@ func corpusLine(c *corpus.Corpus, split corpus.Split) string {
 	if len(c.Skipped) > 0 {
 		line += "; " + c.SkippedSummary(corpus.MaxSkippedLines)
 	}
+	if len(c.BidiSkipped) > 0 {
+		line += "; " + c.BidiSummary(corpus.MaxSkippedLines)
+	}
 	return line
 }
 

@@ -18,6 +18,7 @@ type builder struct {
 	cur    []string // tags of the document being built
 	seen   map[string]struct{}
 	over   bool // the current document passed MaxTagsPerDoc: it will be skipped
+	bidi   bool // a tag of the current document holds a bidirectional formatting character: it will be skipped
 	slab   []string
 	docs   [][]Document // the kept documents, in chunks of docChunk
 	ndocs  int
@@ -70,12 +71,13 @@ func (b *builder) begin(line int) {
 	b.cur = b.cur[:0]
 	b.err = nil
 	b.over = false
+	b.bidi = false
 	clear(b.seen)
 }
 
 // tag adds a raw tag to the current document; the first error sticks until end.
 func (b *builder) tag(t []byte) {
-	if b.err != nil || b.over {
+	if b.err != nil || b.over || b.bidi {
 		return
 	}
 	t = trimBytes(t)
@@ -91,7 +93,7 @@ func (b *builder) tag(t []byte) {
 
 // tagString is tag for strings.
 func (b *builder) tagString(t string) {
-	if b.err != nil || b.over {
+	if b.err != nil || b.over || b.bidi {
 		return
 	}
 	t = trimString(t)
@@ -142,7 +144,15 @@ func (b *builder) add(s string, fresh bool) {
 		return
 	}
 	if fresh {
-		if r, kind := badRune(s); kind != "" {
+		if r, kind := badRune(s); kind == kindBidi {
+			// A tag that could reorder the text shown after it: the
+			// document is skipped (Corpus.BidiSkipped), as one over the
+			// tag cap is, and nothing of it is kept.
+			b.bidi = true
+			b.cur = b.cur[:0]
+			clear(b.seen)
+			return
+		} else if kind != "" {
 			b.err = lineErr(b.line, "tag %q holds the %s character U+%04X: tags may not hold control or bidirectional formatting characters", s, kind, r)
 			return
 		}
@@ -156,19 +166,22 @@ func (b *builder) add(s string, fresh bool) {
 // what it is ("control" or "bidirectional formatting"), or kind "": control
 // characters (C0, DEL, C1: a TAB, LF or CR inside a tag breaks the line formats
 // and the pages, a BEL is invisible) and the bidirectional embedding, override
-// and isolate characters U+202A–U+202E and U+2066–U+2069, which reorder the
-// text shown after them.
+// and isolate characters U+202A–U+202E and U+2066–U+2069 (kindBidi), which
+// reorder the text shown after them.
 func badRune(s string) (r rune, kind string) {
 	for _, r := range s {
 		switch {
 		case r < 0x20 || r >= 0x7f && r < 0xa0:
 			return r, "control"
 		case r >= 0x202a && r <= 0x202e || r >= 0x2066 && r <= 0x2069:
-			return r, "bidirectional formatting"
+			return r, kindBidi
 		}
 	}
 	return 0, ""
 }
+
+// kindBidi is badRune's kind of the bidirectional formatting characters.
+const kindBidi = "bidirectional formatting"
 
 // end finishes the current document with the given id.
 func (b *builder) end(id string) error { return b.endID(id, false) }
@@ -189,6 +202,9 @@ func (b *builder) endID(id string, owned bool) error {
 	if strings.IndexByte(id, 0) >= 0 {
 		return lineErr(b.line, "document id %q contains a NUL character", id)
 	}
+	if _, kind := badRune(id); kind == kindBidi {
+		b.bidi = true // its id would reorder the text around it too
+	}
 	if first, dup := b.ids[id]; dup {
 		return lineErr(b.line, "duplicate document id %q (first on line %d)", id, first)
 	}
@@ -199,7 +215,7 @@ func (b *builder) endID(id string, owned bool) error {
 		b.progress()
 	}
 	n := len(b.cur)
-	keep := !b.over && n > 0
+	keep := !b.over && !b.bidi && n > 0
 	if !b.lineIDs || keep {
 		b.mem += costID + int64(len(id))
 	}
@@ -228,6 +244,9 @@ func (b *builder) endID(id string, owned bool) error {
 	switch {
 	case b.over:
 		b.c.Skipped = append(b.c.Skipped, SkippedDoc{Line: b.line, ID: id})
+		return nil
+	case b.bidi:
+		b.c.BidiSkipped = append(b.c.BidiSkipped, SkippedDoc{Line: b.line, ID: id})
 		return nil
 	case len(b.cur) == 0:
 		b.c.Dropped++
@@ -290,8 +309,8 @@ func (b *builder) finish() (*Corpus, error) {
 		b.docs = nil
 	}
 	switch n := b.ndocs; {
-	case n == 0 && len(b.c.Skipped) > 0:
-		return nil, lineErr(0, "empty corpus: no document kept (%d without tags dropped; %s)", b.c.Dropped, b.c.SkippedSummary(3))
+	case n == 0 && len(b.c.Skipped)+len(b.c.BidiSkipped) > 0:
+		return nil, lineErr(0, "empty corpus: no document kept (%d without tags dropped%s)", b.c.Dropped, b.skippedNote())
 	case n == 0 && b.c.Dropped > 0:
 		return nil, lineErr(0, "empty corpus: none of its %d documents has a tag", b.c.Dropped)
 	case n == 0:
@@ -303,10 +322,14 @@ func (b *builder) finish() (*Corpus, error) {
 }
 
 // skippedNote explains, for an error about too few documents, the documents
-// skipped for having too many tags.
+// skipped for having too many tags or a bidirectional formatting character.
 func (b *builder) skippedNote() string {
-	if len(b.c.Skipped) == 0 {
-		return ""
+	note := ""
+	if len(b.c.Skipped) > 0 {
+		note += "; " + b.c.SkippedSummary(3)
 	}
-	return "; " + b.c.SkippedSummary(3)
+	if len(b.c.BidiSkipped) > 0 {
+		note += "; " + b.c.BidiSummary(3)
+	}
+	return note
 }

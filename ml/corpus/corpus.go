@@ -36,10 +36,18 @@ type Corpus struct {
 	Skipped []SkippedDoc
 	// TagCap is the tag cap the corpus was parsed with (0 when it was not parsed).
 	TagCap int
+	// BidiSkipped lists, in source order, the documents left out because a
+	// tag holds a bidirectional embedding, override or isolate character
+	// (U+202A–U+202E, U+2066–U+2069), which would reorder the text shown
+	// after it on a page: the document is skipped whole, as one over the tag
+	// cap is, so that no such character is stored or shown. ReadSplit
+	// accepts their ids and leaves them out.
+	BidiSkipped []SkippedDoc
 }
 
 // A SkippedDoc is a document of the source that Parse left out of the corpus
-// for having more than Corpus.TagCap tags: its physical line and its id.
+// (for having more than Corpus.TagCap tags, or a tag with a bidirectional
+// formatting character): its physical line and its id.
 type SkippedDoc struct {
 	Line int    `json:"line"`
 	ID   string `json:"id"`
@@ -50,13 +58,11 @@ type SkippedDoc struct {
 const MaxSkippedLines = 10
 
 // SkippedLines returns the lines of the first n skipped documents.
-func (c *Corpus) SkippedLines(n int) []int {
-	var lines []int
-	for _, s := range c.Skipped[:min(max(n, 0), len(c.Skipped))] {
-		lines = append(lines, s.Line)
-	}
-	return lines
-}
+func (c *Corpus) SkippedLines(n int) []int { return lineList(c.Skipped, n) }
+
+// BidiLines returns the lines of the first n documents skipped for a
+// bidirectional formatting character.
+func (c *Corpus) BidiLines(n int) []int { return lineList(c.BidiSkipped, n) }
 
 // SkippedSummary says in one phrase how many documents were skipped for the
 // tag cap and on which lines (at most n of them): "2 documents with more than
@@ -74,28 +80,64 @@ func SkippedSummary(count, tagCap int, lines []int) string {
 	if count == 0 {
 		return ""
 	}
-	var b strings.Builder
 	noun := "documents"
 	if count == 1 {
 		noun = "document"
 	}
-	fmt.Fprintf(&b, "%d %s with more than %d tags skipped", count, noun, tagCap)
-	if len(lines) > 0 {
-		b.WriteString(" (line")
-		if len(lines) > 1 {
-			b.WriteByte('s')
-		}
-		for i, l := range lines {
-			if i > 0 {
-				b.WriteByte(',')
-			}
-			fmt.Fprintf(&b, " %d", l)
-		}
-		if count > len(lines) {
-			b.WriteString(", …")
-		}
-		b.WriteByte(')')
+	return fmt.Sprintf("%d %s with more than %d tags skipped", count, noun, tagCap) + linesNote(count, lines)
+}
+
+// BidiSummary says in one phrase how many documents were skipped for a tag
+// holding a bidirectional formatting character and on which lines (at most n
+// of them); "" when none was.
+func (c *Corpus) BidiSummary(n int) string {
+	return BidiSummary(len(c.BidiSkipped), lineList(c.BidiSkipped, n))
+}
+
+// BidiSummary is Corpus.BidiSummary from its figures: "97 documents with a
+// bidirectional formatting character in a tag skipped (lines 4219, 4220, …)".
+func BidiSummary(count int, lines []int) string {
+	if count == 0 {
+		return ""
 	}
+	noun := "documents"
+	if count == 1 {
+		noun = "document"
+	}
+	return fmt.Sprintf("%d %s with a bidirectional formatting character in a tag skipped", count, noun) +
+		linesNote(count, lines)
+}
+
+// lineList returns the lines of the first n of docs.
+func lineList(docs []SkippedDoc, n int) []int {
+	var lines []int
+	for _, s := range docs[:min(max(n, 0), len(docs))] {
+		lines = append(lines, s.Line)
+	}
+	return lines
+}
+
+// linesNote is " (lines 1, 2, …)" for count documents of which lines are
+// the first; "" without lines.
+func linesNote(count int, lines []int) string {
+	if len(lines) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString(" (line")
+	if len(lines) > 1 {
+		b.WriteByte('s')
+	}
+	for i, l := range lines {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %d", l)
+	}
+	if count > len(lines) {
+		b.WriteString(", …")
+	}
+	b.WriteByte(')')
 	return b.String()
 }
 

@@ -167,3 +167,62 @@ func TestPubmedGenes(t *testing.T) {
 		t.Errorf("split: %d/%d/%d", len(s.Train), len(s.Valid), len(s.Test))
 	}
 }
+
+// TestParseSkipsBidi: in every format whose rows hold the tags, a document
+// with a tag (or an id) holding a bidirectional formatting character is
+// skipped whole, listed with its line and id, counted in the statistics and
+// left out by ReadSplit; nothing of it reaches the corpus. A tag name of a
+// header (label matrix, ARFF) is still refused: it is no document.
+func TestParseSkipsBidi(t *testing.T) {
+	for _, tc := range []struct {
+		format Format
+		in     string
+		kept   []string
+		bidi   []SkippedDoc
+	}{
+		{FormatTSV, "a\tx\ty\nb\tx\tع\u202bلم\nc\ty\n", []string{"a", "c"}, []SkippedDoc{{2, "b"}}},
+		{FormatCommaLines, "x,y\nz,\u2066w\u2069\nx\n", []string{"1", "3"}, []SkippedDoc{{2, "2"}}},
+		{FormatJSONL, `{"id":"a","tags":["x"]}` + "\n" + `{"id":"b","tags":["y","evil\u202egnp.exe"]}` + "\n" + `{"id":"c","tags":["x"]}` + "\n",
+			[]string{"a", "c"}, []SkippedDoc{{2, "b"}}},
+		{FormatCSV, "id,tags\na,x;y\nb,x;\u202ay\nc,y\n", []string{"a", "c"}, []SkippedDoc{{3, "b"}}},
+		{FormatTSV, "a\tx\nb\u202e\ty\nc\ty\n", []string{"a", "c"}, []SkippedDoc{{2, "b\u202e"}}},
+	} {
+		t.Run(string(tc.format), func(t *testing.T) {
+			c, err := Parse(strings.NewReader(tc.in), ParseOptions{Format: tc.format})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, d := range c.Docs {
+				ids = append(ids, d.ID)
+				for _, tag := range d.Tags {
+					if _, kind := badRune(tag); kind != "" {
+						t.Errorf("document %s kept with tag %q", d.ID, tag)
+					}
+				}
+			}
+			if !reflect.DeepEqual(ids, tc.kept) || !reflect.DeepEqual(c.BidiSkipped, tc.bidi) || len(c.Skipped) != 0 {
+				t.Errorf("got documents %q, bidi-skipped %v, skipped %v; want %q, %v", ids, c.BidiSkipped, c.Skipped, tc.kept, tc.bidi)
+			}
+			s := ComputeStats(c)
+			if s.BidiSkipped != 1 || !reflect.DeepEqual(s.BidiLines, []int{tc.bidi[0].Line}) || s.Skipped != 0 {
+				t.Errorf("stats: bidi-skipped %d, lines %v, skipped %d", s.BidiSkipped, s.BidiLines, s.Skipped)
+			}
+			want := "1 document with a bidirectional formatting character in a tag skipped (line " + strconv.Itoa(tc.bidi[0].Line) + ")"
+			if got := s.BidiSummary(); got != want {
+				t.Errorf("summary %q, want %q", got, want)
+			}
+			split := ""
+			for i, id := range append(append([]string(nil), tc.kept...), tc.bidi[0].ID) {
+				split += id + "\t" + []string{"train", "test", "valid"}[i%3] + "\n"
+			}
+			sp, err := ReadSplit(strings.NewReader(split), c)
+			if err != nil {
+				t.Fatalf("split naming the skipped document: %v", err)
+			}
+			if len(sp.Train)+len(sp.Test)+len(sp.Valid) != len(tc.kept) {
+				t.Errorf("split %+v", sp)
+			}
+		})
+	}
+}

@@ -18,13 +18,17 @@ import (
 // error, not "no split". An unknown subset name, an id not in c, an id given
 // twice, or a malformed line is a *ParseError naming the line; a document of c
 // missing from the file is an error naming the document. Lines naming a
-// document Parse skipped for the tag cap (Corpus.Skipped) are read and ignored.
+// document Parse skipped (for the tag cap, Corpus.Skipped, or a bidirectional
+// formatting character, Corpus.BidiSkipped) are read and ignored.
 func ReadSplit(r io.Reader, c *Corpus) (Split, error) {
-	index := make(map[string]int, len(c.Docs)+len(c.Skipped))
+	index := make(map[string]int, len(c.Docs)+len(c.Skipped)+len(c.BidiSkipped))
 	for i, d := range c.Docs {
 		index[d.ID] = i
 	}
 	for _, d := range c.Skipped {
+		index[d.ID] = -1
+	}
+	for _, d := range c.BidiSkipped {
 		index[d.ID] = -1
 	}
 	assign := make([]Subset, len(c.Docs))

@@ -45,7 +45,16 @@ type Stats struct {
 	Skipped      int   `json:"skipped_docs"`
 	SkippedLines []int `json:"skipped_lines,omitempty"`
 	TagCap       int   `json:"tag_cap,omitempty"`
+	// BidiSkipped counts the documents skipped for a tag holding a
+	// bidirectional formatting character (Corpus.BidiSkipped); BidiLines are
+	// the first MaxSkippedLines of their lines.
+	BidiSkipped int   `json:"bidi_skipped_docs,omitempty"`
+	BidiLines   []int `json:"bidi_skipped_lines,omitempty"`
 }
+
+// BidiSummary is Corpus.BidiSummary of the statistics: "" when no document
+// was skipped for a bidirectional formatting character.
+func (s *Stats) BidiSummary() string { return BidiSummary(s.BidiSkipped, s.BidiLines) }
 
 // SkippedSummary is Corpus.SkippedSummary of the statistics: "" when no
 // document was skipped.
@@ -56,7 +65,8 @@ func (s *Stats) SkippedSummary() string {
 // ComputeStats returns the statistics of c. It runs in O(uses + tags·log tags).
 func ComputeStats(c *Corpus) Stats {
 	s := Stats{Name: c.Name, Format: c.Format, Detected: c.Detected, Docs: len(c.Docs), Dropped: c.Dropped,
-		Skipped: len(c.Skipped), SkippedLines: c.SkippedLines(MaxSkippedLines), TagCap: c.TagCap}
+		Skipped: len(c.Skipped), SkippedLines: c.SkippedLines(MaxSkippedLines), TagCap: c.TagCap,
+		BidiSkipped: len(c.BidiSkipped), BidiLines: c.BidiLines(MaxSkippedLines)}
 	count := make(map[string]int)
 	card := make([]int, len(c.Docs))
 	for i, d := range c.Docs {

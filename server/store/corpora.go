@@ -42,6 +42,11 @@ type CorpusStats struct {
 	Skipped      int   `json:"skipped_docs,omitempty"`
 	SkippedLines []int `json:"skipped_lines,omitempty"`
 	TagCap       int   `json:"tag_cap,omitempty"`
+	// BidiSkipped counts the documents skipped for a tag holding a
+	// bidirectional formatting character (corpus.Corpus.BidiSkipped),
+	// BidiLines the first corpus.MaxSkippedLines of their lines.
+	BidiSkipped int   `json:"bidi_skipped_docs,omitempty"`
+	BidiLines   []int `json:"bidi_skipped_lines,omitempty"`
 }
 
 // TagCount is one tag and its document frequency.
@@ -270,7 +275,8 @@ func (s *Store) Document(ctx context.Context, corpusID, docID string) (*corpus.D
 func StatsOf(c *corpus.Corpus) CorpusStats {
 	s := corpus.ComputeStats(c)
 	st := CorpusStats{Cardinality: s.Cardinality, MeanTags: s.MeanTagsPerDoc, TagCounts: make([]TagCount, len(s.TagUse)),
-		Dropped: s.Dropped, Skipped: s.Skipped, SkippedLines: s.SkippedLines, TagCap: s.TagCap}
+		Dropped: s.Dropped, Skipped: s.Skipped, SkippedLines: s.SkippedLines, TagCap: s.TagCap,
+		BidiSkipped: s.BidiSkipped, BidiLines: s.BidiLines}
 	for i, tc := range s.TagUse {
 		st.TagCounts[i] = TagCount{Tag: tc.Tag, Count: tc.Count}
 	}

@@ -177,10 +177,11 @@ func (p *DocPacker) Bytes() int64 {
 
 // Stats returns the statistics of the documents packed (those StatsOf gives
 // of them), with the documents c's file left out (c.Dropped, c.Skipped,
-// c.TagCap).
+// c.TagCap, c.BidiSkipped).
 func (p *DocPacker) Stats(c *corpus.Corpus) CorpusStats {
 	st := CorpusStats{Cardinality: slices.Clone(p.card), TagCounts: make([]TagCount, len(p.order)),
-		Dropped: c.Dropped, Skipped: len(c.Skipped), SkippedLines: c.SkippedLines(corpus.MaxSkippedLines), TagCap: c.TagCap}
+		Dropped: c.Dropped, Skipped: len(c.Skipped), SkippedLines: c.SkippedLines(corpus.MaxSkippedLines), TagCap: c.TagCap,
+		BidiSkipped: len(c.BidiSkipped), BidiLines: c.BidiLines(corpus.MaxSkippedLines)}
 	if len(st.Cardinality) == 0 {
 		st.Cardinality = []int{0}
 	}
