@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"net/http"
-	"sort"
 	"strconv"
-	"strings"
 
 	"github.com/labstack/echo/v4"
 
@@ -93,7 +91,7 @@ func (h *corporaAPI) get(c echo.Context) error {
 	return c.JSON(http.StatusOK, corpusDetailJSON{
 		corpusJSON: toCorpusJSON(r), MeanTags: r.Stats.MeanTags, TagCounts: r.Stats.TagCounts,
 		Cardinality: r.Stats.Cardinality,
-		Split:       splitJSON{len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV)},
+		Split:       splitJSON(r.SplitSizes),
 		Dropped:     r.Stats.Dropped, Skipped: r.Stats.Skipped, SkippedLines: r.Stats.SkippedLines, TagCap: r.Stats.TagCap,
 		BidiSkipped: r.Stats.BidiSkipped, BidiLines: r.Stats.BidiLines,
 	})
@@ -125,19 +123,15 @@ func (s *Server) deleteCorpus(ctx context.Context, id string) error {
 }
 
 // tags: GET /api/corpora/:id/tags?q=PREFIX&limit=N — tag autocomplete: tags
-// containing q (prefix matches first), most used first.
+// containing q (prefix matches first), most used first, from the corpus's
+// tag index (store.TagIndex: a binary search over every tag, held in memory).
 func (h *corporaAPI) tags(c echo.Context) error {
-	id := c.Param("id")
-	r, err := h.s.store.Corpus(c.Request().Context(), id)
-	if err != nil {
-		return notFound(err, "corpus", id)
-	}
-	return tagMatches(c, r.Stats.TagCounts)
+	return h.s.tagMatches(c, c.Param("id"))
 }
 
 // tagMatches answers a tag autocomplete request (query q, limit 1..1000,
-// default 20) from a corpus's tag counts.
-func tagMatches(c echo.Context, counts []store.TagCount) error {
+// default 20) from the tag index of corpus id.
+func (s *Server) tagMatches(c echo.Context, id string) error {
 	limit := 20
 	if v := c.QueryParam("limit"); v != "" {
 		n, err := strconv.Atoi(v)
@@ -146,44 +140,11 @@ func tagMatches(c echo.Context, counts []store.TagCount) error {
 		}
 		limit = n
 	}
-	return c.JSON(http.StatusOK, matchTags(counts, c.QueryParam("q"), limit))
-}
-
-// matchTags returns up to limit tags containing q case-insensitively: prefix
-// matches before inner matches, each group in the given (frequency) order.
-func matchTags(all []store.TagCount, q string, limit int) []store.TagCount {
-	q = strings.ToLower(strings.TrimSpace(q))
-	out := make([]store.TagCount, 0, limit)
-	var inner []store.TagCount
-	for _, tc := range all {
-		if len(out) >= limit {
-			break
-		}
-		lt := strings.ToLower(tc.Tag)
-		switch {
-		case strings.HasPrefix(lt, q):
-			out = append(out, tc)
-		case len(inner) < limit && strings.Contains(lt, q):
-			inner = append(inner, tc)
-		}
+	x, err := s.store.TagIndex(c.Request().Context(), id)
+	if err != nil {
+		return notFound(err, "corpus", id)
 	}
-	for _, tc := range inner {
-		if len(out) >= limit {
-			break
-		}
-		out = append(out, tc)
-	}
-	return out
-}
-
-// sortedTags returns the tag names of counts in alphabetical order.
-func sortedTags(counts []store.TagCount) []string {
-	out := make([]string, len(counts))
-	for i, tc := range counts {
-		out[i] = tc.Tag
-	}
-	sort.Strings(out)
-	return out
+	return c.JSON(http.StatusOK, x.Match(c.QueryParam("q"), limit))
 }
 
 var errNoFile = errors.New(`no file: send the corpus as multipart form field "file"`)

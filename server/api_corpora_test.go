@@ -129,11 +129,12 @@ func TestMatchTagsLarge(t *testing.T) {
 	}
 	all[5000] = store.TagCount{Tag: "zebra", Count: 1}
 	all[5001] = store.TagCount{Tag: "the zebra", Count: 1}
-	got := matchTags(all, "zeb", 10)
+	x := store.NewTagIndex(all)
+	got := x.Match("zeb", 10)
 	if len(got) != 2 || got[0].Tag != "zebra" || got[1].Tag != "the zebra" {
 		t.Errorf("got %v, want [zebra, the zebra]", got)
 	}
-	if got := matchTags(all, "tag", 15); len(got) != 15 {
+	if got := x.Match("tag", 15); len(got) != 15 {
 		t.Errorf("limit: got %d, want 15", len(got))
 	}
 }

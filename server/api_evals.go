@@ -168,7 +168,7 @@ func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string,
 	if err != nil {
 		return err
 	}
-	trow, err := s.store.Corpus(ctx, first.CorpusID)
+	trow, err := s.store.CorpusWithSplit(ctx, first.CorpusID)
 	if err != nil {
 		return err
 	}

@@ -356,11 +356,7 @@ func (h *modelsAPI) tags(c echo.Context) error {
 	if err != nil {
 		return notFound(err, "model", id)
 	}
-	cr, err := h.s.store.Corpus(c.Request().Context(), row.CorpusID)
-	if err != nil {
-		return notFound(err, "corpus", row.CorpusID)
-	}
-	return tagMatches(c, cr.Stats.TagCounts)
+	return h.s.tagMatches(c, row.CorpusID)
 }
 
 // neighbours: GET /api/models/:id/neighbours?term=T&doc=DOCID&corpus=ID[&variant=][&k=][&metric=euclidean|cosine]

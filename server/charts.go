@@ -44,22 +44,25 @@ func baseGlobals(id, height string) []charts.GlobalOpts {
 	}
 }
 
-// tagUseChart is Figure 3: documents per tag, tags by decreasing use, log y axis.
-func tagUseChart(id string, counts []store.TagCount) views.Chart {
+// tagUseChart is Figure 3: documents per tag by tag rank, on log axes. It
+// plots the stored statistics, bounded whatever the vocabulary: every rank of
+// the most used tags (named), then the sampled rest of the curve (TagUseTail).
+func tagUseChart(id string, st store.CorpusStats) views.Chart {
 	c := charts.NewLine()
 	c.SetGlobalOptions(baseGlobals(id, "320px")...)
 	c.SetGlobalOptions(
-		charts.WithXAxisOpts(opts.XAxis{Name: "tag rank", Type: "category", NameLocation: "middle", NameGap: 28}),
+		charts.WithXAxisOpts(opts.XAxis{Name: "tag rank", Type: "log", Min: 1, NameLocation: "middle", NameGap: 28}),
 		charts.WithYAxisOpts(opts.YAxis{Name: "documents", Type: "log"}),
 		charts.WithDataZoomOpts(opts.DataZoom{Type: "inside"}),
 	)
-	xs := make([]string, len(counts))
-	ys := make([]opts.LineData, len(counts))
-	for i, tc := range counts {
-		xs[i] = fmt.Sprint(i + 1)
-		ys[i] = opts.LineData{Value: tc.Count, Name: tc.Tag}
+	ys := make([]opts.LineData, 0, len(st.TagCounts)+len(st.TagUseTail))
+	for i, tc := range st.TagCounts {
+		ys = append(ys, opts.LineData{Value: []int{i + 1, tc.Count}, Name: tc.Tag})
 	}
-	c.SetXAxis(xs).AddSeries("documents per tag", ys,
+	for _, p := range st.TagUseTail {
+		ys = append(ys, opts.LineData{Value: []int{p.Rank, p.Count}})
+	}
+	c.AddSeries("documents per tag", ys,
 		charts.WithLineChartOpts(opts.LineChart{ShowSymbol: opts.Bool(false)}),
 		charts.WithAreaStyleOpts(opts.AreaStyle{Opacity: opts.Float(0.15)}))
 	return chartOf(c, id, "320px")

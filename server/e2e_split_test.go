@@ -40,7 +40,7 @@ func TestBrowserUploadSplit(t *testing.T) {
 	if err != nil || len(cs) != 1 {
 		t.Fatalf("%d corpora stored (%v), want 1", len(cs), err)
 	}
-	row, err := ts.store.Corpus(t.Context(), cs[0].ID)
+	row, err := ts.store.CorpusWithSplit(t.Context(), cs[0].ID)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -210,7 +210,7 @@ func (s *Server) cachedTrainingDocs(ctx context.Context, row *store.ModelRow, m 
 // trained with), in the split's order: the documents the instance map's
 // "doc" column indexes.
 func (s *Server) trainingDocs(ctx context.Context, row *store.ModelRow, m *ce.Model) ([]instanceDoc, error) {
-	crow, err := s.store.Corpus(ctx, row.CorpusID)
+	crow, err := s.store.CorpusWithSplit(ctx, row.CorpusID)
 	if err != nil {
 		return nil, notFound(err, "corpus", row.CorpusID)
 	}

@@ -225,12 +225,12 @@ func (p *pages) corpus(c echo.Context) error {
 		top = top[:60]
 	}
 	vm := views.CorpusPage{Corpus: corpusVM(r), MeanTags: r.Stats.MeanTags, LeftOut: leftOut(r.Stats),
-		TagUse: tagUseChart("taguse", r.Stats.TagCounts), Cardinality: cardinalityChart("cardinality", r.Stats.Cardinality)}
+		TagUse: tagUseChart("taguse", r.Stats), Cardinality: cardinalityChart("cardinality", r.Stats.Cardinality)}
 	for _, t := range top {
 		vm.TopTags = append(vm.TopTags, views.TagCount{Tag: t.Tag, Count: t.Count})
 	}
-	if len(r.Split.Train) > 0 {
-		vm.Split = fmt.Sprintf("the corpus's own: %d train, %d valid, %d test, %d OOV documents", len(r.Split.Train), len(r.Split.Valid), len(r.Split.Test), len(r.Split.OOV))
+	if sz := r.SplitSizes; sz.Train > 0 {
+		vm.Split = fmt.Sprintf("the corpus's own: %d train, %d valid, %d test, %d OOV documents", sz.Train, sz.Valid, sz.Test, sz.OOV)
 	} else {
 		vm.Split = "none given; training draws a seeded random split (2/3 train, a validation set, the rest test)"
 	}

@@ -391,7 +391,7 @@ func (s *Server) contextDocs(ctx context.Context, modelID, corpusID string, m *c
 	if v, ok := s.ctxDocs.Load(modelID); ok {
 		return v.([]views.ContextDoc)
 	}
-	row, err := s.store.Corpus(ctx, corpusID)
+	row, err := s.store.CorpusWithSplit(ctx, corpusID)
 	if err != nil {
 		return nil
 	}

@@ -152,7 +152,7 @@ func (s *Server) termCentroids(ctx context.Context, row *store.ModelRow, m *ce.M
 // computeCentroids computes and caches what termCentroids returns.
 func (s *Server) computeCentroids(ctx context.Context, row *store.ModelRow, m *ce.Model, variant string) (*centroidSet, error) {
 	key := row.ID + "|" + variant
-	crow, err := s.store.Corpus(ctx, row.CorpusID)
+	crow, err := s.store.CorpusWithSplit(ctx, row.CorpusID)
 	if err != nil {
 		return nil, notFound(err, "corpus", row.CorpusID)
 	}

@@ -135,7 +135,7 @@ func (s *Server) runTraining(ctx context.Context, rep *jobs.Reporter, modelID, c
 		}
 	}()
 	rep.Progress(0, "loading", "reading the corpus")
-	row, err := st.Corpus(ctx, corpusID)
+	row, err := st.CorpusWithSplit(ctx, corpusID)
 	if err != nil {
 		return fmt.Errorf("corpus %s: %w", corpusID, err)
 	}

@@ -14,23 +14,37 @@ import (
 
 // CorpusRow is a stored corpus without its documents.
 type CorpusRow struct {
-	ID        string
-	Name      string
-	Format    string
-	Detected  string // why the parser chose Format; "" when it was given
-	Docs      int
-	Tags      int
-	Stats     CorpusStats
-	Split     corpus.Split
-	Builtin   bool
-	CreatedAt time.Time
+	ID       string
+	Name     string
+	Format   string
+	Detected string // why the parser chose Format; "" when it was given
+	Docs     int
+	Tags     int
+	Stats    CorpusStats
+	// Split is the corpus's own split, read by CorpusWithSplit only (Corpus
+	// and Corpora leave it empty: pubmed-genes's is 6 MB of JSON);
+	// SplitSizes are its subsets' sizes, which every read gives.
+	Split      corpus.Split
+	SplitSizes SplitSizes
+	Builtin    bool
+	CreatedAt  time.Time
 }
 
-// CorpusStats is what the corpus pages chart (paper Figures 3 and 4).
+// CorpusStats is what the corpus pages chart (paper Figures 3 and 4). As
+// stored it is bounded whatever the vocabulary's size (tags.go): every tag
+// with its count is in the corpus's tag index (Store.TagIndex).
 type CorpusStats struct {
 	// TagCounts are (tag, number of documents using it), in descending count order
-	// (ties by tag) — the tag-use distribution of Figure 3.
+	// (ties by tag) — the tag-use distribution of Figure 3: the
+	// MaxStoredTagCounts most used tags as stored (StatsOf and
+	// DocPacker.Stats give every tag, which insertCorpus stores apart).
 	TagCounts []TagCount `json:"tag_counts"`
+	// Tags is the number of distinct tags (0 when read from a corpus stored
+	// before migration 9 and not bounded yet: then len(TagCounts)).
+	Tags int `json:"tags,omitempty"`
+	// TagUseTail samples the tag-use curve past TagCounts: ranks growing by
+	// 2 % (tailStep), the last rank last.
+	TagUseTail []RankCount `json:"tag_use_tail,omitempty"`
 	// Cardinality[k] is the number of documents with exactly k tags (Figure 4).
 	Cardinality []int   `json:"cardinality"`
 	MeanTags    float64 `json:"mean_tags"`
@@ -47,6 +61,19 @@ type CorpusStats struct {
 	// BidiLines the first corpus.MaxSkippedLines of their lines.
 	BidiSkipped int   `json:"bidi_skipped_docs,omitempty"`
 	BidiLines   []int `json:"bidi_skipped_lines,omitempty"`
+}
+
+// SplitSizes are the number of documents of each subset of a corpus's own
+// split (all 0 when it has none).
+type SplitSizes struct {
+	Train int `json:"train"`
+	Valid int `json:"valid"`
+	Test  int `json:"test"`
+	OOV   int `json:"oov"`
+}
+
+func sizesOf(sp corpus.Split) SplitSizes {
+	return SplitSizes{len(sp.Train), len(sp.Valid), len(sp.Test), len(sp.OOV)}
 }
 
 // TagCount is one tag and its document frequency.
@@ -98,8 +125,10 @@ func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, p *DocPacker
 			}
 		}
 	}
+	all := st.TagCounts
+	st = st.bounded()
 	row := &CorpusRow{ID: NewID(), Name: c.Name, Format: string(c.Format), Detected: c.Detected, Docs: p.Docs(),
-		Tags: len(st.TagCounts), Stats: st, Split: split, Builtin: builtin, CreatedAt: time.UnixMilli(now())}
+		Tags: st.Tags, Stats: st, Split: split, SplitSizes: sizesOf(split), Builtin: builtin, CreatedAt: time.UnixMilli(now())}
 	stJSON, err := json.Marshal(st)
 	if err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
@@ -108,16 +137,23 @@ func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, p *DocPacker
 	if err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
+	sizesJSON, err := json.Marshal(row.SplitSizes)
+	if err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
 	tx, err := s.db.BeginTx(ctx, nil)
 	if err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	defer tx.Rollback()
-	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at, content_key)
-		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), builtin, row.CreatedAt.UnixMilli(), key); err != nil {
+	if _, err := tx.ExecContext(ctx, `INSERT INTO corpora (id, name, format, detected, docs, tags, stats_json, split_json, split_sizes, builtin, created_at, content_key)
+		VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`, row.ID, row.Name, row.Format, row.Detected, row.Docs, row.Tags, string(stJSON), string(spJSON), string(sizesJSON), builtin, row.CreatedAt.UnixMilli(), key); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	if err := p.insert(ctx, tx, row.ID); err != nil {
+		return nil, fmt.Errorf("store: insert corpus: %w", err)
+	}
+	if err := insertTags(ctx, tx, row.ID, all); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
@@ -126,7 +162,7 @@ func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, p *DocPacker
 	return row, nil
 }
 
-const corpusCols = `id, name, format, detected, docs, tags, stats_json, split_json, builtin, created_at`
+const corpusCols = `id, name, format, detected, docs, tags, stats_json, split_sizes, builtin, created_at`
 
 func scanCorpus(sc scanner) (*CorpusRow, error) {
 	var r CorpusRow
@@ -135,14 +171,36 @@ func scanCorpus(sc scanner) (*CorpusRow, error) {
 	if err := sc.Scan(&r.ID, &r.Name, &r.Format, &r.Detected, &r.Docs, &r.Tags, &st, &sp, &r.Builtin, &created); err != nil {
 		return nil, err
 	}
+	if err := json.Unmarshal([]byte(sp), &r.SplitSizes); err != nil {
+		return nil, fmt.Errorf("store: corpus %s split sizes: %w", r.ID, err)
+	}
 	r.CreatedAt = time.UnixMilli(created)
 	if err := json.Unmarshal([]byte(st), &r.Stats); err != nil {
 		return nil, fmt.Errorf("store: corpus %s stats: %w", r.ID, err)
 	}
+	if r.Stats.Tags == 0 {
+		r.Stats.Tags = len(r.Stats.TagCounts)
+	}
+	return &r, nil
+}
+
+// CorpusWithSplit is Corpus with the corpus's own split (CorpusRow.Split).
+func (s *Store) CorpusWithSplit(ctx context.Context, id string) (*CorpusRow, error) {
+	r, err := s.Corpus(ctx, id)
+	if err != nil {
+		return nil, err
+	}
+	var sp string
+	if err := s.db.QueryRowContext(ctx, `SELECT split_json FROM corpora WHERE id = ?`, id).Scan(&sp); err != nil {
+		if errors.Is(err, sql.ErrNoRows) {
+			return nil, ErrNotFound
+		}
+		return nil, err
+	}
 	if err := json.Unmarshal([]byte(sp), &r.Split); err != nil {
 		return nil, fmt.Errorf("store: corpus %s split: %w", r.ID, err)
 	}
-	return &r, nil
+	return r, nil
 }
 
 // Corpus returns the corpus row with the given id.
@@ -226,6 +284,10 @@ func (s *Store) DeleteCorpus(ctx context.Context, id string) error {
 	if _, err = s.db.ExecContext(ctx, `DELETE FROM documents WHERE corpus_id = ?`, id); err != nil {
 		return err
 	}
+	if _, err = s.db.ExecContext(ctx, `DELETE FROM corpus_tags WHERE corpus_id = ?`, id); err != nil {
+		return err
+	}
+	s.dropTagIndex(id)
 	return s.vacuumSpace(ctx)
 }
 

@@ -18,6 +18,16 @@ func storeWithModels(t *testing.T, dir string, n int) (*Store, []string) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// A store of an older schema (TestStoreGroupsMigration) has neither the
+	// table of the corpora's tags nor their split sizes (migration 9), which
+	// InsertCorpus writes: it gets them for the insertion, dropped before
+	// the migration adds them.
+	if v, _ := st.schemaVersion(ctx); v < 9 {
+		if _, err := st.db.ExecContext(ctx, `CREATE TABLE corpus_tags (corpus_id TEXT PRIMARY KEY, data BLOB NOT NULL) WITHOUT ROWID;
+			ALTER TABLE corpora ADD COLUMN split_sizes TEXT NOT NULL DEFAULT '{}'`); err != nil {
+			t.Fatal(err)
+		}
+	}
 	c, err := app.ImportCorpus(bytesReader(smallTSV()), "songs", "", 0, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -189,8 +199,12 @@ func TestStoreGroupsMigration(t *testing.T) {
 	}
 	all := migrations
 	migrations = migrations[:at]
+	defer func() { migrations = all }()
 	dir := t.TempDir()
 	st, ids := storeWithModels(t, dir, 2)
+	if _, err := st.db.ExecContext(ctx, `DROP TABLE corpus_tags; ALTER TABLE corpora DROP COLUMN split_sizes`); err != nil {
+		t.Fatal(err)
+	}
 	migrations = all
 	st.Close()
 

@@ -36,6 +36,8 @@ type Store struct {
 	// stmts holds the prepared statements of the lists' queries (prepared),
 	// by query text.
 	stmts sync.Map
+	// tagIdx caches the tag search indexes (TagIndex).
+	tagIdx tagIndexes
 	// gen counts the writes the store's connections committed, and cache
 	// holds lists read at a generation (cache.go).
 	gen   atomic.Uint64
@@ -138,6 +140,15 @@ var migrations = []string{
 	// 8: seed groups, the models of one training started with several seeds
 	// (groups.go).
 	groupsMigration,
+	// 9: every tag of a corpus with its count, compressed (tags.go), so that
+	// stats_json is bounded, and the sizes of its split's subsets, so that
+	// reading a corpus does not decode its split; boundStoredStats moves the
+	// tags of the corpora stored before it there and counts their splits.
+	`CREATE TABLE corpus_tags (
+		corpus_id TEXT PRIMARY KEY,
+		data BLOB NOT NULL
+	) WITHOUT ROWID;
+	ALTER TABLE corpora ADD COLUMN split_sizes TEXT NOT NULL DEFAULT '{}';`,
 }
 
 // maxConns bounds the store's open SQLite connections.
@@ -196,6 +207,10 @@ func OpenDriver(ctx context.Context, dir, driver string) (*Store, error) {
 	db.SetMaxOpenConns(maxConns)
 	db.SetMaxIdleConns(maxConns)
 	if err := s.migrate(ctx); err != nil {
+		db.Close()
+		return nil, err
+	}
+	if err := s.boundStoredStats(ctx); err != nil {
 		db.Close()
 		return nil, err
 	}

@@ -43,7 +43,7 @@ func TestStoreMigrationsAndReopen(t *testing.T) {
 			t.Fatalf("document %d: got %+v, want %+v", i, got.Docs[i], c.Docs[i])
 		}
 	}
-	r2, _ := st.Corpus(ctx, row.ID)
+	r2, _ := st.CorpusWithSplit(ctx, row.ID)
 	if len(r2.Split.Train) != len(row.Split.Train) || r2.Stats.TagCounts[0] != row.Stats.TagCounts[0] {
 		t.Error("split or stats changed across reopen")
 	}
