@@ -28,10 +28,12 @@ type corpusJSON struct {
 
 type corpusDetailJSON struct {
 	corpusJSON
-	MeanTags    float64          `json:"mean_tags"`
-	TagCounts   []store.TagCount `json:"tag_counts"`
-	Cardinality []int            `json:"cardinality"`
-	Split       splitJSON        `json:"split"`
+	MeanTags  float64          `json:"mean_tags"`
+	TagCounts []store.TagCount `json:"tag_counts"` // the store.MaxStoredTagCounts most used
+	// TagUseTail samples the rest of the tag-use curve (rank, count).
+	TagUseTail  []store.RankCount `json:"tag_use_tail,omitempty"`
+	Cardinality []int             `json:"cardinality"`
+	Split       splitJSON         `json:"split"`
 	// Documents of the file left out: without tags, and over the tag cap
 	// (with the first lines of these).
 	Dropped      int   `json:"dropped_docs"`
@@ -89,7 +91,7 @@ func (h *corporaAPI) get(c echo.Context) error {
 		return notFound(err, "corpus", id)
 	}
 	return c.JSON(http.StatusOK, corpusDetailJSON{
-		corpusJSON: toCorpusJSON(r), MeanTags: r.Stats.MeanTags, TagCounts: r.Stats.TagCounts,
+		corpusJSON: toCorpusJSON(r), MeanTags: r.Stats.MeanTags, TagCounts: r.Stats.TagCounts, TagUseTail: r.Stats.TagUseTail,
 		Cardinality: r.Stats.Cardinality,
 		Split:       splitJSON(r.SplitSizes),
 		Dropped:     r.Stats.Dropped, Skipped: r.Stats.Skipped, SkippedLines: r.Stats.SkippedLines, TagCap: r.Stats.TagCap,

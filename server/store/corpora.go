@@ -153,12 +153,14 @@ func (s *Store) insertCorpus(ctx context.Context, c *corpus.Corpus, p *DocPacker
 	if err := p.insert(ctx, tx, row.ID); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
-	if err := insertTags(ctx, tx, row.ID, all); err != nil {
+	index := NewTagIndex(all)
+	if err := insertTags(ctx, tx, row.ID, index); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
 	if err := tx.Commit(); err != nil {
 		return nil, fmt.Errorf("store: insert corpus: %w", err)
 	}
+	s.keepTagIndex(row.ID, index)
 	return row, nil
 }
 

@@ -64,34 +64,48 @@ func (st CorpusStats) bounded() CorpusStats {
 	return st
 }
 
-// insertTags stores every tag of a corpus with its count (counts in
-// descending count order) as its row of corpus_tags: a flate-compressed
-// list of (tag, count).
+// insertTags stores the tags of index x (every tag of a corpus with its
+// count) as the corpus's row of corpus_tags, flate-compressed: their number,
+// each (tag, count) in descending count order, then their ranks in
+// lower-case order (TagIndex.sorted), so that reading the index back sorts
+// nothing (sorting cldr-emoji's 345,665 tags took 0.1-0.8 s).
 func insertTags(ctx context.Context, ex interface {
 	ExecContext(context.Context, string, ...any) (sql.Result, error)
-}, id string, counts []TagCount) error {
-	n := binary.MaxVarintLen64
-	for _, tc := range counts {
-		n += 2*binary.MaxVarintLen64 + len(tc.Tag)
+}, id string, x *TagIndex) error {
+	data, err := encodeTags(x)
+	if err != nil {
+		return err
 	}
-	raw := binary.AppendUvarint(make([]byte, 0, n), uint64(len(counts)))
-	for _, tc := range counts {
+	_, err = ex.ExecContext(ctx, `INSERT OR REPLACE INTO corpus_tags (corpus_id, data) VALUES (?, ?)`, id, data)
+	return err
+}
+
+// encodeTags is the corpus_tags row of index x.
+func encodeTags(x *TagIndex) ([]byte, error) {
+	n := binary.MaxVarintLen64
+	for _, tc := range x.tags {
+		n += 3*binary.MaxVarintLen64 + len(tc.Tag)
+	}
+	raw := binary.AppendUvarint(make([]byte, 0, n), uint64(len(x.tags)))
+	for _, tc := range x.tags {
 		raw = appendString(raw, tc.Tag)
 		raw = binary.AppendUvarint(raw, uint64(tc.Count))
+	}
+	for _, r := range x.sorted {
+		raw = binary.AppendUvarint(raw, uint64(r))
 	}
 	var buf bytes.Buffer
 	zw, err := flate.NewWriter(&buf, flate.BestSpeed)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if _, err := zw.Write(raw); err != nil {
-		return err
+		return nil, err
 	}
 	if err := zw.Close(); err != nil {
-		return err
+		return nil, err
 	}
-	_, err = ex.ExecContext(ctx, `INSERT OR REPLACE INTO corpus_tags (corpus_id, data) VALUES (?, ?)`, id, buf.Bytes())
-	return err
+	return buf.Bytes(), nil
 }
 
 // boundStoredStats moves the tag counts of the corpora stored before
@@ -125,7 +139,10 @@ func (s *Store) boundStoredStats(ctx context.Context) error {
 			return fmt.Errorf("store: bounding corpus %s's statistics: %w", id, err)
 		}
 	}
-	return nil
+	if len(ids) == 0 {
+		return nil
+	}
+	return s.vacuumSpace(ctx) // the pages of the statistics' old JSON
 }
 
 func (s *Store) boundCorpusStats(ctx context.Context, id string) error {
@@ -150,7 +167,7 @@ func (s *Store) boundCorpusStats(ctx context.Context, id string) error {
 	if err != nil {
 		return err
 	}
-	if err := insertTags(ctx, tx, id, st.TagCounts); err != nil {
+	if err := insertTags(ctx, tx, id, NewTagIndex(st.TagCounts)); err != nil {
 		return err
 	}
 	b, err := json.Marshal(st.bounded())
@@ -177,22 +194,31 @@ type TagIndex struct {
 // NewTagIndex builds the index of counts, in descending count order (a
 // stored corpus's is read with Store.TagIndex).
 func NewTagIndex(counts []TagCount) *TagIndex {
-	x := &TagIndex{tags: counts, starts: make([]int32, 0, len(counts)+1), sorted: make([]int32, len(counts))}
-	var b strings.Builder
-	for i, tc := range counts {
-		x.starts = append(x.starts, int32(b.Len()))
-		b.WriteString(strings.ToLower(tc.Tag))
-		b.WriteByte(0)
+	x := withLower(counts)
+	x.sorted = make([]int32, len(counts))
+	for i := range x.sorted {
 		x.sorted[i] = int32(i)
 	}
-	x.starts = append(x.starts, int32(b.Len()))
-	x.lower = b.String()
 	slices.SortFunc(x.sorted, func(a, b int32) int {
 		if c := strings.Compare(x.lowerOf(a), x.lowerOf(b)); c != 0 {
 			return c
 		}
 		return cmp.Compare(a, b)
 	})
+	return x
+}
+
+// withLower is the index of counts without its lower-case order.
+func withLower(counts []TagCount) *TagIndex {
+	x := &TagIndex{tags: counts, starts: make([]int32, 0, len(counts)+1)}
+	var b strings.Builder
+	for _, tc := range counts {
+		x.starts = append(x.starts, int32(b.Len()))
+		b.WriteString(strings.ToLower(tc.Tag))
+		b.WriteByte(0)
+	}
+	x.starts = append(x.starts, int32(b.Len()))
+	x.lower = b.String()
 	return x
 }
 
@@ -251,8 +277,9 @@ func (x *TagIndex) Match(q string, limit int) []TagCount {
 	return out
 }
 
-// decodeTags reads a corpus_tags row.
-func decodeTags(data []byte) ([]TagCount, error) {
+// decodeTags reads a corpus_tags row into its index. A lower-case order
+// that is not a permutation of the tags is damage.
+func decodeTags(data []byte) (*TagIndex, error) {
 	d, err := newPartReader(data)
 	if err != nil {
 		return nil, err
@@ -261,12 +288,23 @@ func decodeTags(data []byte) ([]TagCount, error) {
 	if n > uint64(len(d.b)) {
 		return nil, errCorrupt
 	}
-	out := make([]TagCount, 0, n)
+	counts := make([]TagCount, 0, n)
 	for i := uint64(0); i < n && d.err == nil; i++ {
 		t := d.str()
-		out = append(out, TagCount{Tag: t, Count: int(d.uvarint())})
+		counts = append(counts, TagCount{Tag: t, Count: int(d.uvarint())})
 	}
-	return out, d.err
+	x := withLower(counts)
+	x.sorted = make([]int32, n)
+	seen := make([]bool, n)
+	for i := range x.sorted {
+		r := d.uvarint()
+		if d.err != nil || r >= n || seen[r] {
+			return nil, errCorrupt
+		}
+		seen[r] = true
+		x.sorted[i] = int32(r)
+	}
+	return x, d.err
 }
 
 // tagIndexes caches the TagIndex of the corpora searched last.
@@ -299,13 +337,23 @@ func (s *Store) TagIndex(ctx context.Context, id string) (*TagIndex, error) {
 	if err != nil {
 		return nil, err
 	}
-	counts, err := decodeTags(data)
+	x, err := decodeTags(data)
 	if err != nil {
 		return nil, fmt.Errorf("store: corpus %s tags: %w", id, err)
 	}
-	x := NewTagIndex(counts)
 	s.tagIdx.c.Add(id, x)
 	return x, nil
+}
+
+// keepTagIndex caches the index of a corpus just stored: its first search
+// does not read it back.
+func (s *Store) keepTagIndex(id string, x *TagIndex) {
+	s.tagIdx.mu.Lock()
+	defer s.tagIdx.mu.Unlock()
+	if s.tagIdx.c == nil {
+		s.tagIdx.c = lru.New[string, *TagIndex](maxTagIndexes)
+	}
+	s.tagIdx.c.Add(id, x)
 }
 
 // dropTagIndex forgets the cached index of a deleted corpus.

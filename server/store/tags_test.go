@@ -1,6 +1,8 @@
 package store
 
 import (
+	"bytes"
+	"compress/flate"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -137,4 +139,42 @@ func TestTagIndexMatch(t *testing.T) {
 			t.Errorf("Match(%q, %d) = %q, want %q", tc.q, tc.limit, got, tc.want)
 		}
 	}
+}
+
+// TestDecodeTagsDamaged: a damaged corpus_tags row (cut anywhere, or its
+// lower-case order not a permutation) is an error, never a panic or an
+// index that reads out of range.
+func TestDecodeTagsDamaged(t *testing.T) {
+	x := NewTagIndex([]TagCount{{"rock", 3}, {"Jazz", 2}, {"pop", 1}})
+	data, err := encodeTags(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := decodeTags(data)
+	if err != nil || !slices.Equal(got.sorted, x.sorted) || len(got.Match("j", 5)) != 1 {
+		t.Fatalf("round trip: %v, %v", got, err)
+	}
+	raw := []byte{3, 4, 'r', 'o', 'c', 'k', 3, 4, 'j', 'a', 'z', 'z', 2, 3, 'p', 'o', 'p', 1}
+	for _, tail := range [][]byte{{1, 2}, {1, 1, 0}, {1, 2, 7}, {}} {
+		if _, err := decodeTags(deflate(t, append(slices.Clone(raw), tail...))); err == nil {
+			t.Errorf("order %v accepted", tail)
+		}
+	}
+	for i := range len(data) {
+		if x, err := decodeTags(data[:i]); err == nil && x.Len() == 3 {
+			t.Errorf("cut at %d: read whole", i)
+		}
+	}
+}
+
+func deflate(t *testing.T, b []byte) []byte {
+	t.Helper()
+	var buf bytes.Buffer
+	zw, err := flate.NewWriter(&buf, flate.BestSpeed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	zw.Write(b)
+	zw.Close()
+	return buf.Bytes()
 }
