@@ -32,7 +32,7 @@
 //	POST   /api/corpora                 multipart "file" (+ "name", "format" before it, or as query) → 201 {"id","name","docs","tags","format"}
 //	                                    400 with the line number on malformed input (nothing stored), 413 over --max-upload
 //	GET    /api/corpora                 list
-//	GET    /api/corpora/{id}            + "tag_counts" (descending), "cardinality" (documents per tag count), "mean_tags", "split"
+//	GET    /api/corpora/{id}            + "tag_counts" (the 300 most used, descending), "tag_use_tail", "cardinality" (documents per tag count), "mean_tags", "split"
 //	DELETE /api/corpora/{id}            204; 409 while a model uses it
 //	GET    /api/corpora/{id}/tags?q=&limit=   tag autocomplete (prefix matches first, most used first)
 //	GET    /api/uploads[/{id}]          uploads under way (stage, bytes received and unpacked, documents read),
