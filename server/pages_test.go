@@ -233,9 +233,10 @@ func TestTrainAndCompareForms(t *testing.T) {
 		t.Errorf("bad seed: got %d, want 400", rec.Code)
 	}
 	doc, _ := ts.page("/train")
-	if doc.Find(`select[data-testid="param-early_stop"] option`).Length() != 2 ||
+	if doc.Find(`select[data-testid="param-early_stop"] option`).Length() != 3 ||
+		doc.Find(`select[data-testid="param-early_stop"] option[value="`+ce.EarlyStopCompletion+`"]`).Length() != 1 ||
 		doc.Find(`select[data-testid="param-early_stop"] option[selected]`).AttrOr("value", "") != ce.DefaultEarlyStop {
-		t.Errorf("training form: want a choice of two early-stopping criteria, %s selected", ce.DefaultEarlyStop)
+		t.Errorf("training form: want a choice of three early-stopping criteria, %s among them, %s selected", ce.EarlyStopCompletion, ce.DefaultEarlyStop)
 	}
 	if doc.Find(`select[data-testid="param-kappa"] option`).Length() != 3 ||
 		doc.Find(`select[data-testid="param-kappa"] option[selected]`).AttrOr("value", "") != ce.DefaultKappa {
