@@ -98,6 +98,10 @@ type Config struct {
 	// reason says that the limit cut it ("time limit").
 	MaxTime time.Duration `json:"-" param:"max_time"`
 
+	// MaxDocTags is the longest training document, in tags, that Train uses
+	// (longer ones are left out of training: leaveOutLong). Zero means
+	// DefaultMaxDocTags, a negative value no limit.
+	MaxDocTags int `json:"-"`
 	// ValidDocs caps the validation documents used for early stopping. When the
 	// split has no validation documents, this many training documents (default 300,
 	// as in §5.2) are held out from training at random with Seed.
@@ -520,6 +524,7 @@ func (c Config) withDefaults() Config {
 	setInt(&c.MaxEpochs1, 30)
 	setInt(&c.EvalEvery, 1)
 	setInt(&c.ValidDocs, 300)
+	setInt(&c.MaxDocTags, DefaultMaxDocTags)
 	setInt(&c.PretrainExamples, 2000)
 	setInt(&c.PretrainIterations, 30)
 	setF(&c.Sparsity, 0.01)

@@ -30,10 +30,14 @@ type LogEntry struct {
 // Info records how a model was trained: the resolved hyper-parameters, the data
 // and the training log. It is stored in the model file.
 type Info struct {
-	Corpus          string  `json:"corpus"`
-	Docs            int     `json:"docs"`       // documents in the corpus
-	TrainDocs       int     `json:"train_docs"` // documents used for training
-	ValidDocs       int     `json:"valid_docs"` // documents used for early stopping
+	Corpus    string `json:"corpus"`
+	Docs      int    `json:"docs"`       // documents in the corpus
+	TrainDocs int    `json:"train_docs"` // documents used for training
+	ValidDocs int    `json:"valid_docs"` // documents used for early stopping
+	// LongDocs training documents had more than MaxDocTags tags and were left
+	// out of training (Config.MaxDocTags); both are absent (zero) when none was.
+	LongDocs        int     `json:"long_docs,omitempty"`
+	MaxDocTags      int     `json:"max_doc_tags,omitempty"`
 	Seed            uint64  `json:"seed"`
 	SplitSeed       uint64  `json:"split_seed"`      // seed of the random split (Config.SplitSeed), 0 with SplitFromFile
 	SplitFromFile   bool    `json:"split_from_file"` // the split was the corpus's own (Config.SplitFromFile)

@@ -47,10 +47,11 @@ type trainer struct {
 	progress func(Progress)
 	rng      *rand.Rand
 
-	set   *trainSet
-	valid [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
-	m     *Model  // under construction: vocab, terms, ctxProj, lda, sizes
-	net   *nn.MLP
+	set      *trainSet
+	valid    [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
+	longDocs int     // training documents left out for their length (leaveOutLong)
+	m        *Model  // under construction: vocab, terms, ctxProj, lda, sizes
+	net      *nn.MLP
 
 	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
@@ -238,8 +239,10 @@ func (t *trainer) holdOut(c *corpus.Corpus, split corpus.Split) (trainIdx, valid
 // defaults that depend on its size (Config.forVocabulary), and returns the
 // non-empty training documents as sorted term ids; it keeps in t.valid the
 // validation documents with at least two in-vocabulary terms, at most
-// ValidDocs of them (a seeded random subset).
+// ValidDocs of them (a seeded random subset). Training documents of more
+// than MaxDocTags tags are left out first (leaveOutLong).
 func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vocabulary, [][]int, error) {
+	trainIdx, t.longDocs = leaveOutLong(c, trainIdx, t.cfg.MaxDocTags)
 	vocab := corpus.NewVocabulary(c.Select(trainIdx))
 	V := vocab.Len()
 	if V < 2 {
@@ -282,7 +285,7 @@ func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vo
 func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]int) error {
 	cfg := t.cfg
 	V := vocab.Len()
-	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V)})
+	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V) + t.longNote()})
 	scaling, err := features.ParseScaling(cfg.InputScaling)
 	if err != nil {
 		return err
@@ -357,6 +360,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 		t.m.info.RankingGroup, t.m.info.RankingTemperature = cfg.RankingGroup, cfg.RankingTemperature
 		t.m.info.RankingAnchors = cfg.RankingAnchors
 	}
+	t.recordLong(&t.m.info)
 	t.m.info.ValidP2Random = randomP2(t.valid, V)
 	return nil
 }
