@@ -127,7 +127,7 @@ func FitTerms(train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 
 // FitTermsContext is FitTerms that stops with ctx.Err() when ctx is cancelled,
 // checked between its steps (term matrix, smoothing, PCA, projection) and
-// within the two co-occurrence countings.
+// within the two co-occurrence countings and the projection of every term.
 func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions) (*TermFeatures, error) {
 	if len(train) < 2 {
 		return nil, fmt.Errorf("features: fit terms: %d training documents, need at least 2", len(train))
@@ -191,6 +191,9 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	}
 	f.Scaled = make([]float64, v*proj.Out)
 	for i := 0; i < v; i++ {
+		if i%1024 == 0 && ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		ind, val := t.Row(i)
 		proj.SparseTransformTo(f.Scaled[i*proj.Out:(i+1)*proj.Out], ind, val)
 	}
