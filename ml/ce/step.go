@@ -127,3 +127,19 @@ func (s *stepper) grad2(alpha float64, sc nn.SiameseConfig) (lp, ls float64) {
 	}
 	return s.tr.SiameseGrad(s.rows(s.x1), s.rows(s.x2), s.t1[:n], s.t2[:n], s.types[:n], s.d[:n], sc, alpha, s.grad)
 }
+
+// newSGD returns the optimizer of a stage with batches mini-batches per epoch:
+// the rate decays every DecayEvery epochs, weights averaged with Config.Average.
+func (c Config) newSGD(batches int) *nn.SGD {
+	return &nn.SGD{LearningRate: c.LearningRate, Decay: c.Decay, DecayEvery: max(1, batches*c.DecayEvery),
+		Momentum: c.Momentum, Average: max(c.Average, 0)}
+}
+
+// weightsOf returns the weights a stage validates and keeps: the moving
+// average when opt keeps one, else the current iterate params.
+func weightsOf(opt *nn.SGD, params []float64) []float64 {
+	if a := opt.Averaged(); a != nil {
+		return a
+	}
+	return params
+}

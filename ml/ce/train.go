@@ -582,22 +582,6 @@ func (t *trainer) stage1() error {
 	return nil
 }
 
-// newSGD returns the optimizer of a stage with batches mini-batches per epoch:
-// the rate decays every DecayEvery epochs, weights averaged with Config.Average.
-func (c Config) newSGD(batches int) *nn.SGD {
-	return &nn.SGD{LearningRate: c.LearningRate, Decay: c.Decay, DecayEvery: max(1, batches*c.DecayEvery),
-		Momentum: c.Momentum, Average: max(c.Average, 0)}
-}
-
-// weightsOf returns the weights a stage validates and keeps: the moving
-// average when opt keeps one, else the current iterate params.
-func weightsOf(opt *nn.SGD, params []float64) []float64 {
-	if a := opt.Averaged(); a != nil {
-		return a
-	}
-	return params
-}
-
 func (t *trainer) stageFrac(from, to time.Duration) float64 {
 	if t.cfg.MaxTime <= 0 || to <= from {
 		return 0
