@@ -74,7 +74,8 @@ type Config struct {
 	EpochExamples int `json:"epoch_examples,omitempty" param:"epoch_examples"`
 
 	// MaxEpochs1 and MaxEpochs2 bound stage 1 and stage 2. Defaults 30, and 30
-	// (up to LargeAbove terms) or 20 (above) for stage 2: see SmallPatience.
+	// (up to LargeAbove terms) or 20 (above) for stage 2: see SmallPatience;
+	// above SampleAbove terms LargeMaxEpochs1 and LargeMaxEpochs2.
 	MaxEpochs1 int `json:"max_epochs1,omitempty" param:"max_epochs1"`
 	MaxEpochs2 int `json:"max_epochs2,omitempty" param:"max_epochs2"`
 
@@ -402,6 +403,19 @@ const (
 	SmallPatience     = 10
 	SmallMaxEpochs2   = 30
 	DefaultMaxEpochs2 = 20
+	DefaultMaxEpochs1 = 30
+)
+
+// LargeMaxEpochs1 and LargeMaxEpochs2 are the defaults of Config.MaxEpochs1
+// and Config.MaxEpochs2 above SampleAbove terms: there an epoch costs 3-5 s
+// of stage 1 and 5-8 s of stage 2 on 2 cores (the validation ranking grows
+// with the vocabulary), so 30 and 20 epochs made a worst case of 5 minutes and
+// more (lastfm-hetrec 274 s); 12 and 8 bound every suite corpus's training to
+// about 2 minutes 20 seconds whatever early stopping does, at a cost of 2 % of
+// Siamese-CE's validation MAP where they bind (docs/quality-notes.md, D52).
+const (
+	LargeMaxEpochs1 = 12
+	LargeMaxEpochs2 = 8
 )
 
 // Early-stopping criteria (Config.EarlyStop).
@@ -453,7 +467,8 @@ var LargeHidden = []int{100, 100, 50}
 // forVocabulary returns c with the defaults that depend on the vocabulary
 // size v filled in (after withDefaults): Patience and MaxEpochs2 (SmallPatience
 // and SmallMaxEpochs2 up to LargeAbove terms, DefaultPatience and
-// DefaultMaxEpochs2 above), Hidden ({100, 100, 10}, or LargeHidden above LargeAbove terms),
+// DefaultMaxEpochs2 above, LargeMaxEpochs2 above SampleAbove), MaxEpochs1
+// (DefaultMaxEpochs1, LargeMaxEpochs1 above SampleAbove), Hidden ({100, 100, 10}, or LargeHidden above LargeAbove terms),
 // β = √dim(CE) (§4.3.3), Stage2Start (Stage2Best, or Stage2Choose above
 // Stage2ChooseAbove terms), TermNorm (none, or unit above LargeAbove terms) and
 // TermSmooth (none, or DefaultTermSmooth above LargeAbove terms; a negative
@@ -480,10 +495,19 @@ func (c Config) forVocabulary(v int) Config {
 			c.Patience = SmallPatience
 		}
 	}
+	if c.MaxEpochs1 == 0 {
+		c.MaxEpochs1 = DefaultMaxEpochs1
+		if v > SampleAbove {
+			c.MaxEpochs1 = LargeMaxEpochs1
+		}
+	}
 	if c.MaxEpochs2 == 0 {
 		c.MaxEpochs2 = DefaultMaxEpochs2
-		if v <= LargeAbove {
+		switch {
+		case v <= LargeAbove:
 			c.MaxEpochs2 = SmallMaxEpochs2
+		case v > SampleAbove:
+			c.MaxEpochs2 = LargeMaxEpochs2
 		}
 	}
 	if c.TermNorm == "" {
@@ -521,7 +545,6 @@ func (c Config) withDefaults() Config {
 	setF(&c.Decay, 0.95)
 	setF(&c.Average, DefaultAverage)
 	setInt(&c.DecayEvery, 1)
-	setInt(&c.MaxEpochs1, 30)
 	setInt(&c.EvalEvery, 1)
 	setInt(&c.ValidDocs, 300)
 	setInt(&c.MaxDocTags, DefaultMaxDocTags)

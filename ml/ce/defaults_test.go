@@ -104,6 +104,14 @@ func TestSizedDefaults(t *testing.T) {
 	if got := (Config{Patience: 2, MaxEpochs2: 3}).withDefaults().forVocabulary(50); got.Patience != 2 || got.MaxEpochs2 != 3 {
 		t.Errorf("explicit patience and stage-2 epochs replaced: %d, %d", got.Patience, got.MaxEpochs2)
 	}
+	// The epoch limits: 30 and 20 up to SampleAbove terms, the large ones above.
+	if s, l := base.forVocabulary(SampleAbove), base.forVocabulary(SampleAbove+1); s.MaxEpochs1 != DefaultMaxEpochs1 || s.MaxEpochs2 != DefaultMaxEpochs2 ||
+		l.MaxEpochs1 != LargeMaxEpochs1 || l.MaxEpochs2 != LargeMaxEpochs2 {
+		t.Errorf("epoch limits: %d, %d at %d terms, %d, %d above", s.MaxEpochs1, s.MaxEpochs2, SampleAbove, l.MaxEpochs1, l.MaxEpochs2)
+	}
+	if got := (Config{MaxEpochs1: 30, MaxEpochs2: 20}).withDefaults().forVocabulary(SampleAbove + 1); got.MaxEpochs1 != 30 || got.MaxEpochs2 != 20 {
+		t.Errorf("explicit epoch limits replaced: %d, %d", got.MaxEpochs1, got.MaxEpochs2)
+	}
 }
 
 // TestTrainRejectsBadConfig: settings outside their range are refused before
