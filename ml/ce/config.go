@@ -107,6 +107,10 @@ type Config struct {
 	// split has no validation documents, this many training documents (default 300,
 	// as in §5.2) are held out from training at random with Seed.
 	ValidDocs int `json:"-"`
+	// ValidTerms: above this many vocabulary terms, the validation ranks
+	// among a fixed sample of this many (sampleValidTerms). Default
+	// ValidTerms.
+	ValidTerms int `json:"-"`
 
 	// PretrainExamples is the size of the random subset of stage-1 inputs the
 	// sparse auto-encoders are trained on (A.1 uses batch L-BFGS on all examples;
@@ -547,6 +551,7 @@ func (c Config) withDefaults() Config {
 	setInt(&c.DecayEvery, 1)
 	setInt(&c.EvalEvery, 1)
 	setInt(&c.ValidDocs, 300)
+	setInt(&c.ValidTerms, ValidTerms)
 	setInt(&c.MaxDocTags, DefaultMaxDocTags)
 	setInt(&c.PretrainExamples, 2000)
 	setInt(&c.PretrainIterations, 30)

@@ -36,7 +36,11 @@ type Info struct {
 	ValidDocs int    `json:"valid_docs"` // documents used for early stopping
 	// LongDocs training documents had more than MaxDocTags tags and were left
 	// out of training (Config.MaxDocTags); both are absent (zero) when none was.
-	LongDocs        int     `json:"long_docs,omitempty"`
+	LongDocs int `json:"long_docs,omitempty"`
+	// ValidTerms, when not 0, is the size of the sample of vocabulary terms
+	// the validation ranked each validation document's terms among (above
+	// ValidTerms terms; the constant's comment says how it is drawn).
+	ValidTerms      int     `json:"valid_terms,omitempty"`
 	MaxDocTags      int     `json:"max_doc_tags,omitempty"`
 	Seed            uint64  `json:"seed"`
 	SplitSeed       uint64  `json:"split_seed"`      // seed of the random split (Config.SplitSeed), 0 with SplitFromFile

@@ -47,11 +47,14 @@ type trainer struct {
 	progress func(Progress)
 	rng      *rand.Rand
 
-	set      *trainSet
-	valid    [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
-	longDocs int     // training documents left out for their length (leaveOutLong)
-	m        *Model  // under construction: vocab, terms, ctxProj, lda, sizes
-	net      *nn.MLP
+	set   *trainSet
+	valid [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
+	// validTerms: above ValidTerms terms, the sample the validation ranks
+	// among (vocabulary ids, increasing), which valid's ids index; else nil.
+	validTerms []int
+	longDocs   int    // training documents left out for their length (leaveOutLong)
+	m          *Model // under construction: vocab, terms, ctxProj, lda, sizes
+	net        *nn.MLP
 
 	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
@@ -275,6 +278,7 @@ func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vo
 	if len(t.valid) == 0 {
 		return nil, nil, errors.New("no validation document with at least two in-vocabulary terms (early stopping needs some)")
 	}
+	t.sampleValidTerms(V, t.cfg.ValidTerms)
 	return vocab, docs, nil
 }
 
@@ -361,7 +365,8 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 		t.m.info.RankingAnchors = cfg.RankingAnchors
 	}
 	t.recordLong(&t.m.info)
-	t.m.info.ValidP2Random = randomP2(t.valid, V)
+	t.m.info.ValidTerms = len(t.validTerms)
+	t.m.info.ValidP2Random = randomP2(t.valid, cmp.Or(len(t.validTerms), V))
 	return nil
 }
 
@@ -420,7 +425,10 @@ func (v validation) score(c string) float64 {
 // validate returns the validation figures of params on the validation documents.
 func (t *trainer) validate(params []float64) (validation, error) {
 	m := t.snapshot(params)
-	em := &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}
+	var em eval.Model = &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}
+	if t.validTerms != nil {
+		em = &subsetModel{x: em.(*evalModel), terms: t.validTerms}
+	}
 	opt := &eval.Options{Seed: t.cfg.Seed, Workers: numWorkers}
 	rs, err := eval.EvaluateAll(t.ctx, em, []eval.Protocol{eval.Priming, eval.Extended}, t.valid, opt)
 	if err != nil {
