@@ -103,6 +103,10 @@ type Config struct {
 	// (longer ones are left out of training: leaveOutLong). Zero means
 	// DefaultMaxDocTags, a negative value no limit.
 	MaxDocTags int `json:"-"`
+	// MaxTerms is the largest vocabulary Train keeps whole; above it the
+	// terms of the fewest training documents are left out (rareVocabulary).
+	// Zero means DefaultMaxTerms, a negative value no limit.
+	MaxTerms int `json:"-"`
 	// ValidDocs caps the validation documents used for early stopping. When the
 	// split has no validation documents, this many training documents (default 300,
 	// as in §5.2) are held out from training at random with Seed.
@@ -553,6 +557,7 @@ func (c Config) withDefaults() Config {
 	setInt(&c.ValidDocs, 300)
 	setInt(&c.ValidTerms, ValidTerms)
 	setInt(&c.MaxDocTags, DefaultMaxDocTags)
+	setInt(&c.MaxTerms, DefaultMaxTerms)
 	setInt(&c.PretrainExamples, 2000)
 	setInt(&c.PretrainIterations, 30)
 	setF(&c.Sparsity, 0.01)

@@ -61,3 +61,12 @@ func (t *trainer) recordLong(in *Info) {
 		in.LongDocs, in.MaxDocTags = t.longDocs, t.cfg.MaxDocTags
 	}
 }
+
+// recordLeftOut records what encode left out of training: long documents
+// (recordLong) and rare terms (rareVocabulary), each only when some were.
+func (t *trainer) recordLeftOut(in *Info) {
+	t.recordLong(in)
+	if t.minTermDocs > 1 {
+		in.MinTermDocs, in.RareTerms = t.minTermDocs, t.rareTerms
+	}
+}

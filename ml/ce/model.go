@@ -40,7 +40,12 @@ type Info struct {
 	// ValidTerms, when not 0, is the size of the sample of vocabulary terms
 	// the validation ranked each validation document's terms among (above
 	// ValidTerms terms; the constant's comment says how it is drawn).
-	ValidTerms      int     `json:"valid_terms,omitempty"`
+	ValidTerms int `json:"valid_terms,omitempty"`
+	// RareTerms training terms were in fewer than MinTermDocs training
+	// documents and left out of the vocabulary (above Config.MaxTerms terms);
+	// both zero when none was.
+	RareTerms       int     `json:"rare_terms,omitempty"`
+	MinTermDocs     int     `json:"min_term_docs,omitempty"`
 	MaxDocTags      int     `json:"max_doc_tags,omitempty"`
 	Seed            uint64  `json:"seed"`
 	SplitSeed       uint64  `json:"split_seed"`      // seed of the random split (Config.SplitSeed), 0 with SplitFromFile

@@ -52,9 +52,10 @@ type trainer struct {
 	// validTerms: above ValidTerms terms, the sample the validation ranks
 	// among (vocabulary ids, increasing), which valid's ids index; else nil.
 	validTerms []int
-	longDocs   int    // training documents left out for their length (leaveOutLong)
-	m          *Model // under construction: vocab, terms, ctxProj, lda, sizes
-	net        *nn.MLP
+	longDocs   int // training documents left out for their length (leaveOutLong)
+	minTermDocs, rareTerms int // rareVocabulary's k and the terms it left out
+	m                      *Model // under construction: vocab, terms, ctxProj, lda, sizes
+	net                    *nn.MLP
 
 	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
@@ -246,8 +247,9 @@ func (t *trainer) holdOut(c *corpus.Corpus, split corpus.Split) (trainIdx, valid
 // than MaxDocTags tags are left out first (leaveOutLong).
 func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vocabulary, [][]int, error) {
 	trainIdx, t.longDocs = leaveOutLong(c, trainIdx, t.cfg.MaxDocTags)
-	vocab := corpus.NewVocabulary(c.Select(trainIdx))
+	vocab, k, all := rareVocabulary(c.Select(trainIdx), t.cfg.MaxTerms)
 	V := vocab.Len()
+	t.minTermDocs, t.rareTerms = k, all-V
 	if V < 2 {
 		return nil, nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
 	}
@@ -289,7 +291,7 @@ func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vo
 func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]int) error {
 	cfg := t.cfg
 	V := vocab.Len()
-	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V) + t.longNote()})
+	t.report(Progress{Stage: "features", Message: fmt.Sprintf("%d training documents, %d terms", len(docs), V) + t.longNote() + t.rareNote()})
 	scaling, err := features.ParseScaling(cfg.InputScaling)
 	if err != nil {
 		return err
@@ -364,7 +366,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 		t.m.info.RankingGroup, t.m.info.RankingTemperature = cfg.RankingGroup, cfg.RankingTemperature
 		t.m.info.RankingAnchors = cfg.RankingAnchors
 	}
-	t.recordLong(&t.m.info)
+	t.recordLeftOut(&t.m.info)
 	t.m.info.ValidTerms = len(t.validTerms)
 	t.m.info.ValidP2Random = randomP2(t.valid, cmp.Or(len(t.validTerms), V))
 	return nil
