@@ -51,9 +51,9 @@ type trainer struct {
 	valid [][]int // validation documents (sorted in-vocabulary ids, ≥ 2 terms)
 	// validTerms: above ValidTerms terms, the sample the validation ranks
 	// among (vocabulary ids, increasing), which valid's ids index; else nil.
-	validTerms []int
-	longDocs   int // training documents left out for their length (leaveOutLong)
-	minTermDocs, rareTerms int // rareVocabulary's k and the terms it left out
+	validTerms             []int
+	longDocs               int    // training documents left out for their length (leaveOutLong)
+	minTermDocs, rareTerms int    // rareVocabulary's k and the terms it left out
 	m                      *Model // under construction: vocab, terms, ctxProj, lda, sizes
 	net                    *nn.MLP
 
