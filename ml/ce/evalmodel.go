@@ -83,12 +83,18 @@ func (x *evalModel) VocabSize() int   { return x.e.v }
 // (rng is not used). It computes CE(τ_j|δ) for every vocabulary term in one
 // batch and is safe for concurrent use.
 func (x *evalModel) Distances(ctx, queries []int, _ *rand.Rand, dst []float64) {
+	c := make([]float64, x.m.ctxDim())
+	x.m.contextTo(c, ctx)
+	x.distancesIn(c, queries, dst)
+}
+
+// distancesIn is Distances for the scaled context input c: the distances of
+// the queries (indices into the embedder's terms) to every one of its terms.
+func (x *evalModel) distancesIn(c []float64, queries []int, dst []float64) {
 	v, d := x.e.v, x.e.ceDim()
 	if len(dst) != len(queries)*v {
 		panic(fmt.Sprintf("ce: Distances: len(dst) = %d, want %d", len(dst), len(queries)*v))
 	}
-	c := make([]float64, x.m.ctxDim())
-	x.m.contextTo(c, ctx)
 	buf := x.e.vocabScratch()
 	defer x.e.vocab.Put(buf)
 	ce := (*buf)[:v*d]

@@ -1,9 +1,10 @@
 package ce
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
+
+	"github.com/taglens/taglens/ml/eval"
 )
 
 // ValidTerms is the default Config.ValidTerms, the largest vocabulary the
@@ -67,13 +68,23 @@ func (t *trainer) sampleValidTerms(v, limit int) {
 }
 
 // subsetModel is a network as an eval.Model over a subset of the vocabulary
-// (sorted vocabulary ids): term i of the evaluation is terms[i]. The context
-// is folded in from the subset's terms mapped back. It implements none of
-// eval's optional interfaces (screening, prepared queries): the whole
-// model's would index the whole vocabulary.
+// (sorted vocabulary ids): term i of the evaluation is terms[i]. Its
+// evalModel's embedder holds the subset's rows only (subsetRows), so a
+// document embeds len(terms) terms; the context is folded in from the
+// subset's terms mapped back. It implements none of eval's optional
+// interfaces (screening, prepared queries).
 type subsetModel struct {
 	x     *evalModel
 	terms []int
+}
+
+// subsetRows returns the rows of termX of the given terms.
+func subsetRows(termX [][]float64, terms []int) [][]float64 {
+	rows := make([][]float64, len(terms))
+	for i, t := range terms {
+		rows[i] = termX[t]
+	}
+	return rows
 }
 
 func (s *subsetModel) Name() string     { return s.x.Name() }
@@ -83,19 +94,23 @@ func (s *subsetModel) VocabSize() int   { return len(s.terms) }
 // Distances implements eval.Model on the subset: ctx and queries are subset
 // indices, dst is len(queries) × len(terms).
 func (s *subsetModel) Distances(ctx, queries []int, _ *rand.Rand, dst []float64) {
-	x := s.x
-	v, d := len(s.terms), x.e.ceDim()
-	if len(dst) != len(queries)*v {
-		panic(fmt.Sprintf("ce: Distances: len(dst) = %d, want %d", len(dst), len(queries)*v))
-	}
 	doc := make([]int, len(ctx))
 	for i, c := range ctx {
 		doc[i] = s.terms[c]
 	}
 	slices.Sort(doc)
-	c := make([]float64, x.m.ctxDim())
-	x.m.contextTo(c, doc)
-	ce := make([]float64, v*d)
-	x.e.embedTerms(ce, s.terms, c)
-	euclidRows(dst, ce, v, d, queries)
+	c := make([]float64, s.x.m.ctxDim())
+	s.x.m.contextTo(c, doc)
+	s.x.distancesIn(c, queries, dst)
+}
+
+// validModel returns params as the VariantCE network that validate
+// evaluates: over the validation sample's terms when there is one.
+func (t *trainer) validModel(params []float64) eval.Model {
+	m := t.snapshot(params)
+	em := &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}
+	if t.validTerms == nil {
+		return em
+	}
+	return &subsetModel{x: em, terms: t.validTerms}
 }

@@ -55,7 +55,8 @@ func TestSubsetDistances(t *testing.T) {
 	_, m := trainSmall(t)
 	em := m.EvalModel(VariantSiamese).(*evalModel)
 	terms := []int{0, 3, 4, 8, 11, 17, 20, 35}
-	sub := &subsetModel{x: em, terms: terms}
+	e := newEmbedder(em.e.sizes, em.e.params, subsetRows(em.e.termX, terms), em.e.dc, em.e.prod)
+	sub := &subsetModel{x: &evalModel{m: m, name: VariantSiamese, e: e}, terms: terms}
 	ctx, queries := []int{1, 3, 6}, []int{1, 6}
 	got := make([]float64, len(queries)*len(terms))
 	sub.Distances(ctx, queries, nil, got)
