@@ -104,7 +104,7 @@ type Config struct {
 	// DefaultMaxDocTags, a negative value no limit.
 	MaxDocTags int `json:"-"`
 	// MaxTerms is the largest vocabulary Train keeps whole; above it the
-	// terms of the fewest training documents are left out (rareVocabulary).
+	// terms of the fewest training documents are left out (leaveOutRare).
 	// Zero means DefaultMaxTerms, a negative value no limit.
 	MaxTerms int `json:"-"`
 	// ValidDocs caps the validation documents used for early stopping. When the

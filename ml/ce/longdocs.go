@@ -54,18 +54,14 @@ func (t *trainer) longNote() string {
 	return fmt.Sprintf(" (%d documents of more than %d tags left out)", t.longDocs, t.cfg.MaxDocTags)
 }
 
-// recordLong records in the model's Info the documents leaveOutLong left out
-// and the limit, leaving both zero (absent from the file) when none was.
-func (t *trainer) recordLong(in *Info) {
+// recordLeftOut records in the model's Info what encode left out of
+// training: the documents leaveOutLong left out and the limit, the terms
+// leaveOutRare left out and its k, each pair zero (absent from the file) when
+// none was.
+func (t *trainer) recordLeftOut(in *Info) {
 	if t.longDocs > 0 {
 		in.LongDocs, in.MaxDocTags = t.longDocs, t.cfg.MaxDocTags
 	}
-}
-
-// recordLeftOut records what encode left out of training: long documents
-// (recordLong) and rare terms (rareVocabulary), each only when some were.
-func (t *trainer) recordLeftOut(in *Info) {
-	t.recordLong(in)
 	if t.minTermDocs > 1 {
 		in.MinTermDocs, in.RareTerms = t.minTermDocs, t.rareTerms
 	}

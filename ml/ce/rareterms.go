@@ -2,14 +2,15 @@ package ce
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/features"
 )
 
 // DefaultMaxTerms is the default Config.MaxTerms: the largest vocabulary
 // Train keeps every training term of. Above it, the terms of the fewest
-// training documents are left out, by the rule of rareVocabulary. The
+// training documents are left out, by the rule of leaveOutRare. The
 // vocabulary sets the output layer (|Γ| units and their weights, all updated
 // at every step), the term features (a |Γ|-row PCA) and the OOV-free part of
 // every evaluation, so its size is the training's scale; 50,000 keeps every
@@ -21,53 +22,61 @@ import (
 // an OOV term at inference (§4.4), which the OOV models place.
 const DefaultMaxTerms = 50000
 
-// rareVocabulary returns the vocabulary of the training documents docs, with
-// the terms of fewer than k training documents left out for the smallest
-// k ≥ 1 that leaves at most maxTerms (maxTerms < 0: no limit); k is 1 when
-// every term fits. all is the number of distinct training terms.
-func rareVocabulary(docs []corpus.Document, maxTerms int) (v *corpus.Vocabulary, k, all int) {
-	df := make(map[string]int)
-	for _, d := range docs {
-		seen := make(map[string]bool, len(d.Tags))
-		for _, t := range d.Tags {
-			if !seen[t] {
-				seen[t] = true
-				df[t]++
-			}
+// trainVocabulary returns the vocabulary of the training documents train and
+// those documents as sorted term ids (the empty ones dropped), both after
+// leaveOutRare with maxTerms, its k and the number of terms it left out.
+func trainVocabulary(train []corpus.Document, maxTerms int) (vocab *corpus.Vocabulary, docs [][]int, k, rare int) {
+	vocab = corpus.NewVocabulary(train)
+	for _, ids := range vocab.EncodeAll(train) {
+		if len(ids) > 0 {
+			docs = append(docs, features.BoW(ids))
 		}
 	}
-	k = 1
-	if maxTerms >= 0 {
-		// hist[c] = the number of terms in exactly c documents.
-		hist := map[int]int{}
-		for _, c := range df {
-			hist[c]++
-		}
-		counts := make([]int, 0, len(hist))
-		for c := range hist {
-			counts = append(counts, c)
-		}
-		sort.Ints(counts)
-		left := len(df)
-		for _, c := range counts {
-			if left <= maxTerms {
-				break
-			}
-			left -= hist[c]
-			k = c + 1
-		}
-	}
-	terms := make([]string, 0, len(df))
-	for t, c := range df {
-		if c >= k {
-			terms = append(terms, t)
-		}
-	}
-	sort.Strings(terms)
-	return corpus.VocabularyOf(terms), k, len(df)
+	all := vocab.Len()
+	vocab, docs, k = leaveOutRare(vocab, docs, maxTerms)
+	return vocab, docs, k, all - vocab.Len()
 }
 
-// rareNote is the features line's note on the terms rareVocabulary left out.
+// leaveOutRare returns the vocabulary and the training documents (sorted
+// ids, non-empty) without the terms of fewer than k training documents, for
+// the smallest k ≥ 1 that leaves at most maxTerms terms (maxTerms < 0: no
+// limit), and k: 1, and vocab and docs themselves, when every term fits.
+// Kept terms keep their order, so documents stay sorted; docs is reused.
+func leaveOutRare(vocab *corpus.Vocabulary, docs [][]int, maxTerms int) (*corpus.Vocabulary, [][]int, int) {
+	v := vocab.Len()
+	if maxTerms < 0 || v <= maxTerms {
+		return vocab, docs, 1
+	}
+	df := features.DocFreq(docs, v)
+	desc := slices.Clone(df)
+	slices.Sort(desc)
+	slices.Reverse(desc)
+	k := desc[maxTerms] + 1 // the (maxTerms+1)-th largest count must go
+	id := make([]int, v)
+	var terms []string
+	for t, c := range df {
+		id[t] = -1
+		if c >= k {
+			id[t] = len(terms)
+			terms = append(terms, vocab.Term(t))
+		}
+	}
+	kept := docs[:0]
+	for _, d := range docs {
+		e := d[:0]
+		for _, t := range d {
+			if id[t] >= 0 {
+				e = append(e, id[t])
+			}
+		}
+		if len(e) > 0 {
+			kept = append(kept, e)
+		}
+	}
+	return corpus.VocabularyOf(terms), kept, k
+}
+
+// rareNote is the features line's note on the terms leaveOutRare left out.
 func (t *trainer) rareNote() string {
 	if t.minTermDocs <= 1 {
 		return ""

@@ -25,7 +25,8 @@ func TestRareVocabulary(t *testing.T) {
 		{2, 2, []string{"a", "b"}},
 		{1, 3, []string{"a"}},
 	} {
-		v, k, all := rareVocabulary(docs, tc.max)
+		v, _, k, rare := trainVocabulary(docs, tc.max)
+		all := v.Len() + rare
 		if k != tc.k || all != 5 || !slices.Equal(v.Terms(), tc.terms) {
 			t.Errorf("limit %d: k %d, %d terms in all, vocabulary %v; want k %d, 5, %v", tc.max, k, all, v.Terms(), tc.k, tc.terms)
 		}

@@ -53,7 +53,7 @@ type trainer struct {
 	// among (vocabulary ids, increasing), which valid's ids index; else nil.
 	validTerms             []int
 	longDocs               int    // training documents left out for their length (leaveOutLong)
-	minTermDocs, rareTerms int    // rareVocabulary's k and the terms it left out
+	minTermDocs, rareTerms int    // leaveOutRare's k and the terms it left out
 	m                      *Model // under construction: vocab, terms, ctxProj, lda, sizes
 	net                    *nn.MLP
 
@@ -247,19 +247,13 @@ func (t *trainer) holdOut(c *corpus.Corpus, split corpus.Split) (trainIdx, valid
 // than MaxDocTags tags are left out first (leaveOutLong).
 func (t *trainer) encode(c *corpus.Corpus, trainIdx, validIdx []int) (*corpus.Vocabulary, [][]int, error) {
 	trainIdx, t.longDocs = leaveOutLong(c, trainIdx, t.cfg.MaxDocTags)
-	vocab, k, all := rareVocabulary(c.Select(trainIdx), t.cfg.MaxTerms)
+	vocab, docs, k, rare := trainVocabulary(c.Select(trainIdx), t.cfg.MaxTerms)
+	t.minTermDocs, t.rareTerms = k, rare
 	V := vocab.Len()
-	t.minTermDocs, t.rareTerms = k, all-V
 	if V < 2 {
 		return nil, nil, fmt.Errorf("training documents hold %d distinct terms, need at least 2", V)
 	}
 	t.cfg = t.cfg.forVocabulary(V)
-	var docs [][]int
-	for _, ids := range vocab.EncodeAll(c.Select(trainIdx)) {
-		if len(ids) > 0 {
-			docs = append(docs, features.BoW(ids))
-		}
-	}
 	if len(docs) < 2 {
 		return nil, nil, fmt.Errorf("%d non-empty training documents, need at least 2", len(docs))
 	}
@@ -426,11 +420,7 @@ func (v validation) score(c string) float64 {
 
 // validate returns the validation figures of params on the validation documents.
 func (t *trainer) validate(params []float64) (validation, error) {
-	m := t.snapshot(params)
-	var em eval.Model = &evalModel{m: m, name: VariantCE, e: m.nets[VariantCE]}
-	if t.validTerms != nil {
-		em = &subsetModel{x: em.(*evalModel), terms: t.validTerms}
-	}
+	em := t.validModel(params)
 	opt := &eval.Options{Seed: t.cfg.Seed, Workers: numWorkers}
 	rs, err := eval.EvaluateAll(t.ctx, em, []eval.Protocol{eval.Priming, eval.Extended}, t.valid, opt)
 	if err != nil {
@@ -448,11 +438,16 @@ func (t *trainer) validate(params []float64) (validation, error) {
 }
 
 // snapshot returns a model whose VariantCE network has the given parameters
-// (shared, not copied) and the trainer's inputs.
+// (shared, not copied) and the trainer's inputs, for validate: its network
+// embeds the validation sample's terms only when there is one (validTerms).
 func (t *trainer) snapshot(params []float64) *Model {
+	rows := t.set.termX
+	if t.validTerms != nil {
+		rows = subsetRows(rows, t.validTerms)
+	}
 	m := &Model{vocab: t.m.vocab, terms: t.m.terms, ctxProj: t.m.ctxProj, lda: t.m.lda, sizes: t.m.sizes}
 	m.info.Context = t.m.info.Context
-	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, t.set.termX, t.set.ctxDim(), t.set.prod)}
+	m.nets = map[Variant]*embedder{VariantCE: newEmbedder(t.m.sizes, params, rows, t.set.ctxDim(), t.set.prod)}
 	return m
 }
 
