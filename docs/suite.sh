@@ -31,6 +31,8 @@
 # docs/suite/CODE_ID: a different id discards them.
 #
 # Environment: TAGLENS_DATA (default ../shared/data next to the repository),
+# TAGLENS_CORPORA (where the corpora of docs/corpora are built when the data
+# folder lacks them: docs/corpora/build.sh downloads their packages),
 # TAGLENS_WORK (models, logs, binary; default ${TMPDIR:-/tmp}/taglens-suite/CODE_ID).
 set -euo pipefail
 
@@ -57,6 +59,25 @@ if [[ -n $only ]]; then
 	IFS=, read -r -a suite <<<"$only"
 fi
 seeds=(1 2 3)
+
+# Where each corpus is: in the data folder, or, for the corpora converted here
+# from public packages (docs/corpora), built on first use into
+# TAGLENS_CORPORA (default ${TMPDIR:-/tmp}/taglens-corpora).
+built=${TAGLENS_CORPORA:-${TMPDIR:-/tmp}/taglens-corpora}
+declare -A dir
+if ((render_only == 0)); then
+	for c in "${suite[@]}"; do
+		if [[ -f $data/$c/docs.tsv ]]; then
+			dir[$c]=$data/$c
+		elif [[ -f docs/corpora/$c/convert.py ]]; then
+			if docs/corpora/build.sh "$built" "$c"; then
+				dir[$c]=$built/$c
+			else
+				echo "suite.sh: building $c failed (docs/corpora/build.sh)" >&2
+			fi
+		fi
+	done
+fi
 completion_sample=2500 # test documents per trial under completion (eval --sample)
 
 code_paths=(ml cmd/taglens go.mod go.sum)
@@ -81,8 +102,8 @@ go build -o "$bin" ./cmd/taglens
 
 # split_flags CORPUS: --split for corpora that ship one.
 split_flags() {
-	if [[ -f $data/$1/split.tsv ]]; then
-		echo "--split $data/$1/split.tsv"
+	if [[ -f ${dir[$1]}/split.tsv ]]; then
+		echo "--split ${dir[$1]}/split.tsv"
 	fi
 }
 
@@ -94,7 +115,7 @@ train_one() {
 	echo "suite.sh: train $c seed $s" >&2
 	# shellcheck disable=SC2046
 	if ! /usr/bin/time -f '%e\t%M\t%U\t%S' -o "$out/train-$c-s$s.time" \
-		"$bin" train --corpus "$data/$c/docs.tsv" $(split_flags "$c") --seed "$s" \
+		"$bin" train --corpus "${dir[$c]}/docs.tsv" $(split_flags "$c") --seed "$s" \
 		--out "$m" --json "$out/train-$c-s$s.json" 2>"$work/logs/train-$c-s$s.log"; then
 		echo "suite.sh: training $c seed $s failed; see $work/logs/train-$c-s$s.log" >&2
 		rm -f "$out/train-$c-s$s.json"
@@ -115,7 +136,7 @@ eval_one() {
 	echo "suite.sh: eval $c $p" >&2
 	# shellcheck disable=SC2046
 	if ! /usr/bin/time -f '%e\t%M\t%U\t%S' -o "$out/eval-$c-$p.time" \
-		"$bin" eval --model "$models" --corpus "$data/$c/docs.tsv" $(split_flags "$c") \
+		"$bin" eval --model "$models" --corpus "${dir[$c]}/docs.tsv" $(split_flags "$c") \
 		--subset test --protocol "$p" --baselines all --trials 3 "${sample[@]}" \
 		--json "$out/$c.$p.json" 2>"$work/logs/eval-$c-$p.log"; then
 		echo "suite.sh: evaluating $c ($p) failed; see $work/logs/eval-$c-$p.log" >&2
@@ -136,7 +157,7 @@ if ((render_only == 0)); then
 	# Trainings one at a time: their wall times are the machine's own.
 	trained=()
 	for c in "${suite[@]}"; do
-		if [[ ! -f $data/$c/docs.tsv ]]; then
+		if [[ -z ${dir[$c]:-} ]]; then
 			echo "suite.sh: $c is not in $data: left out of this run" >&2
 			continue
 		fi
