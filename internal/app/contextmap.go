@@ -30,7 +30,7 @@ import (
 //
 // ml/ce exposes no CE vectors of arbitrary terms in a given context, but its
 // eval models return the Euclidean distances between exactly these CE rows:
-// EvalModel(v).Distances(δ_iv, queries) gives ‖CE(x(τ_q,δ_iv)) − CE(x(τ_j,δ_iv))‖
+// CentreModel(v).Distances(δ_iv, queries) gives ‖CE(x(τ_q,δ_iv)) − CE(x(τ_j,δ_iv))‖
 // for every vocabulary term j, and OOVEvalModel(v+"-feature").OOVDistances gives
 // −‖CE(x(τ_oov,δ_iv)) − CE(x(τ_j,δ_iv))‖. Classical multidimensional scaling
 // (Torgerson 1952; Gower 1966) recovers points with exactly these distances
@@ -156,7 +156,7 @@ func (cm *ContextMap) instances(q []int, oovDocs []eval.OOVDoc) ([][]float64, er
 		return nil, &MapError{fmt.Sprintf("the vocabulary is too small for a map (%d instances)", n)}
 	}
 	rows := make([]float64, len(q)*v)
-	cm.Model.EvalModel(cm.Variant).Distances(cm.ctxIDs, q, nil, rows)
+	cm.Model.CentreModel(cm.Variant).Distances(cm.ctxIDs, q, nil, rows)
 	om, err := cm.Model.OOVEvalModel(cm.Variant.WithOOV(ce.OOVFeature), oovDocs)
 	if err != nil {
 		return nil, err

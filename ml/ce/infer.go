@@ -43,6 +43,7 @@ type embedder struct {
 	vocab   sync.Pool   // *[]float64 of |Γ| × ceDim (vocabScratch)
 	scr     *screener   // single-precision copy for evaluation (screen.go), built once
 	scrOnce sync.Once
+	radius  []float64 // ρ_j of every term (radius.go), nil without term radii
 }
 
 // embedWork is the per-call workspace of an embedder (one per goroutine).

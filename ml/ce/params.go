@@ -71,6 +71,8 @@ var Params = []Param{
 		Help: ContextLDA + " (the paper's LDA topic mixture l(δ)) or " + ContextLDAMean + " (l(δ) and the mean term features of the document, leave-one-out in training) or " + ContextLDAMeanProduct + " (lda+mean, and the products of the term's features with that mean as more inputs)"},
 	{Name: "stage2_loss", Flag: "stage2-loss", Label: "Distance loss of stage 2", Default: DefaultStage2Loss,
 		Help: Stage2Eq6 + " (the paper's Eq. 6) or " + Stage2Ranking + " (a softmax over the squared CE distances of a term to another term of its document and to terms outside it, in the document's context)"},
+	{Name: "radius", Flag: "radius", Label: "Term radii", Default: DefaultRadius,
+		Help: RadiusFit + " (each term a ball whose radius grows with the log of its document count, its scale chosen on the validation documents; terms ranked by the distance to the ball) or " + RadiusNone + " (the paper's distances between points)"},
 	{Name: "ranking_group", Flag: "ranking-group", Label: "Ranking group", Default: fmt.Sprint(DefaultRankingGroup),
 		Help: "pairs per group of the ranking loss: one with another term of the document, the rest with terms outside it"},
 	{Name: "ranking_temperature", Flag: "ranking-temperature", Label: "Ranking temperature", Default: fmt.Sprint(DefaultRankingTemperature),

@@ -197,6 +197,10 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		return nil, err
 	}
 	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
+	// Term radii, fitted on the validation documents (radius.go).
+	if err := t.fitRadii(); err != nil {
+		return nil, err
+	}
 	t.m.init()
 	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
 		Message: fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random)})
