@@ -187,7 +187,7 @@ func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, 
 		}
 	}
 	if !cosine {
-		toBalls(dist, e.radius)
+		toWidths(dist, e.invWidth)
 	}
 	return topK(m, dist, inDoc, min(k, v)), nil
 }
@@ -226,7 +226,7 @@ func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult 
 		for j := range dist {
 			dist[j] = euclid(q, ce[j*d:(j+1)*d])
 		}
-		toBalls(dist, e.radius)
+		toWidths(dist, e.invWidth)
 		return topK(m, dist, inDoc, k)
 	}
 	for _, id := range ids {

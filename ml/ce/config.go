@@ -292,11 +292,11 @@ type Config struct {
 	// trainSet.sampleGroups; taglens's extension, design.md, decision 7).
 	// Empty means DefaultStage2Loss.
 	Stage2Loss string `json:"stage2_loss,omitempty" param:"stage2_loss"`
-	// Radius is RadiusFit, each term a ball whose radius grows with its
-	// document frequency, fitted on the validation documents (taglens's
-	// extension, radius.go), or RadiusNone, the paper's point distances.
-	// Empty means DefaultRadius.
-	Radius string `json:"radius,omitempty" param:"radius"`
+	// Width is WidthFit, each term's distances in units of a width that
+	// grows with its document frequency, fitted on the validation documents
+	// (taglens's extension, width.go), or WidthNone, the paper's distances.
+	// Empty means DefaultWidth.
+	Width string `json:"width,omitempty" param:"width"`
 	// RankingGroup is the group size of Stage2Ranking (0: 10) and
 	// RankingTemperature its temperature T (0: 1).
 	RankingGroup       int     `json:"ranking_group,omitempty" param:"ranking_group"`
@@ -451,8 +451,8 @@ func (c Config) withDefaults() Config {
 	if c.Stage2Loss == "" {
 		c.Stage2Loss = DefaultStage2Loss
 	}
-	if c.Radius == "" {
-		c.Radius = DefaultRadius
+	if c.Width == "" {
+		c.Width = DefaultWidth
 	}
 	setInt(&c.RankingGroup, DefaultRankingGroup)
 	setF(&c.RankingTemperature, DefaultRankingTemperature)

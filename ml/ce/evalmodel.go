@@ -61,12 +61,12 @@ type evalModel struct {
 	m       *Model
 	name    Variant
 	e       *embedder
-	centres bool // the distances between the centres, without the term radii (CentreModel)
+	centres bool // the distances between the centres, without the term widths (CentreModel)
 }
 
 // EvalModel returns the variant (VariantCE or VariantSiamese) as an
 // eval.Model: the distance is e(τ, τ_i|δ) = ‖CE(τ|δ) − CE(τ_i|δ)‖₂ in CE space
-// (Eq. 8), less τ_i's radius when the model has term radii (radius.go). It panics on another variant (user input goes through
+// (Eq. 8), divided by τ_i's width when the model has term widths (width.go). It panics on another variant (user input goes through
 // ParseVariant).
 func (m *Model) EvalModel(variant Variant) eval.Model {
 	e, err := m.net(variant)
@@ -101,14 +101,14 @@ func (x *evalModel) distancesIn(c []float64, queries []int, dst []float64) {
 	ce := (*buf)[:v*d]
 	x.e.embedVocab(ce, c)
 	euclidRows(dst, ce, v, d, queries)
-	x.balls(dst)
+	x.widths(dst)
 }
 
-// balls subtracts the term radii from the rows of distances dst, unless x
+// widths divides the rows of distances dst by the term widths, unless x
 // gives the centres' distances.
-func (x *evalModel) balls(dst []float64) {
+func (x *evalModel) widths(dst []float64) {
 	if !x.centres {
-		toBalls(dst, x.e.radius)
+		toWidths(dst, x.e.invWidth)
 	}
 }
 
@@ -231,8 +231,8 @@ func (x *oovModel) OOVDistances(term string, ctx []int, _ *rand.Rand, dst []floa
 	for j := range dst {
 		dst[j] = sign * euclid(q, ce[j*d:(j+1)*d])
 	}
-	if !x.feature { // the centroid is a point: its distance to each term's ball
-		toBalls(dst, x.e.radius)
+	if !x.feature { // the centroid's distance to each term in units of its width
+		toWidths(dst, x.e.invWidth)
 	}
 	return nil
 }

@@ -28,22 +28,22 @@ import (
 // input is then termPre[τ] + W_1ᵖ·p, which depends on the document, computed
 // per document at P·sizes[1] more operations a term (prodPre).
 type embedder struct {
-	sizes   []int // input, hidden..., output
-	layout  nn.Layout
-	params  []float64
-	dt, dc  int         // widths of the term part and the context part of x
-	prod    int         // width of the product part (ContextLDAMeanProduct), else 0
-	termX   [][]float64 // the scaled term inputs, for the product part
-	v       int         // |Γ|
-	termPre []float64   // v × sizes[1], row-major
-	termTh  []float64   // tanh of termPre
-	tail    *nn.MLP     // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
-	packed  *nn.Packed  // tail's weights packed once for nn's GEMM kernels
-	pool    sync.Pool   // *embedWork
-	vocab   sync.Pool   // *[]float64 of |Γ| × ceDim (vocabScratch)
-	scr     *screener   // single-precision copy for evaluation (screen.go), built once
-	scrOnce sync.Once
-	radius  []float64 // ρ_j of every term (radius.go), nil without term radii
+	sizes    []int // input, hidden..., output
+	layout   nn.Layout
+	params   []float64
+	dt, dc   int         // widths of the term part and the context part of x
+	prod     int         // width of the product part (ContextLDAMeanProduct), else 0
+	termX    [][]float64 // the scaled term inputs, for the product part
+	v        int         // |Γ|
+	termPre  []float64   // v × sizes[1], row-major
+	termTh   []float64   // tanh of termPre
+	tail     *nn.MLP     // layers 2..H-1 (sizes[1] → … → CE), sharing params; nil when H-1 = 1
+	packed   *nn.Packed  // tail's weights packed once for nn's GEMM kernels
+	pool     sync.Pool   // *embedWork
+	vocab    sync.Pool   // *[]float64 of |Γ| × ceDim (vocabScratch)
+	scr      *screener   // single-precision copy for evaluation (screen.go), built once
+	scrOnce  sync.Once
+	invWidth []float64 // 1/σ_j of every term (width.go), nil without term widths
 }
 
 // embedWork is the per-call workspace of an embedder (one per goroutine).

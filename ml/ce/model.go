@@ -76,24 +76,24 @@ type Info struct {
 	EarlyStop       string  `json:"early_stop"`        // criterion of early stopping and model selection (Config.EarlyStop)
 	ValidMAPCE      float64 `json:"valid_map_ce"`      // validation extended-priming MAP of the kept stage-1 weights
 	ValidMAPSiamese float64 `json:"valid_map_siamese"` // validation extended-priming MAP of the kept stage-2 weights
-	// Radius is RadiusFit when the radii were fitted (empty: none); RadiusCE and RadiusSiamese are R, the radius of
-	// the most frequent term, of each network (0: the paper's distances), and
-	// ValidMAPRadius… the validation extended MAP with it (radius.go).
-	Radius                string  `json:"radius,omitempty"`
-	RadiusCE              float64 `json:"radius_ce,omitempty"`
-	RadiusSiamese         float64 `json:"radius_siamese,omitempty"`
-	ValidMAPRadiusCE      float64 `json:"valid_map_radius_ce,omitempty"`
-	ValidMAPRadiusSiamese float64 `json:"valid_map_radius_siamese,omitempty"`
-	ValidP2Random         float64 `json:"valid_p2_random"` // expected P@2 of random ranking on the validation documents
-	InputScaling          string  `json:"input_scaling"`   // scaling of the input parts (Config.InputScaling)
-	TermNorm              string  `json:"term_norm"`       // normalization of t(τ) before the PCA (Config.TermNorm)
-	TermSmooth            float64 `json:"term_smooth"`     // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
-	Average               float64 `json:"weight_average"`  // γ of the weight moving average (Config.Average), 0 for none
-	Kappa                 string  `json:"kappa"`           // class weights of Eq. 5 (Config.Kappa)
-	StopReason1           string  `json:"stop_reason1"`
-	Stage2From            int     `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
-	StopReason2           string  `json:"stop_reason2"`
-	Context               string  `json:"context"` // the context part (Config.Context)
+	// Width is WidthFit when term widths were fitted (empty: none); WidthCE
+	// and WidthSiamese are β of each network (0: the paper's distances), and
+	// ValidMAPWidth… the validation extended MAP with it (width.go).
+	Width                string  `json:"width,omitempty"`
+	WidthCE              float64 `json:"width_ce,omitempty"`
+	WidthSiamese         float64 `json:"width_siamese,omitempty"`
+	ValidMAPWidthCE      float64 `json:"valid_map_width_ce,omitempty"`
+	ValidMAPWidthSiamese float64 `json:"valid_map_width_siamese,omitempty"`
+	ValidP2Random        float64 `json:"valid_p2_random"` // expected P@2 of random ranking on the validation documents
+	InputScaling         string  `json:"input_scaling"`   // scaling of the input parts (Config.InputScaling)
+	TermNorm             string  `json:"term_norm"`       // normalization of t(τ) before the PCA (Config.TermNorm)
+	TermSmooth           float64 `json:"term_smooth"`     // α of the smoothing before Eq. 2 (Config.TermSmooth), 0 for none
+	Average              float64 `json:"weight_average"`  // γ of the weight moving average (Config.Average), 0 for none
+	Kappa                string  `json:"kappa"`           // class weights of Eq. 5 (Config.Kappa)
+	StopReason1          string  `json:"stop_reason1"`
+	Stage2From           int     `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
+	StopReason2          string  `json:"stop_reason2"`
+	Context              string  `json:"context"` // the context part (Config.Context)
 	// The distance loss of stage 2 (Config.Stage2Loss), its group size and
 	// temperature with Stage2Ranking, and stage 2's initial learning rate.
 	Stage2Loss         string     `json:"stage2_loss"`
@@ -148,15 +148,9 @@ func (m *Model) CEDim() int { return m.sizes[len(m.sizes)-2] }
 // init builds the derived inference state.
 func (m *Model) init() {
 	m.nets = make(map[Variant]*embedder, len(m.params))
-	var shape []float64
 	for v, p := range m.params {
 		e := newEmbedder(m.sizes, p, m.termRows(), m.ctxDim(), m.prodDim())
-		if r := m.info.radiusOf(v); r != 0 {
-			if shape == nil {
-				shape = radiusShape(m.terms.DF)
-			}
-			e.radius = radii(shape, r)
-		}
+		e.invWidth = invWidths(m.terms.DF, m.info.widthOf(v))
 		m.nets[v] = e
 	}
 }

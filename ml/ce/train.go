@@ -197,8 +197,8 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		return nil, err
 	}
 	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
-	// Term radii, fitted on the validation documents (radius.go).
-	if err := t.fitRadii(); err != nil {
+	// Term widths, fitted on the validation documents (width.go).
+	if err := t.fitWidths(); err != nil {
 		return nil, err
 	}
 	t.m.init()

@@ -116,8 +116,8 @@ func (c Config) Validate() error {
 		return bad("learning_rate2", "%v: must be in [0, 10] (0 = the learning rate of stage 1)", c.LearningRate2)
 	case c.Stage2Loss == Stage2Ranking && cmp.Or(c.BatchSize, DefaultBatchSize) < 2*cmp.Or(c.RankingGroup, DefaultRankingGroup)*max(c.RankingAnchors, 1):
 		return bad("ranking_group", "%d with %d anchors: the ranking loss needs a batch of at least two groups of group × anchors pairs (batch_size %d)", cmp.Or(c.RankingGroup, DefaultRankingGroup), max(c.RankingAnchors, 1), cmp.Or(c.BatchSize, DefaultBatchSize))
-	case c.Radius != "" && !slices.Contains(Radii, c.Radius):
-		return bad("radius", "%q: must be one of %s", c.Radius, strings.Join(Radii, ", "))
+	case c.Width != "" && !slices.Contains(Widths, c.Width):
+		return bad("width", "%q: must be one of %s", c.Width, strings.Join(Widths, ", "))
 	case c.Context != "" && !slices.Contains(Contexts, c.Context):
 		return bad("context", "%q: must be one of %s", c.Context, strings.Join(Contexts, ", "))
 	case c.TermNorm != "" && c.TermNorm != "unit" && c.TermNorm != "none":
