@@ -41,7 +41,8 @@ func withWidth(m *Model, beta float64) *Model {
 // Prime's lists (each query still first in its own) and the concept-based OOV
 // distances; the centre model keeps the centres' distances.
 func TestWidthDistances(t *testing.T) {
-	_, m := trainSmall(t)
+	_, trained := trainSmall(t)
+	m := withWidth(trained, 0) // the paper's distances, whatever the default
 	const beta = 0.4
 	b := withWidth(m, beta)
 	inv := invWidths(m.terms.DF, beta)
