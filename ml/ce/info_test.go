@@ -106,8 +106,11 @@ func TestInfoSection(t *testing.T) {
 	if err != nil {
 		t.Fatalf("format 11: %v", err)
 	}
-	if !reflect.DeepEqual(old.Info(), m.Info()) {
-		t.Errorf("format 11: Info differs:\n got %+v\nwant %+v", old.Info(), m.Info())
+	// Format 11 has no term widths (width.go): such a file reads without them.
+	want := *m.Info()
+	want.Width, want.WidthCE, want.WidthSiamese, want.ValidMAPWidthCE, want.ValidMAPWidthSiamese = "", 0, 0, 0, 0
+	if !reflect.DeepEqual(old.Info(), &want) {
+		t.Errorf("format 11: Info differs:\n got %+v\nwant %+v", old.Info(), &want)
 	}
 	if a, b := old.Params(VariantSiamese); b != nil || len(a) == 0 {
 		t.Fatalf("format 11: params: %v", b)

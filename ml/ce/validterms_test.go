@@ -53,7 +53,7 @@ func TestSampleValidTerms(t *testing.T) {
 // columns of the subset's terms, bit for bit, for the context mapped back.
 func TestSubsetDistances(t *testing.T) {
 	_, m := trainSmall(t)
-	em := m.EvalModel(VariantSiamese).(*evalModel)
+	em := m.CentreModel(VariantSiamese).(*evalModel) // the sample's model has no widths
 	terms := []int{0, 3, 4, 8, 11, 17, 20, 35}
 	e := newEmbedder(em.e.sizes, em.e.params, subsetRows(em.e.termX, terms), em.e.dc, em.e.prod)
 	sub := &subsetModel{x: &evalModel{m: m, name: VariantSiamese, e: e}, terms: terms}
