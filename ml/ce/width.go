@@ -36,7 +36,7 @@ const (
 )
 
 // DefaultWidth is the default Config.Width.
-const DefaultWidth = WidthNone
+const DefaultWidth = WidthFit
 
 // Widths are the accepted values of Config.Width.
 var Widths = []string{WidthFit, WidthNone}
