@@ -323,7 +323,7 @@ func (p *pages) priming(c echo.Context) error {
 		}
 		return render(c, code, views.PrimingPageView(vm))
 	}
-	r := &views.PrimeResult{Tags: tags, Variant: ce.VariantLabel(variant)}
+	r := &views.PrimeResult{Tags: tags, Variant: ce.VariantLabel(variant), Width: m.Width(ce.Variant(variant))}
 	for _, t := range res.OOV {
 		r.OOV = append(r.OOV, oovTagVM(vm, tags, t, res.Suggestions[t]))
 	}

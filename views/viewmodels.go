@@ -205,6 +205,9 @@ type PrimeResult struct {
 	Folded   []KV // typed tag → the vocabulary term it matched ignoring case
 	Extended []Ranked
 	PerTerm  []TermList
+	// Width is β of the model's term widths (0: the paper's distances): the
+	// distances shown are divided by (1 + df)^β.
+	Width float64
 }
 
 // PrimingPage is the priming form and its result.

@@ -78,6 +78,21 @@ func TestPrimingPageEscapesAndMarks(t *testing.T) {
 	}
 }
 
+// TestPrimingPageWidthNote: the result says its distances are in units of
+// the terms' widths when the model has them, and nothing of the kind when not.
+func TestPrimingPageWidthNote(t *testing.T) {
+	res := PrimeResult{Tags: []string{"rock"}, Extended: []Ranked{{Term: "guitar", Distance: 0.5}}}
+	vm := PrimingPage{Models: []Model{{ID: "m", Name: "M", State: "ready"}}, ModelID: "m", Result: &res}
+	if n := byID(renderDoc(t, PrimingPageView(vm)), "width-note").Length(); n != 0 {
+		t.Errorf("without widths: %d width notes", n)
+	}
+	res.Width = 0.3
+	note := byID(renderDoc(t, PrimingPageView(vm)), "width-note")
+	if note.Length() != 1 || !strings.Contains(note.Text(), "β = 0.3") {
+		t.Errorf("with β = 0.3: note %q", note.Text())
+	}
+}
+
 func TestChartBox(t *testing.T) {
 	c := Chart{ID: "taguse", Height: "320px", Option: map[string]any{"title": "</script>"}}
 	doc := renderDoc(t, ChartBox(c))

@@ -188,6 +188,10 @@ func (in *Info) widthOf(v Variant) float64 {
 	return in.WidthCE
 }
 
+// Width returns β of the network variant: its distances are divided by the
+// candidate's width (1 + df)^β; 0 means the paper's distances.
+func (m *Model) Width(variant Variant) float64 { return m.info.widthOf(variant) }
+
 // CentreModel is EvalModel without the term widths: the Euclidean distances
 // between the centres CE(τ|δ), which the maps draw.
 func (m *Model) CentreModel(variant Variant) eval.Model {
