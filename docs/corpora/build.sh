@@ -6,7 +6,8 @@
 #
 # For each CORPUS (default: every folder beside this script), download the
 # package its convert.py reads (Debian archive or npm registry), check the
-# package's SHA-256, run convert.py (Python 3, standard library only) with its
+# package's SHA-256, run convert.py (Python 3, standard library only, with the
+# shared helpers of tagcorpus.py beside it) with its
 # output in OUT/CORPUS, and check that docs.tsv and split.tsv are byte for
 # byte the files the suite was measured on. Packages are kept in
 # OUT/.packages, so a second run downloads nothing; a corpus whose docs.tsv
@@ -58,7 +59,9 @@ for c in "$@"; do
 		exit 1
 	fi
 	echo "build.sh: converting $c into $dir" >&2
-	(cd "$out" && CORPORA_OUT=$out python3 "$here/$c/convert.py" "$pkg" >/dev/null)
+	mkdir -p "$out/.converters/$c"
+	cp "$here/$c/convert.py" "$here/tagcorpus.py" "$out/.converters/$c/"
+	(cd "$out" && CORPORA_OUT=$out python3 "$out/.converters/$c/convert.py" "$pkg" >/dev/null)
 	for f in docs split; do
 		want=docsum
 		[[ $f == split ]] && want=splitsum
@@ -67,5 +70,5 @@ for c in "$@"; do
 			exit 1
 		fi
 	done
-	cp "$here/$c/convert.py" "$dir/convert.py"
+	cp "$here/$c/convert.py" "$here/tagcorpus.py" "$dir/"
 done
