@@ -104,7 +104,8 @@ type PrimeResult struct {
 //
 //   - Extended is the extended-priming list of Eq. 9: every vocabulary term τ_j
 //     ranked by min over the set's in-vocabulary tags t̂ ≠ τ_j of
-//     ‖CE(t̂|δ) − CE(τ_j|δ)‖, the k nearest, with InDoc marking the set's tags.
+//     ‖CE(t̂|δ) − CE(τ_j|δ)‖ (divided by τ_j's width when the model has term
+//     widths, width.go), the k nearest, with InDoc marking the set's tags.
 //   - PerTerm[tag] is the priming list of Eq. 8 of each tag in the context of the
 //     set (its k nearest vocabulary terms, itself included); an OOV tag is placed
 //     by the concept-based method (centroid, §4.4).
@@ -162,8 +163,9 @@ func (m *Model) PrimeDocument(variant Variant, tags []string, k int) (*PrimeResu
 // DocumentNeighbours returns the k vocabulary terms nearest to CE(term|δ),
 // δ the stored document's tags matched as PrimeDocument matches them, by the
 // Euclidean distance of the CE space (cosine false: PrimeDocument's list of
-// term) or by the cosine distance 1 − cos(CE(term|δ), CE(τ|δ)). term must be
-// an in-vocabulary tag of the document.
+// term, divided by the candidates' widths when the model has term widths) or
+// by the cosine distance 1 − cos(CE(term|δ), CE(τ|δ)). term must be an
+// in-vocabulary tag of the document.
 func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, k int, cosine bool) ([]Primed, error) {
 	e, err := m.net(variant)
 	if err != nil {
@@ -233,8 +235,8 @@ func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult 
 		q := ce[id*d : (id+1)*d]
 		res.PerTerm[m.vocab.Term(id)] = rank(q)
 		for j := range mn {
-			if j != id {
-				mn[j] = min(mn[j], dist[j])
+			if j != id && dist[j] < mn[j] { // NaN never wins, as in eval's Eq. 9
+				mn[j] = dist[j]
 			}
 		}
 	}

@@ -177,7 +177,8 @@ type oovModel struct {
 //
 // The concept-based models ignore docs: CE(τ_oov|δ_iv) = (1/m) Σ_i CE(x(τ_i,δ_iv))
 // over the m in-vocabulary terms of the document, and the distance is the
-// plain Euclidean distance to each CE(τ_j|δ_iv).
+// Euclidean distance to each CE(τ_j|δ_iv), divided by τ_j's width when the
+// model has term widths (width.go).
 func (m *Model) OOVEvalModel(name Variant, docs []eval.OOVDoc) (eval.OOVModel, error) {
 	if !name.OOV() {
 		return nil, fmt.Errorf("ce: unknown OOV model %q", name)

@@ -26,6 +26,12 @@ func TestInvWidths(t *testing.T) {
 	if !slices.Equal(d, []float64{2, 2 / math.Sqrt(2), 1, 0.2, 4, 4 / math.Sqrt(2), 2, 0.4}) {
 		t.Errorf("toWidths: %v", d)
 	}
+	defer func() {
+		if recover() == nil {
+			t.Error("toWidths accepted 5 distances for rows of 4 terms")
+		}
+	}()
+	toWidths(make([]float64, 5), inv)
 }
 
 // withWidth returns m with β of both networks set to beta.
