@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/taglens/taglens/ml/eval"
 	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
@@ -234,11 +235,7 @@ func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult 
 	for _, id := range ids {
 		q := ce[id*d : (id+1)*d]
 		res.PerTerm[m.vocab.Term(id)] = rank(q)
-		for j := range mn {
-			if j != id && dist[j] < mn[j] { // NaN never wins, as in eval's Eq. 9
-				mn[j] = dist[j]
-			}
-		}
+		eval.MinRow(mn, dist, id)
 	}
 	if len(oov) > 0 {
 		cen := make([]float64, d)

@@ -106,10 +106,15 @@ func (x *evalModel) distancesIn(c []float64, queries []int, dst []float64) {
 
 // widths divides the rows of distances dst by the term widths, unless x
 // gives the centres' distances.
-func (x *evalModel) widths(dst []float64) {
-	if !x.centres {
-		toWidths(dst, x.e.invWidth)
+func (x *evalModel) widths(dst []float64) { toWidths(dst, x.invWidths()) }
+
+// invWidths returns the 1/σ_j that x's distances are multiplied by: nil for
+// the centres' distances or a model without widths.
+func (x *evalModel) invWidths() []float64 {
+	if x.centres {
+		return nil
 	}
+	return x.e.invWidth
 }
 
 // euclidRows sets dst[i·v+j] = euclid(ce_{q_i}, ce_j) for the queries q_i and

@@ -130,11 +130,7 @@ func (t *trainer) fitWidth(params []float64) (widthFit, error) {
 					mn[j] = math.Inf(1)
 				}
 				for q, τ := range d {
-					for j, x := range rows[q*v : (q+1)*v] {
-						if j != τ && x < mn[j] { // NaN never wins, as in eval
-							mn[j] = x
-						}
-					}
+					eval.MinRow(mn, rows[q*v:(q+1)*v], τ)
 				}
 				mins[i] = mn
 			}
