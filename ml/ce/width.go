@@ -183,6 +183,27 @@ func (t *trainer) fitWidths() error {
 	return nil
 }
 
+// WidthNote says what the width fit chose and what it did to the validation
+// extended MAP of each network, for a training's log; empty without a fit.
+func (in *Info) WidthNote() string {
+	if in.Width != WidthFit {
+		return ""
+	}
+	return fmt.Sprintf("term widths β: CE %g (validation extended MAP %.4f → %.4f), Siamese-CE %g (%.4f → %.4f)",
+		in.WidthCE, in.ValidMAPCE, in.ValidMAPWidthCE, in.WidthSiamese, in.ValidMAPSiamese, in.ValidMAPWidthSiamese)
+}
+
+// validationNote is the last line of a training's log: the validation
+// figures of both networks, and the width fit's.
+func (in *Info) validationNote() string {
+	s := fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f; extended MAP: CE %.4f, Siamese-CE %.4f",
+		in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random, in.ValidMAPCE, in.ValidMAPSiamese)
+	if n := in.WidthNote(); n != "" {
+		s += "; " + n
+	}
+	return s
+}
+
 // widthOf returns β of the network variant.
 func (in *Info) widthOf(v Variant) float64 {
 	if v == VariantSiamese {
