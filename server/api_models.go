@@ -360,7 +360,9 @@ func (h *modelsAPI) tags(c echo.Context) error {
 }
 
 // neighbours: GET /api/models/:id/neighbours?term=T&doc=DOCID&corpus=ID[&variant=][&k=][&metric=euclidean|cosine]
-// — the nearest vocabulary terms of CE(T|doc), in the context of that document.
+// — the nearest vocabulary terms of T's instance in the context of that
+// document (CE(T|doc), or the centroid for an OOV tag), by the distances of
+// the points the explorer draws.
 func (h *modelsAPI) neighbours(c echo.Context) error {
 	row, m, err := h.s.readyModel(c)
 	if err != nil {
@@ -393,19 +395,14 @@ func (h *modelsAPI) neighbours(c echo.Context) error {
 	if metric != "" && metric != "euclidean" && metric != "cosine" {
 		return app.BadInput("metric", "must be euclidean or cosine")
 	}
-	// The document's own tags, matched exactly as its map placed them.
-	res, err := m.PrimeDocument(variant, doc.Tags, k)
-	if err != nil {
-		return app.Unplaceable(err)
-	}
-	list, ok := res.PerTerm[term]
-	if !ok {
+	// The document's own tags, matched exactly as its map placed them; the
+	// distances are those of the points the map draws (no term widths).
+	list, err := m.DocumentNeighbours(variant, doc.Tags, term, k, metric == "cosine")
+	if errors.Is(err, ce.ErrNotInDocument) {
 		return &app.NotFoundError{What: "term", ID: term, Reason: fmt.Sprintf("term %q is not a tag of document %q", term, docID)}
 	}
-	if metric == "cosine" {
-		if list, err = m.DocumentNeighbours(variant, doc.Tags, term, k, true); err != nil {
-			return app.BadInput("metric", "cosine neighbours need an in-vocabulary tag: %v", err)
-		}
+	if err != nil {
+		return app.Unplaceable(err)
 	}
 	return c.JSON(http.StatusOK, map[string]any{"term": term, "doc_id": docID, "doc_tags": doc.Tags, "neighbours": list})
 }

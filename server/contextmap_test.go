@@ -52,9 +52,10 @@ func TestContextMap(t *testing.T) {
 		t.Errorf("got %v for term %q, want %d positive, %d negative, 1 oov, 1 oov-avg for %q", count, md.Term, len(ids), wantNeg, oov[0])
 	}
 
-	// The MDS input of the positives against EmbedDocument's CE rows.
+	// The MDS input of the positives against EmbedDocument's CE rows: the
+	// centres' distances, not divided by the term widths.
 	rows := make([]float64, len(ids)*v)
-	m.EvalModel(ce.VariantCE).Distances(ids, ids, nil, rows)
+	m.CentreModel(ce.VariantCE).Distances(ids, ids, nil, rows)
 	eids, _, vecs, _, err := m.EmbedDocument(ce.VariantCE, doc.Tags)
 	if err != nil {
 		t.Fatal(err)

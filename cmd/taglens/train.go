@@ -31,8 +31,16 @@ type trainSummary struct {
 	// definition for the writer and the reader of this JSON).
 	report.Training
 	// Stage2From is the stage-1 epoch stage 2 started from (ce.Info.Stage2From).
-	Stage2From int           `json:"stage2_from"`
-	Log        []ce.LogEntry `json:"log"`
+	Stage2From int `json:"stage2_from"`
+	// The validation extended MAP of each network (the early-stopping
+	// criterion) and the term widths' fit (ce.Info; widths zero without one).
+	ValidMAPCE           float64       `json:"valid_map_ce"`
+	ValidMAPSiamese      float64       `json:"valid_map_siamese_ce"`
+	WidthCE              float64       `json:"width_ce,omitempty"`
+	WidthSiamese         float64       `json:"width_siamese_ce,omitempty"`
+	ValidMAPWidthCE      float64       `json:"valid_map_width_ce,omitempty"`
+	ValidMAPWidthSiamese float64       `json:"valid_map_width_siamese_ce,omitempty"`
+	Log                  []ce.LogEntry `json:"log"`
 }
 
 // runTrain is `taglens train`: the command's own flags, one flag per
@@ -200,11 +208,17 @@ func reportTraining(stdout, stderr io.Writer, m *ce.Model, c *corpus.Corpus, out
 	fmt.Fprintf(stderr, "wrote %s in %.1fs: %d terms, %d topics, α=%g λ=%g; validation P@2: CE %.4f (epoch %d/%d, %s), Siamese-CE %.4f (epoch %d/%d%s, %s), random %.4f\n",
 		out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
 		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, from, in.StopReason2, in.ValidP2Random)
+	fmt.Fprintf(stderr, "validation extended MAP: CE %.4f, Siamese-CE %.4f\n", in.ValidMAPCE, in.ValidMAPSiamese)
+	if n := in.WidthNote(); n != "" {
+		fmt.Fprintln(stderr, n)
+	}
 	if jsonOut != "" {
-		s := trainSummary{Model: out, Log: in.Log, Stage2From: in.Stage2From, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
-			ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(), Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda,
-			Epochs1: in.Epochs1, Epochs2: in.Epochs2, ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese,
-			ValidP2Random: in.ValidP2Random, Seconds: time.Since(start).Seconds()}}
+		s := trainSummary{Model: out, Log: in.Log, Stage2From: in.Stage2From,
+			ValidMAPCE: in.ValidMAPCE, ValidMAPSiamese: in.ValidMAPSiamese, WidthCE: in.WidthCE, WidthSiamese: in.WidthSiamese,
+			ValidMAPWidthCE: in.ValidMAPWidthCE, ValidMAPWidthSiamese: in.ValidMAPWidthSiamese, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
+				ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(), Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda,
+				Epochs1: in.Epochs1, Epochs2: in.Epochs2, ValidP2CE: in.ValidP2CE, ValidP2Siamese: in.ValidP2Siamese,
+				ValidP2Random: in.ValidP2Random, Seconds: time.Since(start).Seconds()}}
 		return writeJSONTo(jsonOut, stdout, s)
 	}
 	return nil

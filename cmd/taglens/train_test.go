@@ -68,6 +68,24 @@ func TestTrainPrimeExport(t *testing.T) {
 		if sum.Vocabulary != 15 || sum.Topics != 3 || sum.Epochs1 < 1 || sum.Epochs1 > 3 || sum.Epochs2 < 1 || sum.Epochs2 > 2 {
 			t.Errorf("summary: got vocabulary %d, topics %d, epochs %d/%d, want 15, 3, 1..3, 1..2", sum.Vocabulary, sum.Topics, sum.Epochs1, sum.Epochs2)
 		}
+		// The kept networks are the best on validation extended MAP (the
+		// default criterion); the width fit starts from them (β = 0 is in its
+		// grid) and is said on stderr.
+		best := map[string]float64{}
+		for _, e := range sum.Log {
+			best[e.Stage] = max(best[e.Stage], e.ValidMAP)
+		}
+		if sum.ValidMAPCE != best["stage1"] || sum.ValidMAPSiamese != best["stage2"] || sum.ValidMAPCE == 0 {
+			t.Errorf("summary: validation extended MAP CE %v, Siamese-CE %v; the log's best %v", sum.ValidMAPCE, sum.ValidMAPSiamese, best)
+		}
+		if sum.ValidMAPWidthCE < sum.ValidMAPCE || sum.ValidMAPWidthSiamese < sum.ValidMAPSiamese {
+			t.Errorf("summary: the width fit's validation MAP %v, %v below the networks' %v, %v", sum.ValidMAPWidthCE, sum.ValidMAPWidthSiamese, sum.ValidMAPCE, sum.ValidMAPSiamese)
+		}
+		for _, want := range []string{"validation extended MAP: CE ", "term widths β: CE "} {
+			if !strings.Contains(stderr.String(), want) {
+				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+			}
+		}
 		if !strings.Contains(stderr.String(), "stage1") || !strings.Contains(stderr.String(), "stage2") {
 			t.Errorf("progress on stderr lacks the stages:\n%s", stderr.String())
 		}

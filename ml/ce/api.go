@@ -12,6 +12,7 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 
+	"github.com/taglens/taglens/ml/eval"
 	"github.com/taglens/taglens/ml/internal/defaults"
 )
 
@@ -104,7 +105,8 @@ type PrimeResult struct {
 //
 //   - Extended is the extended-priming list of Eq. 9: every vocabulary term τ_j
 //     ranked by min over the set's in-vocabulary tags t̂ ≠ τ_j of
-//     ‖CE(t̂|δ) − CE(τ_j|δ)‖, the k nearest, with InDoc marking the set's tags.
+//     ‖CE(t̂|δ) − CE(τ_j|δ)‖ (divided by τ_j's width when the model has term
+//     widths, width.go), the k nearest, with InDoc marking the set's tags.
 //   - PerTerm[tag] is the priming list of Eq. 8 of each tag in the context of the
 //     set (its k nearest vocabulary terms, itself included); an OOV tag is placed
 //     by the concept-based method (centroid, §4.4).
@@ -159,35 +161,49 @@ func (m *Model) PrimeDocument(variant Variant, tags []string, k int) (*PrimeResu
 	return m.prime(e, ids, oov, k), nil
 }
 
-// DocumentNeighbours returns the k vocabulary terms nearest to CE(term|δ),
-// δ the stored document's tags matched as PrimeDocument matches them, by the
-// Euclidean distance of the CE space (cosine false: PrimeDocument's list of
-// term) or by the cosine distance 1 − cos(CE(term|δ), CE(τ|δ)). term must be
-// an in-vocabulary tag of the document.
+// ErrNotInDocument is DocumentNeighbours' error for a term that is not a tag
+// of the document.
+var ErrNotInDocument = errors.New("ce: neighbours: the term is not a tag of the document")
+
+// DocumentNeighbours returns the k vocabulary terms nearest to the instance
+// of term in δ, δ the stored document's tags matched as PrimeDocument matches
+// them: CE(term|δ) for an in-vocabulary tag, the centroid of the document's
+// in-vocabulary CEs for an OOV tag (as Prime places it). The distance is the
+// Euclidean distance of the CE space (cosine false) or 1 − cos of the two
+// vectors (cosine true), between the points the maps draw: never divided by
+// the term widths, which only Prime's lists (Eq. 8 and 9) use. term must be a
+// tag of the document, and the document must hold an in-vocabulary tag.
 func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, k int, cosine bool) ([]Primed, error) {
 	e, err := m.net(variant)
 	if err != nil {
 		return nil, err
 	}
-	ids, _ := m.encodeTags(tags)
-	id, ok := m.vocab.ID(term)
-	if !ok || !slices.Contains(ids, id) {
-		return nil, fmt.Errorf("ce: neighbours: %q is not an in-vocabulary tag of the document", term)
+	ids, oov := m.encodeTags(tags)
+	id, inVocab := m.vocab.ID(term)
+	if !(inVocab && slices.Contains(ids, id)) && !slices.Contains(oov, term) {
+		return nil, fmt.Errorf("%w: %q", ErrNotInDocument, term)
+	}
+	if len(ids) == 0 {
+		return nil, errors.New("ce: neighbours: no tag of the document is in the model's vocabulary")
 	}
 	defaults.Positive(&k, 10)
 	v, d := e.v, e.ceDim()
 	ce, inDoc := m.vocabInContext(e, ids)
-	q := ce[id*d : (id+1)*d]
+	var q []float64
+	if inVocab {
+		q = ce[id*d : (id+1)*d]
+	} else {
+		q = make([]float64, d)
+		centroidTo(q, ce, ids, d)
+	}
 	dist := make([]float64, v)
 	for j := range dist {
+		r := ce[j*d : (j+1)*d]
 		if cosine {
-			dist[j] = 1 - floats.Dot(q, ce[j*d:(j+1)*d])/(floats.Norm(q, 2)*floats.Norm(ce[j*d:(j+1)*d], 2))
+			dist[j] = 1 - floats.Dot(q, r)/(floats.Norm(q, 2)*floats.Norm(r, 2))
 		} else {
-			dist[j] = euclid(q, ce[j*d:(j+1)*d])
+			dist[j] = euclid(q, r)
 		}
-	}
-	if !cosine {
-		toWidths(dist, e.invWidth)
 	}
 	return topK(m, dist, inDoc, min(k, v)), nil
 }
@@ -232,11 +248,7 @@ func (m *Model) prime(e *embedder, ids []int, oov []string, k int) *PrimeResult 
 	for _, id := range ids {
 		q := ce[id*d : (id+1)*d]
 		res.PerTerm[m.vocab.Term(id)] = rank(q)
-		for j := range mn {
-			if j != id {
-				mn[j] = min(mn[j], dist[j])
-			}
-		}
+		eval.MinRow(mn, dist, id)
 	}
 	if len(oov) > 0 {
 		cen := make([]float64, d)

@@ -106,10 +106,15 @@ func (x *evalModel) distancesIn(c []float64, queries []int, dst []float64) {
 
 // widths divides the rows of distances dst by the term widths, unless x
 // gives the centres' distances.
-func (x *evalModel) widths(dst []float64) {
-	if !x.centres {
-		toWidths(dst, x.e.invWidth)
+func (x *evalModel) widths(dst []float64) { toWidths(dst, x.invWidths()) }
+
+// invWidths returns the 1/σ_j that x's distances are multiplied by: nil for
+// the centres' distances or a model without widths.
+func (x *evalModel) invWidths() []float64 {
+	if x.centres {
+		return nil
 	}
+	return x.e.invWidth
 }
 
 // euclidRows sets dst[i·v+j] = euclid(ce_{q_i}, ce_j) for the queries q_i and
@@ -177,7 +182,8 @@ type oovModel struct {
 //
 // The concept-based models ignore docs: CE(τ_oov|δ_iv) = (1/m) Σ_i CE(x(τ_i,δ_iv))
 // over the m in-vocabulary terms of the document, and the distance is the
-// plain Euclidean distance to each CE(τ_j|δ_iv).
+// Euclidean distance to each CE(τ_j|δ_iv), divided by τ_j's width when the
+// model has term widths (width.go).
 func (m *Model) OOVEvalModel(name Variant, docs []eval.OOVDoc) (eval.OOVModel, error) {
 	if !name.OOV() {
 		return nil, fmt.Errorf("ce: unknown OOV model %q", name)

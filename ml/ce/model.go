@@ -78,7 +78,8 @@ type Info struct {
 	ValidMAPSiamese float64 `json:"valid_map_siamese"` // validation extended-priming MAP of the kept stage-2 weights
 	// Width is WidthFit when term widths were fitted (empty: none); WidthCE
 	// and WidthSiamese are β of each network (0: the paper's distances), and
-	// ValidMAPWidth… the validation extended MAP with it (width.go).
+	// ValidMAPWidth… the validation extended MAP with it (width.go; above
+	// ValidTerms terms, among the validation sample of terms).
 	Width                string  `json:"width,omitempty"`
 	WidthCE              float64 `json:"width_ce,omitempty"`
 	WidthSiamese         float64 `json:"width_siamese,omitempty"`

@@ -266,7 +266,8 @@ func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst
 			dst[i*v+t] = euclid(a, ce[k*d:(k+1)*d])
 		}
 	}
-	x.widths(dst) // each column times a factor in (0, 1]: the bound eps still holds
+	inv := x.invWidths()
+	toWidths(dst, inv) // each column times a factor in (0, 1]: the bound eps still holds
 	refine = func(more []int) {
 		if len(more) == 0 {
 			return
@@ -277,8 +278,8 @@ func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst
 			a := ce[i*d : (i+1)*d]
 			for k, t := range more {
 				dst[i*v+t] = euclid(a, ce2[k*d:(k+1)*d])
-				if e.invWidth != nil && !x.centres {
-					dst[i*v+t] *= e.invWidth[t]
+				if inv != nil {
+					dst[i*v+t] *= inv[t]
 				}
 			}
 		}

@@ -203,7 +203,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	}
 	t.m.init()
 	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
-		Message: fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random)})
+		Message: info.validationNote()})
 	return t.m, nil
 }
 

@@ -1,6 +1,7 @@
 package ce
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"sync"
@@ -58,12 +59,16 @@ func invWidths(df []int, beta float64) []float64 {
 }
 
 // toWidths divides the distance dst[i·v+j] of each of len(dst)/v queries by
-// the width of term j (v = len(inv)); nothing without widths.
+// the width of term j (v = len(inv)); nothing without widths. It panics when
+// dst is not whole rows of v distances.
 func toWidths(dst, inv []float64) {
 	if inv == nil {
 		return
 	}
 	v := len(inv)
+	if v == 0 || len(dst)%v != 0 {
+		panic(fmt.Sprintf("ce: toWidths: %d distances are not rows of %d terms", len(dst), v))
+	}
 	for i := 0; i+v <= len(dst); i += v {
 		row := dst[i : i+v]
 		for j, w := range inv {
@@ -78,7 +83,9 @@ type widthFit struct {
 	mapW float64 // validation extended MAP with β
 }
 
-// fitWidth fits β for the network params on the validation documents: each
+// fitWidth fits β for the network params on the validation documents (above
+// Config.ValidTerms terms, ranked among the validation sample of terms, as
+// early stopping ranks: the recorded MAP is then the sample's): each
 // document's Eq. 9 list of centre distances is computed once, then scored
 // with the widths of every β of WidthGrid, exactly as eval's extended
 // protocol scores the model with them (min_t̂ d·w_j = (min_t̂ d)·w_j, w_j > 0).
@@ -123,11 +130,7 @@ func (t *trainer) fitWidth(params []float64) (widthFit, error) {
 					mn[j] = math.Inf(1)
 				}
 				for q, τ := range d {
-					for j, x := range rows[q*v : (q+1)*v] {
-						if j != τ && x < mn[j] { // NaN never wins, as in eval
-							mn[j] = x
-						}
-					}
+					eval.MinRow(mn, rows[q*v:(q+1)*v], τ)
 				}
 				mins[i] = mn
 			}
@@ -178,6 +181,27 @@ func (t *trainer) fitWidths() error {
 		}
 	}
 	return nil
+}
+
+// WidthNote says what the width fit chose and what it did to the validation
+// extended MAP of each network, for a training's log; empty without a fit.
+func (in *Info) WidthNote() string {
+	if in.Width != WidthFit {
+		return ""
+	}
+	return fmt.Sprintf("term widths β: CE %g (validation extended MAP %.4f → %.4f), Siamese-CE %g (%.4f → %.4f)",
+		in.WidthCE, in.ValidMAPCE, in.ValidMAPWidthCE, in.WidthSiamese, in.ValidMAPSiamese, in.ValidMAPWidthSiamese)
+}
+
+// validationNote is the last line of a training's log: the validation
+// figures of both networks, and the width fit's.
+func (in *Info) validationNote() string {
+	s := fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f; extended MAP: CE %.4f, Siamese-CE %.4f",
+		in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random, in.ValidMAPCE, in.ValidMAPSiamese)
+	if n := in.WidthNote(); n != "" {
+		s += "; " + n
+	}
+	return s
 }
 
 // widthOf returns β of the network variant.

@@ -324,9 +324,9 @@ func (w *worker) eq9Min(queries []int, rows [][]float64, dist []float64) []float
 	}
 	for q, t := range queries {
 		if rows != nil {
-			minRow(mn, rows[q][:v], t)
+			MinRow(mn, rows[q][:v], t)
 		} else {
-			minRow(mn, dist[q*v:(q+1)*v], t)
+			MinRow(mn, dist[q*v:(q+1)*v], t)
 		}
 	}
 	return mn

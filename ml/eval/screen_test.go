@@ -198,7 +198,7 @@ func TestKernelMinRow(t *testing.T) {
 					want[j] = d
 				}
 			}
-			minRow(mn, row, skip)
+			MinRow(mn, row, skip)
 			for j := range mn {
 				if math.Float64bits(mn[j]) != math.Float64bits(want[j]) {
 					t.Fatalf("n %d, skip %d: mn[%d] = %v, want %v", n, skip, j, mn[j], want[j])

@@ -71,7 +71,7 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 			}
 			for q, t := range queries {
 				row := dist[q*v : (q+1)*v]
-				minRow(mn, row, t)
+				MinRow(mn, row, t)
 				// A NaN never wins minRow, so the minimum without it need not
 				// be within eps of the exact one: settle its term.
 				for j, d := range row {
@@ -87,9 +87,11 @@ func (w *worker) settle(ps []Protocol, doc, queries []int, dist []float64, eps f
 	refine(unsure)
 }
 
-// minRow sets mn[j] = row[j] where row[j] < mn[j], for every j but skip (Eq.
-// 9's t̂ ≠ τ_j): a NaN distance never wins.
-func minRow(mn, row []float64, skip int) {
+// MinRow sets mn[j] = row[j] where row[j] < mn[j], for every j but skip: one
+// query's step of Eq. 9's minimum over t̂ ∈ δ, t̂ ≠ τ_j (row holds the
+// distances of the query skip to every term; mn starts at +Inf). A NaN
+// distance never wins. Every Eq. 9 list of taglens is built with it.
+func MinRow(mn, row []float64, skip int) {
 	if !useCountCmp {
 		for j, d := range row[:len(mn)] {
 			if d < mn[j] && j != skip {
