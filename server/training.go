@@ -234,7 +234,7 @@ func (s *Server) saveTrainedModel(bg context.Context, rep *jobs.Reporter, modelI
 		return err
 	}
 	s.models.drop(modelID)
-	rep.Progress(1, "done", fmt.Sprintf("trained: validation P@2 CE %.3f, Siamese-CE %.3f (random %.3f)", info.ValidP2CE, info.ValidP2Siamese, info.ValidP2Random))
+	rep.Progress(1, "done", "trained: "+info.ValidationNote())
 	return nil
 }
 

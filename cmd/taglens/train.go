@@ -208,10 +208,7 @@ func reportTraining(stdout, stderr io.Writer, m *ce.Model, c *corpus.Corpus, out
 	fmt.Fprintf(stderr, "wrote %s in %.1fs: %d terms, %d topics, α=%g λ=%g; validation P@2: CE %.4f (epoch %d/%d, %s), Siamese-CE %.4f (epoch %d/%d%s, %s), random %.4f\n",
 		out, time.Since(start).Seconds(), m.Vocabulary().Len(), in.Topics, in.Alpha, in.Lambda,
 		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, from, in.StopReason2, in.ValidP2Random)
-	fmt.Fprintf(stderr, "validation extended MAP: CE %.4f, Siamese-CE %.4f\n", in.ValidMAPCE, in.ValidMAPSiamese)
-	if n := in.WidthNote(); n != "" {
-		fmt.Fprintln(stderr, n)
-	}
+	fmt.Fprintln(stderr, in.ValidationNote())
 	if jsonOut != "" {
 		s := trainSummary{Model: out, Log: in.Log, Stage2From: in.Stage2From,
 			ValidMAPCE: in.ValidMAPCE, ValidMAPSiamese: in.ValidMAPSiamese, WidthCE: in.WidthCE, WidthSiamese: in.WidthSiamese,

@@ -81,7 +81,7 @@ func TestTrainPrimeExport(t *testing.T) {
 		if sum.ValidMAPWidthCE < sum.ValidMAPCE || sum.ValidMAPWidthSiamese < sum.ValidMAPSiamese {
 			t.Errorf("summary: the width fit's validation MAP %v, %v below the networks' %v, %v", sum.ValidMAPWidthCE, sum.ValidMAPWidthSiamese, sum.ValidMAPCE, sum.ValidMAPSiamese)
 		}
-		for _, want := range []string{"validation extended MAP: CE ", "term widths β: CE "} {
+		for _, want := range []string{"extended MAP: CE ", "term widths β: CE "} {
 			if !strings.Contains(stderr.String(), want) {
 				t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
 			}

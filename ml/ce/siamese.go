@@ -196,6 +196,17 @@ func (t *trainer) stage2() error {
 	if err != nil {
 		return err
 	}
+	// CE's network is stage 2's evaluation 0 when it comes to keeping
+	// weights (early stopping still counts its patience from stage 2's own
+	// best): Siamese-CE is CE's network, Info.BestEpoch2 0, when no epoch
+	// scored higher on validation — on corpora where Eq. 7 moves the geometry
+	// away from what the criterion rewards (quality notes, D54).
+	if ce := t.ceVal.score(cfg.EarlyStop); ce > best.score(cfg.EarlyStop) {
+		copy(t.net.Params, stage1)
+		best, bestEpoch, t.bestSiam = t.ceVal, 0, t.ceVal.p2
+		reason += fmt.Sprintf("; no epoch scored above CE's network (validation %s %.4f), which Siamese-CE keeps", cfg.EarlyStop, ce)
+		t.report(Progress{Stage: "stage2", Fraction: 1, Loss: math.NaN(), Message: "stage2: " + reason})
+	}
 	info.Epochs2, info.BestEpoch2, info.ValidP2Siamese, info.ValidMAPSiamese, info.StopReason2 = epochs, bestEpoch, best.p2, best.mapExt, reason
 	return nil
 }

@@ -59,6 +59,7 @@ type trainer struct {
 
 	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
+	ceVal            validation // the figures of CE's kept weights: stage 2's evaluation 0
 	lastFrac         float64
 
 	// For the time estimate (Progress.ETA): the mean wall time of a stage-1
@@ -203,7 +204,7 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 	}
 	t.m.init()
 	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
-		Message: info.validationNote()})
+		Message: info.ValidationNote()})
 	return t.m, nil
 }
 
@@ -587,7 +588,7 @@ func (t *trainer) stage1() error {
 		}
 	}
 	copy(t.net.Params, st.params)
-	info.Epochs1, info.BestEpoch1, info.ValidP2CE, info.ValidMAPCE = epochs, st.bestEpoch, st.bestVal.p2, st.bestVal.mapExt
+	info.Epochs1, info.BestEpoch1, info.ValidP2CE, info.ValidMAPCE, t.ceVal = epochs, st.bestEpoch, st.bestVal.p2, st.bestVal.mapExt, st.bestVal
 	return nil
 }
 

@@ -193,11 +193,15 @@ func (in *Info) WidthNote() string {
 		in.WidthCE, in.ValidMAPCE, in.ValidMAPWidthCE, in.WidthSiamese, in.ValidMAPSiamese, in.ValidMAPWidthSiamese)
 }
 
-// validationNote is the last line of a training's log: the validation
-// figures of both networks, and the width fit's.
-func (in *Info) validationNote() string {
+// ValidationNote is the last line of a training's log: the validation
+// figures of both networks, whether Siamese-CE is CE's network, and the width
+// fit's.
+func (in *Info) ValidationNote() string {
 	s := fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f; extended MAP: CE %.4f, Siamese-CE %.4f",
 		in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random, in.ValidMAPCE, in.ValidMAPSiamese)
+	if in.Epochs2 > 0 && in.BestEpoch2 == 0 {
+		s += "; Siamese-CE is CE's network: no stage-2 epoch scored above it on validation"
+	}
 	if n := in.WidthNote(); n != "" {
 		s += "; " + n
 	}
