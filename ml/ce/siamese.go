@@ -196,17 +196,31 @@ func (t *trainer) stage2() error {
 	if err != nil {
 		return err
 	}
-	// CE's network is stage 2's evaluation 0 when it comes to keeping
-	// weights (early stopping still counts its patience from stage 2's own
-	// best): Siamese-CE is CE's network, Info.BestEpoch2 0, when no epoch
-	// scored higher on validation — on corpora where Eq. 7 moves the geometry
-	// away from what the criterion rewards (quality notes, D54).
-	if ce := t.ceVal.score(cfg.EarlyStop); ce > best.score(cfg.EarlyStop) {
-		copy(t.net.Params, stage1)
-		best, bestEpoch, t.bestSiam = t.ceVal, 0, t.ceVal.p2
-		reason += fmt.Sprintf("; no epoch scored above CE's network (validation %s %.4f), which Siamese-CE keeps", cfg.EarlyStop, ce)
-		t.report(Progress{Stage: "stage2", Fraction: 1, Loss: math.NaN(), Message: "stage2: " + reason})
-	}
+	t.siamVal = best
 	info.Epochs2, info.BestEpoch2, info.ValidP2Siamese, info.ValidMAPSiamese, info.StopReason2 = epochs, bestEpoch, best.p2, best.mapExt, reason
 	return nil
+}
+
+// keepCE makes Siamese-CE CE's network when CE scores higher on validation as
+// the model ranks (quality notes, D54): by the extended MAP with the fitted
+// term widths when early stopping is on that MAP and widths are fitted, else
+// by the early-stopping criterion. Stage 2's kept epoch is then 0, and its
+// stop reason and the training's last log line say so. Stage 2's own early
+// stopping is untouched: its patience counts from its own best epoch.
+func (t *trainer) keepCE() {
+	in, crit := &t.m.info, t.cfg.EarlyStop
+	ce, siam := t.ceVal.score(crit), t.siamVal.score(crit)
+	what := "validation " + crit
+	if crit == EarlyStopMAP && in.Width == WidthFit {
+		ce, siam, what = in.ValidMAPWidthCE, in.ValidMAPWidthSiamese, "validation extended MAP with the term widths"
+	}
+	if !(ce > siam) {
+		return
+	}
+	t.m.params[VariantSiamese] = slices.Clone(t.m.params[VariantCE])
+	in.BestEpoch2, in.ValidP2Siamese, in.ValidMAPSiamese = 0, in.ValidP2CE, in.ValidMAPCE
+	in.WidthSiamese, in.ValidMAPWidthSiamese = in.WidthCE, in.ValidMAPWidthCE
+	in.StopReason2 += fmt.Sprintf("; CE's network scored higher (%s %.4f against %.4f), and Siamese-CE keeps it", what, ce, siam)
+	t.bestSiam = in.ValidP2CE
+	t.report(Progress{Stage: "stage2", Fraction: 1, Loss: math.NaN(), Message: "stage2: " + in.StopReason2})
 }

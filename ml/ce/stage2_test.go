@@ -7,12 +7,12 @@ import (
 	"testing"
 )
 
-// TestStage2KeepsCE: CE's network is stage 2's evaluation 0. With a stage-2
-// step so large that no epoch can score as CE does, Siamese-CE is CE's
-// network bit for bit, with its validation figures, kept epoch 0 and the
-// reason in the stop reason; the ordinary small training keeps an epoch of its
-// own only when it scores above CE. In both, Siamese-CE's validation extended
-// MAP (the default criterion) is not below CE's.
+// TestStage2KeepsCE: with a stage-2 step so large that no epoch can score as
+// CE does, Siamese-CE is CE's network bit for bit, with its validation figures
+// and widths, kept epoch 0 and the reason in the stop reason; the ordinary
+// small training keeps an epoch of its own only when it ranks better. In both,
+// Siamese-CE's validation extended MAP with its widths (the default criterion
+// and width fit) is not below CE's.
 func TestStage2KeepsCE(t *testing.T) {
 	tc := makeTestCorpus(3, 300)
 	cfg := smallConfig(5)
@@ -32,21 +32,22 @@ func TestStage2KeepsCE(t *testing.T) {
 	if best2 >= in.ValidMAPCE {
 		t.Fatalf("stage 2 scored %v against CE's %v: the test's step does not break stage 2", best2, in.ValidMAPCE)
 	}
-	if in.BestEpoch2 != 0 || in.ValidMAPSiamese != in.ValidMAPCE || in.ValidP2Siamese != in.ValidP2CE {
+	if in.BestEpoch2 != 0 || in.ValidMAPSiamese != in.ValidMAPCE || in.ValidP2Siamese != in.ValidP2CE ||
+		in.WidthSiamese != in.WidthCE || in.ValidMAPWidthSiamese != in.ValidMAPWidthCE {
 		t.Errorf("kept epoch %d, validation MAP %v (CE %v), P@2 %v (CE %v); want epoch 0 and CE's figures",
 			in.BestEpoch2, in.ValidMAPSiamese, in.ValidMAPCE, in.ValidP2Siamese, in.ValidP2CE)
 	}
 	if !slices.Equal(m.params[VariantSiamese], m.params[VariantCE]) {
 		t.Error("Siamese-CE's weights are not CE's")
 	}
-	if !strings.Contains(in.StopReason2, "which Siamese-CE keeps") {
+	if !strings.Contains(in.StopReason2, "Siamese-CE keeps it") {
 		t.Errorf("stop reason %q does not say that Siamese-CE is CE's network", in.StopReason2)
 	}
 
 	_, small := trainSmall(t)
 	sin := small.Info()
-	if sin.ValidMAPSiamese < sin.ValidMAPCE {
-		t.Errorf("small training: Siamese-CE's validation MAP %v below CE's %v", sin.ValidMAPSiamese, sin.ValidMAPCE)
+	if sin.ValidMAPWidthSiamese < sin.ValidMAPWidthCE {
+		t.Errorf("small training: Siamese-CE's validation MAP with widths %v below CE's %v", sin.ValidMAPWidthSiamese, sin.ValidMAPWidthCE)
 	}
 	if sin.BestEpoch2 > 0 && slices.Equal(small.params[VariantSiamese], small.params[VariantCE]) {
 		t.Error("small training: stage 2 kept an epoch, yet Siamese-CE's weights are CE's")

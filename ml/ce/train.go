@@ -59,14 +59,13 @@ type trainer struct {
 
 	step             *stepper // batch assembly and gradients (nn.Trainer)
 	bestCE, bestSiam float64
-	ceVal            validation // the figures of CE's kept weights: stage 2's evaluation 0
+	ceVal, siamVal   validation // the figures of CE's and Siamese-CE's kept weights (keepCE)
 	lastFrac         float64
 
 	// For the time estimate (Progress.ETA): the mean wall time of a stage-1
 	// epoch and the number of stage-1 epochs (run, or expected while it runs).
-	epoch1  time.Duration
-	epochs1 int
-	nPilots int
+	epoch1           time.Duration
+	epochs1, nPilots int
 
 	// first holds the weights of stage 1's first validation evaluation and
 	// firstEpoch its epoch: the other start of stage 2 (Config.Stage2Start).
@@ -198,10 +197,11 @@ func (t *trainer) run(c *corpus.Corpus, split corpus.Split) (*Model, error) {
 		return nil, err
 	}
 	t.m.params[VariantSiamese] = slices.Clone(t.net.Params)
-	// Term widths, fitted on the validation documents (width.go).
+	// Term widths (width.go), then Siamese-CE is CE's network if that ranks better (keepCE).
 	if err := t.fitWidths(); err != nil {
 		return nil, err
 	}
+	t.keepCE()
 	t.m.init()
 	t.report(Progress{Stage: "done", Fraction: 1, Loss: math.NaN(),
 		Message: info.ValidationNote()})

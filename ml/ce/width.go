@@ -200,7 +200,7 @@ func (in *Info) ValidationNote() string {
 	s := fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f; extended MAP: CE %.4f, Siamese-CE %.4f",
 		in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random, in.ValidMAPCE, in.ValidMAPSiamese)
 	if in.Epochs2 > 0 && in.BestEpoch2 == 0 {
-		s += "; Siamese-CE is CE's network: no stage-2 epoch scored above it on validation"
+		s += "; Siamese-CE is CE's network, which scored higher on validation"
 	}
 	if n := in.WidthNote(); n != "" {
 		s += "; " + n
