@@ -3,6 +3,7 @@ package app
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -137,5 +138,50 @@ func TestEvaluateOwnScoreNote(t *testing.T) {
 		if crit, _ := tr["criterion"].(string); !strings.HasPrefix(crit, "validation MAP") {
 			t.Errorf("%s: criterion %q, want validation MAP", r.Name, crit)
 		}
+	}
+}
+
+// TestEvaluateLongDocs checks that the baselines train on the documents the
+// model trained on: a training that left out its longest documents
+// (ce.Config.MaxDocTags) makes the evaluation leave them out of the baselines'
+// training too, says so, and does not take the split for another one.
+func TestEvaluateLongDocs(t *testing.T) {
+	if testing.Short() {
+		t.Skip("trains a model")
+	}
+	c, _ := corpus.Demo(corpus.DemoSeed)
+	split := corpus.DemoSplit(c)
+	maxTags := 0
+	for _, i := range split.Train {
+		maxTags = max(maxTags, len(c.Docs[i].Tags))
+	}
+	maxTags-- // the longest training documents are left out
+	cfg := ce.Config{Seed: 1, Hidden: []int{24, 10}, MaxEpochs1: 1, MaxEpochs2: 1, Patience: 1, EpochExamples: 2000,
+		PretrainIterations: -1, Alpha: 0.1, Lambda: 2, Topics: 8, SplitSeed: 1, MaxDocTags: maxTags}
+	m, err := Train(context.Background(), Training{Corpus: c, Reserved: corpus.DemoOOVTags, Config: cfg})
+	if err != nil {
+		t.Fatal(err)
+	}
+	long := m.Info().LongDocs
+	if long == 0 {
+		t.Fatalf("no training document of more than %d tags left out", maxTags)
+	}
+	kept, out := modelTrainDocs(c, split.Train, m.Info())
+	if out != long || len(kept) != m.Info().TrainDocs {
+		t.Errorf("the baselines' training: %d documents, %d left out; the model's: %d, %d", len(kept), out, m.Info().TrainDocs, long)
+	}
+	ev := &Evaluation{Models: []*ce.Model{m}, Corpus: c, Subset: "test", Protocol: eval.Extended,
+		Setting: eval.WithinCorpus, Trials: 1, Seed: 1, Baselines: []string{"random"}, CheckTrainDocs: true,
+		Split: func(*ce.Model) (corpus.Split, error) { return split, nil }}
+	rep, err := Evaluate(context.Background(), ev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.Contains(s, "is it the model's split") }) {
+		t.Errorf("notes %q: the model's own split taken for another", rep.Notes)
+	}
+	want := fmt.Sprintf("%d training documents of more than %d tags left out of the baselines' training", long, maxTags)
+	if !slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.HasPrefix(s, want) }) {
+		t.Errorf("notes %q: want one beginning %q", rep.Notes, want)
 	}
 }
