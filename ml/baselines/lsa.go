@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
@@ -67,11 +68,58 @@ type LSA struct {
 // ctx.Err() when ctx is cancelled. Kept in one function: the weighted matrix
 // and its decomposition are computed once and shared by every grid point of the
 // tuning loop.
+//
+// A fit with the default options waits for one already running on the same
+// documents and seed (a comparison trains LSA, and PCA, InfoTheo and
+// Skip-gram ask for its dimension, two at a time) and returns its model.
 func FitLSA(ctx context.Context, train [][]int, v int, o LSAOptions) (*LSA, error) {
 	if err := checkTrain(NameLSA, train, v); err != nil {
 		return nil, err
 	}
 	allDefault := o.Dim <= 0 && (o.POV <= 0 || o.POV > 1) && o.MaxDim <= 0
+	if !allDefault {
+		return fitLSA(ctx, train, v, o, false)
+	}
+	key := lsaDimKey{docs: fingerprint(train), n: len(train), v: v, seed: o.Seed}
+	lsaFits.mu.Lock()
+	if f := lsaFits.m[key]; f != nil {
+		lsaFits.mu.Unlock()
+		select {
+		case <-f.done:
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+		if f.err == nil {
+			return f.m, nil
+		}
+		return fitLSA(ctx, train, v, o, true) // the other fit failed (its context, perhaps)
+	}
+	f := &lsaFit{done: make(chan struct{})}
+	lsaFits.m[key] = f
+	lsaFits.mu.Unlock()
+	f.m, f.err = fitLSA(ctx, train, v, o, true)
+	lsaFits.mu.Lock()
+	delete(lsaFits.m, key)
+	lsaFits.mu.Unlock()
+	close(f.done)
+	return f.m, f.err
+}
+
+// lsaFit is a fit of FitLSA with the default options while it runs.
+type lsaFit struct {
+	done chan struct{} // closed when m and err are set
+	m    *LSA
+	err  error
+}
+
+var lsaFits = struct {
+	mu sync.Mutex
+	m  map[lsaDimKey]*lsaFit
+}{m: map[lsaDimKey]*lsaFit{}}
+
+// fitLSA is FitLSA without the sharing; allDefault says that o holds the
+// default options, whose dimension is then remembered (rememberLSADim).
+func fitLSA(ctx context.Context, train [][]int, v int, o LSAOptions, allDefault bool) (*LSA, error) {
 	if o.POV <= 0 || o.POV > 1 {
 		o.POV = DefaultPOV
 	}

@@ -45,3 +45,36 @@ func TestLSAPOVHand(t *testing.T) {
 		}
 	}
 }
+
+// TestFitLSAShared checks that a fit with the default options returns the
+// model of a fit already running on the same documents and seed, and that
+// other options fit on their own.
+func TestFitLSAShared(t *testing.T) {
+	train := [][]int{{0, 1}, {1, 2}, {0, 2, 3}, {3, 4}, {2, 4}}
+	key := lsaDimKey{docs: fingerprint(train), n: len(train), v: 5, seed: 9}
+	running := &lsaFit{done: make(chan struct{}), m: &LSA{Dim: 77}}
+	lsaFits.mu.Lock()
+	lsaFits.m[key] = running
+	lsaFits.mu.Unlock()
+	defer func() {
+		lsaFits.mu.Lock()
+		delete(lsaFits.m, key)
+		lsaFits.mu.Unlock()
+	}()
+	got := make(chan *LSA, 1)
+	go func() {
+		m, err := FitLSA(context.Background(), train, 5, LSAOptions{Seed: 9})
+		if err != nil {
+			t.Error(err)
+		}
+		got <- m
+	}()
+	close(running.done)
+	if m := <-got; m != running.m {
+		t.Errorf("FitLSA with the default options fitted again (dim %d) instead of returning the running fit's model", m.Dim)
+	}
+	own, err := FitLSA(context.Background(), train, 5, LSAOptions{Seed: 9, Dim: 2})
+	if err != nil || own == running.m || own.Dim != 2 {
+		t.Errorf("FitLSA with Dim 2: %v, %v: want a fit of its own", own, err)
+	}
+}
