@@ -11,6 +11,8 @@ import (
 const (
 	// selectDocs caps the training documents of the automatic choice of |Φ|.
 	selectDocs = 8000
+	// ldaSweeps is the number of sweeps of the final fit.
+	ldaSweeps = 150
 )
 
 // selectGrid is the candidate |Φ| of the automatic choice.
@@ -31,8 +33,11 @@ var selectGrid = []int{10, 20, 30}
 // in K (differences between seeds as large as between K), so a finer grid or
 // more sweeps buy nothing, and the subset makes the choice cheaper than the
 // final fit (docs/quality-notes.md, D6).
-func fitContext(ctx context.Context, docs [][]int, v, k int, seed uint64) (*topic.LDA, error) {
-	cfg := topic.LDAConfig{K: k, Iterations: 150, BurnIn: 100}
+//
+// sweep, when not nil, is called every 10 sweeps of the final fit with the
+// sweeps done, their number and the K chosen (for the training's progress).
+func fitContext(ctx context.Context, docs [][]int, v, k int, seed uint64, sweep func(done, total, k int)) (*topic.LDA, error) {
+	cfg := topic.LDAConfig{K: k, Iterations: ldaSweeps, BurnIn: 100}
 	var sel []topic.KScore
 	if k == 0 {
 		rng := rand.New(rand.NewPCG(seed, 3))
@@ -50,7 +55,12 @@ func fitContext(ctx context.Context, docs [][]int, v, k int, seed uint64) (*topi
 			return nil, err
 		}
 	}
-	lda, err := topic.FitLDA(ctx, docs, v, cfg, rand.New(rand.NewPCG(seed, 1)), nil)
+	var progress func(int, float64)
+	if sweep != nil {
+		sweep(0, cfg.Iterations, cfg.K)
+		progress = func(it int, _ float64) { sweep(it, cfg.Iterations, cfg.K) }
+	}
+	lda, err := topic.FitLDA(ctx, docs, v, cfg, rand.New(rand.NewPCG(seed, 1)), progress)
 	if err != nil {
 		return nil, err
 	}

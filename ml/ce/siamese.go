@@ -40,6 +40,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 	start := t.elapsed()
 	reason = "max epochs"
 	for epoch := 1; epoch <= maxEpochs; epoch++ {
+		epochStart := time.Now()
 		var sum float64
 		var cnt int
 		for b := 0; b < batches; b++ {
@@ -67,6 +68,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		}
 		epochs = epoch
 		loss := sum / float64(cnt)
+		t.clk.pair = time.Since(epochStart) / time.Duration(cnt*nb)
 		if epoch%cfg.EvalEvery == 0 || epoch == maxEpochs || t.overTime(deadline) {
 			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
@@ -84,7 +86,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 			frac := fracLo + (fracHi-fracLo)*max(float64(epoch)/float64(maxEpochs), t.stageFrac(start, deadline))
 			var eta time.Duration
 			if stage == "stage2" {
-				eta = time.Duration(epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, maxEpochs)) * (t.elapsed() - start) / time.Duration(epoch)
+				eta = time.Duration(epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, maxEpochs))*t.epoch2Time(epochPairs) + t.finalTime()
 			} else { // a pilot: the pilots left, then stage 2
 				t.nPilots = max(t.nPilots-1, 0)
 				eta = t.etaAfterStage1(t.nPilots)

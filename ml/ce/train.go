@@ -62,10 +62,10 @@ type trainer struct {
 	ceVal, siamVal   validation // the figures of CE's and Siamese-CE's kept weights (keepCE)
 	lastFrac         float64
 
-	// For the time estimate (Progress.ETA): the mean wall time of a stage-1
-	// epoch and the number of stage-1 epochs (run, or expected while it runs).
-	epoch1           time.Duration
-	epochs1, nPilots int
+	// For the time estimate (Progress.ETA, eta.go): its rates and the pilots
+	// left.
+	clk     clock
+	nPilots int
 
 	// first holds the weights of stage 1's first validation evaluation and
 	// firstEpoch its epoch: the other start of stage 2 (Config.Stage2Start).
@@ -89,14 +89,6 @@ func gridLen(v float64, grid []float64) int {
 // epochs instead of the estimate swinging between the stage's maximum and zero.
 func epochsLeft(epoch, bestEpoch, patience, evalEvery, maxEpochs int) int {
 	return max(0, min(bestEpoch+patience*evalEvery, maxEpochs)-epoch)
-}
-
-// etaAfterStage1 estimates the time of the pilots and stage 2 from stage 1's
-// epochs: a pilot is a quarter epoch of pairs, a pair costs two examples, and
-// stage 2 is expected to run as many epochs as stage 1 (at most MaxEpochs2).
-func (t *trainer) etaAfterStage1(pilotsLeft int) time.Duration {
-	pilots := time.Duration(pilotsLeft) * t.epoch1 / 2
-	return pilots + time.Duration(min(t.epochs1, t.cfg.MaxEpochs2))*2*t.epoch1
 }
 
 // Train learns the CE and Siamese-CE models from the training documents of split
@@ -298,42 +290,11 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	if cfg.TermNorm != "unit" && cfg.TermNorm != "none" {
 		return fmt.Errorf("unknown term normalization %q (want unit or none)", cfg.TermNorm)
 	}
-	// The term features (Eq. 2) and LDA (Eq. 3) do not depend on each other:
-	// the features are fitted on another goroutine while LDA runs (LDA's
-	// Gibbs sampler is sequential); each is deterministic on its own.
-	var terms *features.TermFeatures
-	termsDone := make(chan error, 1)
-	go func() {
-		var err error
-		terms, err = features.FitTermsContext(t.ctx, docs, V, &features.TermOptions{PCA: features.PCAOptions{Dim: cfg.TermDim, Scaling: scaling},
-			Normalize: cfg.TermNorm == "unit", Smooth: cfg.TermSmooth})
-		termsDone <- err
-	}()
-
-	t.report(Progress{Stage: "lda", Fraction: 0.02, Message: "fitting LDA"})
-	// Under an explicit time limit LDA must end within it too: it has no
-	// partial result worth keeping, so running out of time there is an error.
-	ldaCtx, cancelLDA := t.within(cfg.MaxTime)
-	lda, err := fitContext(ldaCtx, docs, V, cfg.Topics, cfg.Seed)
-	cancelLDA()
-	if termsErr := <-termsDone; termsErr != nil {
-		return termsErr
-	}
+	terms, lda, raw, err := t.prepare(docs, V, scaling)
 	if err != nil {
-		if t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
-			return fmt.Errorf("the time limit (%v) was reached while fitting LDA with %d documents: allow more time or fewer topics", cfg.MaxTime, len(docs))
-		}
-		return fmt.Errorf("lda: %w", err)
+		return err
 	}
 	K := lda.NumTopics()
-	raw := mat.NewDense(len(docs), K, nil)
-	// Each document's topic mixture is computed alone (deterministic variational
-	// estimate): two halves in parallel give the same rows.
-	inHalves(len(docs), func(lo, hi int) {
-		for i := lo; i < hi; i++ {
-			lda.InferVBTo(raw.RawRowView(i), docs[i])
-		}
-	})
 	ctxProj, err := features.FitPCA(raw, &features.PCAOptions{Scaling: scaling})
 	if err != nil {
 		return fmt.Errorf("context PCA: %w", err)
@@ -380,7 +341,7 @@ func (t *trainer) stage0() error {
 		t.net = nn.NewMLP(t.m.sizes, initRng)
 		return nil
 	}
-	t.report(Progress{Stage: "stage0", Fraction: 0.05, Message: "sparse auto-encoder pre-training"})
+	t.report(Progress{Stage: "stage0", Fraction: 0.05, ETA: t.etaFrom(true), Message: "sparse auto-encoder pre-training"})
 	ex := t.set.epochExamples(t.rng, cfg.PretrainExamples, nil)
 	x := mat.NewDense(len(ex), t.m.sizes[0], nil)
 	t.set.fillInputs(ex, x.RawMatrix().Data)
@@ -425,6 +386,7 @@ func (v validation) score(c string) float64 {
 
 // validate returns the validation figures of params on the validation documents.
 func (t *trainer) validate(params []float64) (validation, error) {
+	defer func(start time.Time) { t.timeValidation(time.Since(start)) }(time.Now())
 	em := t.validModel(params)
 	opt := &eval.Options{Seed: t.cfg.Seed, Workers: numWorkers}
 	rs, err := eval.EvaluateAll(t.ctx, em, []eval.Protocol{eval.Priming, eval.Extended}, t.valid, opt)
@@ -524,15 +486,10 @@ func (t *trainer) stage1() error {
 	st := &early{crit: cfg.EarlyStop}
 	info := &t.m.info
 	info.StopReason1 = "max epochs"
-	// The α/λ pilots of stage 2, for the time estimate.
-	if n := gridLen(cfg.Alpha, cfg.AlphaGrid) * gridLen(cfg.Lambda, cfg.LambdaGrid); n > 1 {
-		t.nPilots = n
-		if cfg.Stage2Start == Stage2Choose {
-			t.nPilots++ // the pilot from the first stage-1 weights, when they differ
-		}
-	}
+	t.nPilots = t.pilotCount() // the α/λ pilots of stage 2, for the time estimate
 	epochs := 0
 	for epoch := 1; epoch <= cfg.MaxEpochs1; epoch++ {
+		epochStart := time.Now()
 		buf = set.epochExamples(t.rng, limit, buf)
 		var sum float64
 		var cnt int
@@ -555,6 +512,7 @@ func (t *trainer) stage1() error {
 		}
 		epochs = epoch
 		loss := sum / float64(cnt)
+		trained := time.Since(epochStart)
 		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overTime(deadline) {
 			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
@@ -571,10 +529,9 @@ func (t *trainer) stage1() error {
 			stop := st.observe(v, epoch, cur, cfg.Patience)
 			t.bestCE = st.bestVal.p2
 			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
-			t.epoch1 = (t.elapsed() - prep) / time.Duration(epoch)
+			t.clk.ex1 = trained / time.Duration(cnt)
 			left := epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, cfg.MaxEpochs1)
-			t.epochs1 = epoch + left
-			eta := time.Duration(left)*t.epoch1 + t.etaAfterStage1(t.nPilots)
+			eta := time.Duration(left)*t.epoch1Time() + t.etaAfterStage1(t.nPilots)
 			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac, ETA: eta,
 				Message: fmt.Sprintf("validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {

@@ -25,6 +25,9 @@ type PCAOptions struct {
 	// ctx, when set (FitTermsContext), is checked between the randomized
 	// SVD's products with the data, each a fraction of a second on large data.
 	ctx context.Context
+	// step, when set (FitTermsContext's Step), is called before each product
+	// of the randomized path with the products done and their number.
+	step func(done, total int)
 
 	// Dim caps the number of principal components kept. Zero means: every
 	// component with non-negligible variance for the exact PCA, and
@@ -355,6 +358,18 @@ func fitRandomized(x Operator, mean []float64, sumSq float64, r int, opt *PCAOpt
 	var check func() error
 	if opt.ctx != nil {
 		check = opt.ctx.Err
+	}
+	if opt.step != nil {
+		// linalg.RandomizedSVD calls Check before each of its 2q+2 products.
+		done, total, ctxCheck := 0, 2*q+2, check
+		check = func() error {
+			opt.step(done, total)
+			done++
+			if ctxCheck != nil {
+				return ctxCheck()
+			}
+			return nil
+		}
 	}
 	_, s, v, err := linalg.RandomizedSVD(x, d, rand.New(rand.NewPCG(opt.Seed, 0x7e12f3a7)), linalg.SVDOptions{
 		Oversample: opt.Oversample,

@@ -46,6 +46,12 @@ type TermOptions struct {
 	// the training documents before Eq. 2's aggregation (see
 	// TermFeatures.Smooth); zero keeps Eq. 2 as printed.
 	Smooth float64
+	// Step, when not nil, is called as each step of the fit begins ("counts",
+	// "smoothed counts", "pca", "projection") and, within the randomized PCA,
+	// before each product with the term matrix ("pca", done of total), so that
+	// a caller can say how far a long fit is. It is called from the fitting
+	// goroutine and must not block.
+	Step func(step string, done, total int)
 }
 
 // TermFeatures holds the fitted term representation of paper §3.1 and §5.2:
@@ -150,12 +156,18 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	default:
 		panic(fmt.Sprintf("features: unknown PCAMethod %d", o.Method))
 	}
+	step := o.Step
+	if step == nil {
+		step = func(string, int, int) {}
+	}
+	step("counts", 0, 1)
 	df, idf, t, err := termMatrix(ctx, train, v)
 	if err != nil {
 		return nil, err
 	}
 	var assoc []int
 	if o.Smooth > 0 {
+		step("smoothed counts", 0, 1)
 		top := TopAssociates(t, 1)
 		assoc = make([]int, v)
 		for i, a := range top {
@@ -178,6 +190,8 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 		return nil, err
 	}
 	o.PCA.ctx = ctx
+	step("pca", 0, 1)
+	o.PCA.step = func(done, total int) { step("pca", done, total) }
 	proj, err := FitPCASparse(t, &o.PCA)
 	if err == nil {
 		err = ctx.Err()
@@ -189,6 +203,7 @@ func FitTermsContext(ctx context.Context, train [][]int, v int, opt *TermOptions
 	if o.Smooth > 0 {
 		f.Smooth, f.Assoc = o.Smooth, assoc
 	}
+	step("projection", 0, 1)
 	f.Scaled = make([]float64, v*proj.Out)
 	for i := 0; i < v; i++ {
 		if i%1024 == 0 && ctx.Err() != nil {
