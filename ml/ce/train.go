@@ -153,11 +153,11 @@ func (t *trainer) report(p Progress) {
 		if p.ETA <= 0 { // no estimate from the stage: extrapolate the fraction done
 			p.ETA = time.Duration(float64(el) * (1 - p.Fraction) / p.Fraction)
 		}
-		p.ETA = p.ETA.Round(time.Second)
 		if t.cfg.MaxTime > 0 {
-			p.ETA = min(p.ETA, max(t.cfg.MaxTime-el, 0)).Round(time.Second)
+			p.ETA = min(p.ETA, max(t.cfg.MaxTime-el, 0))
 		}
 	}
+	p.ETA = p.ETA.Round(time.Second)
 	t.progress(p)
 }
 
