@@ -174,6 +174,11 @@ func TestTrainedModelAPI(t *testing.T) {
 	if m.State != store.ModelReady || m.Size <= 0 || len(m.Log) == 0 || m.CorpusID != corpusID {
 		t.Fatalf("model: got state %s size %d log %d, want ready with a file and a log", m.State, m.Size, len(m.Log))
 	}
+	for _, p := range m.Log {
+		if p.ValidMAP == nil || p.ValidP2 == nil {
+			t.Errorf("training curve point %+v: want its validation extended MAP and P@2", p)
+		}
+	}
 	rec := ts.doJSON(http.MethodGet, base+"/file", "")
 	if rec.Code != 200 || int64(rec.Body.Len()) != m.Size {
 		t.Errorf("file: got %d with %d bytes, want 200 with %d", rec.Code, rec.Body.Len(), m.Size)

@@ -92,12 +92,22 @@ func cardinalityChart(id string, card []int) views.Chart {
 	return chartOf(c, id, "320px")
 }
 
-// trainingChart plots the training curves: loss of stage 1 and 2 (left axis) and
-// validation P@2 of CE and Siamese-CE (right axis), by epoch index across stages.
-// Live points are appended in the browser with setOption on the same series
-// (static/js/app.js uses the series order: 0 loss stage1, 1 loss stage2,
-// 2 P@2 CE, 3 P@2 Siamese-CE).
+// trainingChart plots the training curves: loss of stage 1 and 2 (left axis)
+// and the validation extended MAP of each evaluation of CE and Siamese-CE
+// (right axis; the default early-stopping criterion, design.md decision 8),
+// by epoch index across stages; a curve stored before the MAP was recorded
+// plots its validation P@2 instead, and says so. Live points are appended in
+// the browser with setOption on the same series (static/js/app.js uses the
+// series order: 0 loss stage1, 1 loss stage2, 2 CE, 3 Siamese-CE).
 func trainingChart(id string, log []store.TrainPoint) views.Chart {
+	withMAP := len(log) == 0
+	for _, p := range log {
+		withMAP = withMAP || p.ValidMAP != nil
+	}
+	valid, name := func(p store.TrainPoint) *float64 { return p.ValidMAP }, "validation extended MAP"
+	if !withMAP {
+		valid, name = func(p store.TrainPoint) *float64 { return p.ValidP2 }, "validation P@2"
+	}
 	c := charts.NewLine()
 	c.SetGlobalOptions(baseGlobals(id, "340px")...)
 	c.SetGlobalOptions(
@@ -105,27 +115,31 @@ func trainingChart(id string, log []store.TrainPoint) views.Chart {
 		charts.WithYAxisOpts(opts.YAxis{Name: "loss", Type: "value", Scale: opts.Bool(true)}),
 		charts.WithLegendOpts(opts.Legend{Show: opts.Bool(true), Top: "0"}),
 	)
-	c.ExtendYAxis(opts.YAxis{Name: "validation P@2", Type: "value", Min: 0, Max: 1, Position: "right"})
+	c.ExtendYAxis(opts.YAxis{Name: name, Type: "value", Min: 0, Max: 1, Position: "right"})
 	var l1, l2, p1, p2 []opts.LineData
 	for i, p := range log {
 		x := i + 1
 		switch p.Stage {
 		case "stage1":
 			l1 = append(l1, opts.LineData{Value: []any{x, p.Loss}})
-			if p.ValidP2 != nil {
-				p1 = append(p1, opts.LineData{Value: []any{x, *p.ValidP2}})
+			if v := valid(p); v != nil {
+				p1 = append(p1, opts.LineData{Value: []any{x, *v}})
 			}
 		case "stage2":
 			l2 = append(l2, opts.LineData{Value: []any{x, p.Loss}})
-			if p.ValidP2 != nil {
-				p2 = append(p2, opts.LineData{Value: []any{x, *p.ValidP2}})
+			if v := valid(p); v != nil {
+				p2 = append(p2, opts.LineData{Value: []any{x, *v}})
 			}
 		}
 	}
+	short := "MAP"
+	if !withMAP {
+		short = "P@2"
+	}
 	c.AddSeries("loss (stage 1, Eq. 5)", l1)
 	c.AddSeries("loss (stage 2, Eq. 7)", l2)
-	c.AddSeries("P@2 CE", p1, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
-	c.AddSeries("P@2 Siamese-CE", p2, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	c.AddSeries(short+" CE", p1, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
+	c.AddSeries(short+" Siamese-CE", p2, charts.WithLineChartOpts(opts.LineChart{YAxisIndex: 1}))
 	return chartOf(c, id, "340px")
 }
 

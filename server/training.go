@@ -187,6 +187,9 @@ func (s *Server) trainProgress(bg context.Context, rep *jobs.Reporter, modelID s
 			if v > 0 {
 				pt.ValidP2 = &v
 			}
+			if m := pr.ValidMAP; m > 0 {
+				pt.ValidMAP = &m
+			}
 			if err := st.AppendModelLog(bg, modelID, pt); err != nil {
 				s.log.Warn("recording a training point", "model", modelID, "err", err)
 			}
@@ -214,8 +217,8 @@ func (s *Server) saveTrainedModel(bg context.Context, rep *jobs.Reporter, modelI
 		if e.Stage != "stage1" && e.Stage != "stage2" {
 			continue
 		}
-		v := e.ValidP2
-		log = append(log, store.TrainPoint{Stage: e.Stage, Epoch: e.Epoch, Loss: e.Loss, ValidP2: &v})
+		v, m := e.ValidP2, e.ValidMAP
+		log = append(log, store.TrainPoint{Stage: e.Stage, Epoch: e.Epoch, Loss: e.Loss, ValidP2: &v, ValidMAP: &m})
 	}
 	if len(log) > 0 {
 		if err := st.ResetModelLog(bg, modelID); err != nil {

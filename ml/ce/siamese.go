@@ -91,7 +91,7 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 				t.nPilots = max(t.nPilots-1, 0)
 				eta = t.etaAfterStage1(t.nPilots)
 			}
-			t.report(Progress{Stage: stageName(stage), Epoch: epoch, Epochs: maxEpochs, Loss: loss, Fraction: frac, ETA: eta,
+			t.report(Progress{Stage: stageName(stage), Epoch: epoch, Epochs: maxEpochs, Loss: loss, Fraction: frac, ETA: eta, ValidMAP: v.mapExt,
 				Message: fmt.Sprintf("%s: validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", stage, v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {
 				reason = fmt.Sprintf("no better validation %s in %d evaluations", cfg.EarlyStop, cfg.Patience)

@@ -25,6 +25,9 @@ type Progress struct {
 	Loss           float64
 	ValidP2CE      float64 // best validation P@2 of stage 1 so far
 	ValidP2Siamese float64 // best validation P@2 of stage 2 so far
+	// ValidMAP is the validation extended MAP (Eq. 9, 11) of this report's
+	// evaluation (a stage-1 or stage-2 epoch, a pilot), 0 when it has none.
+	ValidMAP float64
 	Fraction       float64 // estimated fraction of the whole training done, 0..1
 	ETA            time.Duration
 	Message        string
@@ -532,7 +535,7 @@ func (t *trainer) stage1() error {
 			t.clk.ex1 = trained / time.Duration(cnt)
 			left := epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, cfg.MaxEpochs1)
 			eta := time.Duration(left)*t.epoch1Time() + t.etaAfterStage1(t.nPilots)
-			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac, ETA: eta,
+			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac, ETA: eta, ValidMAP: v.mapExt,
 				Message: fmt.Sprintf("validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
 			if stop {
 				info.StopReason1 = fmt.Sprintf("no better validation %s in %d evaluations", cfg.EarlyStop, cfg.Patience)

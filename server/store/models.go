@@ -53,6 +53,9 @@ type TrainPoint struct {
 	Epoch   int      `json:"epoch"`
 	Loss    float64  `json:"loss"`
 	ValidP2 *float64 `json:"valid_p2,omitempty"`
+	// ValidMAP is the epoch's validation extended MAP, the default
+	// early-stopping criterion (absent from curves stored before it).
+	ValidMAP *float64 `json:"valid_map,omitempty"`
 }
 
 const modelCols = `id, corpus_id, name, seed, params_json, state, path, size, job_id, log_json, info_json, error, created_at`

@@ -105,7 +105,7 @@
   }
 
   // Training chart series order (server/charts.go trainingChart): 0 loss stage 1,
-  // 1 loss stage 2, 2 P@2 CE, 3 P@2 Siamese-CE.
+  // 1 loss stage 2, 2 CE, 3 Siamese-CE (validation extended MAP).
   function addPoint(chartID, pt) {
     var chart = charts[chartID];
     if (!chart || !pt) return;
@@ -115,8 +115,8 @@
     series.forEach(function (s, i) { if (i < 2) x += s.data.length; });
     var loss = pt.stage === "stage2" ? 1 : 0;
     series[loss].data.push([x, pt.loss]);
-    if (pt.valid_p2 !== undefined && pt.valid_p2 !== null) {
-      series[pt.stage === "stage2" ? 3 : 2].data.push([x, pt.valid_p2]);
+    if (pt.valid_map !== undefined && pt.valid_map !== null) {
+      series[pt.stage === "stage2" ? 3 : 2].data.push([x, pt.valid_map]);
     }
     chart.setOption({ series: series });
   }
