@@ -26,12 +26,29 @@ const scaleSliceLines = 20000
 // page's form, read its statistics on the corpus page, train from the form
 // with the defaults but short stages, and draw the whole-space map, one
 // point a vocabulary term. It skips when the data folder is absent.
+//
+// With TAGLENS_SCALE_FULL=1 it is the whole-corpus benchmark instead: the
+// whole file, the defaults as they are, longer waits, and the test process's
+// peak resident memory (the server's, which runs in it) logged after the
+// upload, with the time of each step.
 func TestBrowserScaleSlice(t *testing.T) {
 	src := shareddata.File(t, "pubmed-genes", "docs.tsv")
+	full := os.Getenv("TAGLENS_SCALE_FULL") == "1"
 	ctx := browser(t)
-	file := filepath.Join(t.TempDir(), "pubmed-slice.tsv")
-	if err := headLines(src, file, scaleSliceLines); err != nil {
-		t.Fatal(err)
+	lines, file, wait := scaleSliceLines, filepath.Join(t.TempDir(), "pubmed-slice.tsv"), time.Duration(1)
+	if full {
+		lines, file, wait = 0, src, 4
+	}
+	if !full {
+		if err := headLines(src, file, lines); err != nil {
+			t.Fatal(err)
+		}
+	}
+	began := time.Now()
+	mark := func(what string) {
+		if full {
+			t.Logf("%s at %v; peak RSS %s", what, time.Since(began).Round(100*time.Millisecond), peakRSS())
+		}
 	}
 	ts := newTestServer(t, Config{})
 	base := liveServer(t, ts)
@@ -41,6 +58,7 @@ func TestBrowserScaleSlice(t *testing.T) {
 		chromedp.Click(tid("upload-submit")),
 		chromedp.WaitVisible(tid("upload-ok")),
 	)
+	mark("uploaded")
 	href, err := chromedp.Run(ctx, chromedp.AttributeValue(tid("uploaded-link"), "href"))
 	if err != nil || !href.Exists {
 		t.Fatalf("uploaded link: %v", err)
@@ -51,20 +69,26 @@ func TestBrowserScaleSlice(t *testing.T) {
 		chromedp.WaitVisible(`#taguse canvas`),
 		chromedp.WaitVisible(`#cardinality canvas`),
 	)
+	mark("corpus page drawn")
 	stats, err := chromedp.Run(ctx, chromedp.Text(`.stats-row`))
-	if err != nil || !strings.Contains(stats, fmt.Sprint(scaleSliceLines)+" documents") {
-		t.Errorf("corpus statistics %q (%v): want %d documents", stats, err, scaleSliceLines)
+	if err != nil || (lines > 0 && !strings.Contains(stats, fmt.Sprint(lines)+" documents")) || !strings.Contains(stats, "distinct tags") {
+		t.Errorf("corpus statistics %q (%v): want %d documents", stats, err, lines)
 	}
+	t.Logf("corpus statistics: %s", strings.Join(strings.Fields(stats), " "))
 	// The defaults, with stages short enough for a test.
 	short := map[string]string{"max_epochs1": "1", "max_epochs2": "1", "epoch_examples": "4000"}
+	if full {
+		short = nil
+	}
 	actions := []chromedp.Action[chromedp.Void]{chromedp.Navigate(base + "/train?corpus=" + corpusID)}
 	for k, v := range short {
 		actions = append(actions, chromedp.SetValue(tid("param-"+k), v))
 	}
 	actions = append(actions, chromedp.Click(tid("train-submit")), chromedp.WaitVisible(tid("job-progress")))
 	step(t, ctx, "train from the form", 30*time.Second, actions...)
-	waitJS(t, ctx, "training done", 5*time.Minute,
+	waitJS(t, ctx, "training done", wait*5*time.Minute,
 		`(function () { var e = document.querySelector('[data-testid="model-state"]'); return !!e && e.textContent === "ready"; })()`)
+	mark("trained")
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil {
 		t.Fatal(err)
@@ -78,15 +102,21 @@ func TestBrowserScaleSlice(t *testing.T) {
 	if terms <= 1000 {
 		t.Fatalf("the slice's vocabulary has %d terms: want more than 1,000 (the large-vocabulary paths)", terms)
 	}
-	step(t, ctx, "whole-space map", 3*time.Minute,
+	step(t, ctx, "whole-space map", wait*3*time.Minute,
 		chromedp.Navigate(base+"/explorer?model="+modelID+"&view=space"),
 		computeMap(),
 	)
-	waitJS(t, ctx, "whole-space map drawn", 5*time.Minute,
+	waitJS(t, ctx, "whole-space map drawn", wait*5*time.Minute,
 		`!!document.querySelector('[data-testid="space-map"]') && document.querySelector('[data-testid="space-map"]').getAttribute('data-ready') === 'true'`)
 	// Drawn (the chart's "finished" event), from a map of every term.
-	waitJS(t, ctx, "whole-space map rendered", time.Minute,
+	waitJS(t, ctx, "whole-space map rendered", wait*time.Minute,
 		`document.querySelector('[data-testid="space-map"]').hasAttribute('data-render-ms')`)
+	mark("whole-space map drawn")
+	if full {
+		ms, _ := chromedp.Run(ctx, chromedp.Evaluate[string](`document.querySelector('[data-testid="space-map"]').getAttribute('data-render-ms') + " ms, " + document.querySelector('[data-testid="space-map"]').getAttribute('data-renderer')`))
+		t.Logf("whole-space map rendered in %s", ms)
+		screenshot(t, ctx, shotDir(t), "scale-space-map")
+	}
 	// Its points: every vocabulary term, then the corpus's tags outside the
 	// vocabulary (placed by their contexts), from oov_from on.
 	type space struct{ Points, OOVFrom int }
@@ -95,6 +125,20 @@ func TestBrowserScaleSlice(t *testing.T) {
 	if err != nil || got.OOVFrom != terms || got.Points < terms {
 		t.Errorf("the whole-space map holds %d points, the vocabulary's up to %d (%v): want every one of the %d vocabulary terms", got.Points, got.OOVFrom, err, terms)
 	}
+}
+
+// peakRSS is the process's peak resident memory (VmHWM), or "unknown".
+func peakRSS() string {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return "unknown"
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if strings.HasPrefix(l, "VmHWM:") {
+			return strings.TrimSpace(strings.TrimPrefix(l, "VmHWM:"))
+		}
+	}
+	return "unknown"
 }
 
 // headLines copies the first n lines of src into dst.

@@ -28,9 +28,9 @@ type Progress struct {
 	// ValidMAP is the validation extended MAP (Eq. 9, 11) of this report's
 	// evaluation (a stage-1 or stage-2 epoch, a pilot), 0 when it has none.
 	ValidMAP float64
-	Fraction       float64 // estimated fraction of the whole training done, 0..1
-	ETA            time.Duration
-	Message        string
+	Fraction float64 // estimated fraction of the whole training done, 0..1
+	ETA      time.Duration
+	Message  string
 }
 
 // ErrNaN is wrapped by the error Train returns when a loss becomes NaN or infinite.
