@@ -197,10 +197,11 @@ func (m *Model) DocumentNeighbours(variant Variant, tags []string, term string, 
 		centroidTo(q, ce, ids, d)
 	}
 	dist := make([]float64, v)
+	qn := floats.Norm(q, 2)
 	for j := range dist {
 		r := ce[j*d : (j+1)*d]
 		if cosine {
-			dist[j] = 1 - floats.Dot(q, r)/(floats.Norm(q, 2)*floats.Norm(r, 2))
+			dist[j] = 1 - floats.Dot(q, r)/(qn*floats.Norm(r, 2))
 		} else {
 			dist[j] = euclid(q, r)
 		}

@@ -183,9 +183,9 @@ func (t *trainer) fitWidths() error {
 	return nil
 }
 
-// WidthNote says what the width fit chose and what it did to the validation
+// widthNote says what the width fit chose and what it did to the validation
 // extended MAP of each network, for a training's log; empty without a fit.
-func (in *Info) WidthNote() string {
+func (in *Info) widthNote() string {
 	if in.Width != WidthFit {
 		return ""
 	}
@@ -202,7 +202,7 @@ func (in *Info) ValidationNote() string {
 	if in.Epochs2 > 0 && in.BestEpoch2 == 0 {
 		s += "; Siamese-CE is CE's network, which scored higher on validation"
 	}
-	if n := in.WidthNote(); n != "" {
+	if n := in.widthNote(); n != "" {
 		s += "; " + n
 	}
 	return s
