@@ -95,7 +95,7 @@ func (s *Server) startContextMap(ctx context.Context, row *store.ModelRow, m *ce
 	if e := s.maps.get(key); e != nil {
 		return e, nil
 	}
-	return s.computing.do(ctx, key, func() (*mapEntry, error) {
+	return s.computing.Do(ctx, key, func() (*mapEntry, error) {
 		if e := s.maps.get(key); e != nil {
 			return e, nil
 		}

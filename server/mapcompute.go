@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strings"
-	"sync"
 
 	"github.com/labstack/echo/v4"
 
@@ -142,46 +141,6 @@ func accepted(c echo.Context, job *store.JobRow) error {
 	return c.JSON(http.StatusAccepted, map[string]string{"job_id": job.ID, "state": job.State})
 }
 
-// flight runs a computation once per key at a time: a caller with the key
-// of one under way waits for it and gets its result (the same form or
-// request sent twice computes once).
-type flight[T any] struct {
-	mu sync.Mutex
-	m  map[string]*flightCall[T]
-}
-
-type flightCall[T any] struct {
-	done chan struct{}
-	v    T
-	err  error
-}
-
-func (f *flight[T]) do(ctx context.Context, key string, work func() (T, error)) (T, error) {
-	f.mu.Lock()
-	if call, ok := f.m[key]; ok {
-		f.mu.Unlock()
-		select {
-		case <-call.done:
-			return call.v, call.err
-		case <-ctx.Done():
-			var zero T
-			return zero, ctx.Err()
-		}
-	}
-	if f.m == nil {
-		f.m = map[string]*flightCall[T]{}
-	}
-	call := &flightCall[T]{done: make(chan struct{})}
-	f.m[key] = call
-	f.mu.Unlock()
-	call.v, call.err = work()
-	f.mu.Lock()
-	delete(f.m, key)
-	f.mu.Unlock()
-	close(call.done)
-	return call.v, call.err
-}
-
 // termMap is a term map request checked against its ready model.
 type termMap struct {
 	row     *store.ModelRow
@@ -269,7 +228,7 @@ func (s *Server) startTermMap(ctx context.Context, t *termMap) (*mapEntry, *stor
 // overlayEntry places t's documents on base map (computed in this process)
 // and keeps the result in memory under t.overlayKey.
 func (s *Server) overlayEntry(ctx context.Context, t *termMap, base *mapEntry) (*mapEntry, error) {
-	return s.computing.do(ctx, t.overlayKey(), func() (*mapEntry, error) {
+	return s.computing.Do(ctx, t.overlayKey(), func() (*mapEntry, error) {
 		if e := s.maps.get(t.overlayKey()); e != nil {
 			return e, nil
 		}

@@ -15,6 +15,7 @@ import (
 	"github.com/labstack/echo/v4"
 	"golang.org/x/net/netutil"
 
+	"github.com/taglens/taglens/internal/flight"
 	"github.com/taglens/taglens/ml/corpus"
 	"github.com/taglens/taglens/server/jobs"
 	"github.com/taglens/taglens/server/store"
@@ -165,8 +166,8 @@ type Server struct {
 	centroids centroidCache
 	// computing runs each quick map computation (an overlay, a context
 	// map) and centroiding each model's centroids once at a time per key.
-	computing   flight[*mapEntry]
-	centroiding flight[*centroidSet]
+	computing   flight.Group[string, *mapEntry]
+	centroiding flight.Group[string, *centroidSet]
 
 	mu      sync.Mutex
 	httpSrv *http.Server      // set by Serve

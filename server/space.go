@@ -141,7 +141,7 @@ func (s *Server) termCentroids(ctx context.Context, row *store.ModelRow, m *ce.M
 	if cs := s.centroids.get(key); cs != nil {
 		return cs, nil
 	}
-	return s.centroiding.do(ctx, key, func() (*centroidSet, error) {
+	return s.centroiding.Do(ctx, key, func() (*centroidSet, error) {
 		if cs := s.centroids.get(key); cs != nil {
 			return cs, nil
 		}

@@ -7,10 +7,10 @@ import (
 	"math"
 	"math/rand/v2"
 	"sort"
-	"sync"
 
 	"gonum.org/v1/gonum/mat"
 
+	"github.com/taglens/taglens/internal/flight"
 	"github.com/taglens/taglens/internal/linalg"
 	"github.com/taglens/taglens/ml/features"
 	"github.com/taglens/taglens/ml/internal/defaults"
@@ -81,41 +81,11 @@ func FitLSA(ctx context.Context, train [][]int, v int, o LSAOptions) (*LSA, erro
 		return fitLSA(ctx, train, v, o, false)
 	}
 	key := lsaDimKey{docs: fingerprint(train), n: len(train), v: v, seed: o.Seed}
-	lsaFits.mu.Lock()
-	if f := lsaFits.m[key]; f != nil {
-		lsaFits.mu.Unlock()
-		select {
-		case <-f.done:
-		case <-ctx.Done():
-			return nil, ctx.Err()
-		}
-		if f.err == nil {
-			return f.m, nil
-		}
-		return fitLSA(ctx, train, v, o, true) // the other fit failed (its context, perhaps)
-	}
-	f := &lsaFit{done: make(chan struct{})}
-	lsaFits.m[key] = f
-	lsaFits.mu.Unlock()
-	f.m, f.err = fitLSA(ctx, train, v, o, true)
-	lsaFits.mu.Lock()
-	delete(lsaFits.m, key)
-	lsaFits.mu.Unlock()
-	close(f.done)
-	return f.m, f.err
+	return lsaFits.Do(ctx, key, func() (*LSA, error) { return fitLSA(ctx, train, v, o, true) })
 }
 
-// lsaFit is a fit of FitLSA with the default options while it runs.
-type lsaFit struct {
-	done chan struct{} // closed when m and err are set
-	m    *LSA
-	err  error
-}
-
-var lsaFits = struct {
-	mu sync.Mutex
-	m  map[lsaDimKey]*lsaFit
-}{m: map[lsaDimKey]*lsaFit{}}
+// lsaFits are the fits of FitLSA with the default options under way.
+var lsaFits flight.Group[lsaDimKey, *LSA]
 
 // fitLSA is FitLSA without the sharing; allDefault says that o holds the
 // default options, whose dimension is then remembered (rememberLSADim).

@@ -2,6 +2,7 @@ package baselines
 
 import (
 	"context"
+	"errors"
 	"math"
 	"testing"
 )
@@ -46,35 +47,32 @@ func TestLSAPOVHand(t *testing.T) {
 	}
 }
 
-// TestFitLSAShared checks that a fit with the default options returns the
-// model of a fit already running on the same documents and seed, and that
-// other options fit on their own.
+// TestFitLSAShared checks that a fit with the default options waits for one
+// already running on the same documents and seed (internal/flight gives it
+// that fit's model): with its context already ended it returns the context's
+// error, where a fit of its own on five terms (the exact path, which does not
+// look at the context) would return a model. A fit with other options runs
+// on its own.
 func TestFitLSAShared(t *testing.T) {
 	train := [][]int{{0, 1}, {1, 2}, {0, 2, 3}, {3, 4}, {2, 4}}
 	key := lsaDimKey{docs: fingerprint(train), n: len(train), v: 5, seed: 9}
-	running := &lsaFit{done: make(chan struct{}), m: &LSA{Dim: 77}}
-	lsaFits.mu.Lock()
-	lsaFits.m[key] = running
-	lsaFits.mu.Unlock()
-	defer func() {
-		lsaFits.mu.Lock()
-		delete(lsaFits.m, key)
-		lsaFits.mu.Unlock()
+	started, release, done := make(chan struct{}), make(chan struct{}), make(chan struct{})
+	go func() { // a fit under way, as another baseline's
+		defer close(done)
+		lsaFits.Do(context.Background(), key, func() (*LSA, error) {
+			close(started)
+			<-release
+			return &LSA{Dim: 77}, nil
+		})
 	}()
-	got := make(chan *LSA, 1)
-	go func() {
-		m, err := FitLSA(context.Background(), train, 5, LSAOptions{Seed: 9})
-		if err != nil {
-			t.Error(err)
-		}
-		got <- m
-	}()
-	close(running.done)
-	if m := <-got; m != running.m {
-		t.Errorf("FitLSA with the default options fitted again (dim %d) instead of returning the running fit's model", m.Dim)
+	<-started
+	defer func() { close(release); <-done }()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if m, err := FitLSA(ctx, train, 5, LSAOptions{Seed: 9}); !errors.Is(err, context.Canceled) {
+		t.Errorf("FitLSA with the default options: %v, %v: want it to wait for the running fit", m, err)
 	}
-	own, err := FitLSA(context.Background(), train, 5, LSAOptions{Seed: 9, Dim: 2})
-	if err != nil || own == running.m || own.Dim != 2 {
+	if own, err := FitLSA(context.Background(), train, 5, LSAOptions{Seed: 9, Dim: 2}); err != nil || own.Dim != 2 {
 		t.Errorf("FitLSA with Dim 2: %v, %v: want a fit of its own", own, err)
 	}
 }

@@ -38,6 +38,9 @@ func TestLSADimRemembered(t *testing.T) {
 	// A default FitLSA leaves its dimension for lsaDim; one with a fixed
 	// dimension does not.
 	c := [][]int{{0, 1}, {1, 2}, {2, 0}, {3, 4}, {4, 0}}
+	lsaDims.mu.Lock()
+	delete(lsaDims.m, lsaDimKey{docs: fingerprint(c), n: len(c), v: 5, seed: 9}) // a run before this one (-count)
+	lsaDims.mu.Unlock()
 	for _, o := range []LSAOptions{{Seed: 9, Dim: 1}, {Seed: 9}} {
 		l, err := FitLSA(context.Background(), c, 5, o)
 		if err != nil {

@@ -40,12 +40,12 @@ type Data struct {
 // ready to use and safe for concurrent use.
 type Shared struct {
 	mu      sync.Mutex
-	flights map[string]*flight
+	flights map[string]*sharedFit
 }
 
-// flight is one shared fit: the first caller computes it, later callers wait
+// sharedFit is one shared fit: the first caller computes it, later callers wait
 // for done and read the same value.
-type flight struct {
+type sharedFit struct {
 	done chan struct{}
 	val  any
 	err  error
@@ -59,14 +59,14 @@ func (s *Shared) do(key string, fit func() (any, error)) (any, error) {
 	}
 	s.mu.Lock()
 	if s.flights == nil {
-		s.flights = map[string]*flight{}
+		s.flights = map[string]*sharedFit{}
 	}
 	if f, ok := s.flights[key]; ok {
 		s.mu.Unlock()
 		<-f.done
 		return f.val, f.err
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &sharedFit{done: make(chan struct{})}
 	s.flights[key] = f
 	s.mu.Unlock()
 	f.val, f.err = fit()
