@@ -213,7 +213,7 @@ func (ev *Evaluation) trialDocs(m *ce.Model, t int, note func(string)) (*compare
 	if err != nil {
 		return nil, err
 	}
-	train, long := modelTrainDocs(ev.Corpus, split.Train, m.Info())
+	train, long := m.Info().TrainingDocs(ev.Corpus, split.Train)
 	if long > 0 && t == 0 {
 		note(fmt.Sprintf("%d training documents of more than %d tags left out of the baselines' training, as the model's training left them out (design.md, decision 1)", long, m.Info().MaxDocTags))
 	}
@@ -235,25 +235,6 @@ func (ev *Evaluation) trialDocs(m *ce.Model, t int, note func(string)) (*compare
 		return nil, &NoDocsError{Subset: ev.Subset, Checked: len(src)}
 	}
 	return d, nil
-}
-
-// modelTrainDocs returns the training documents of idx that model info's
-// training used: all of them, unless the training left out documents of more
-// than info.MaxDocTags tags (ce.Config.MaxDocTags), which the baselines then
-// do not see either, and the number left out. A genome-wide list of 10^4 tags
-// would otherwise cost a co-occurrence baseline more than 10^5 ordinary
-// documents (pubmed-genes: 79 % of Σ|δ|² in 62 training documents).
-func modelTrainDocs(c *corpus.Corpus, idx []int, info *ce.Info) (kept []int, out int) {
-	if info.LongDocs == 0 || info.MaxDocTags <= 0 {
-		return idx, 0
-	}
-	kept = make([]int, 0, len(idx))
-	for _, i := range idx {
-		if len(c.Docs[i].Tags) <= info.MaxDocTags {
-			kept = append(kept, i)
-		}
-	}
-	return kept, len(idx) - len(kept)
 }
 
 // ModelEntries returns the report entries of the variants of models ms, named

@@ -166,7 +166,7 @@ func TestEvaluateLongDocs(t *testing.T) {
 	if long == 0 {
 		t.Fatalf("no training document of more than %d tags left out", maxTags)
 	}
-	kept, out := modelTrainDocs(c, split.Train, m.Info())
+	kept, out := m.Info().TrainingDocs(c, split.Train)
 	if out != long || len(kept) != m.Info().TrainDocs {
 		t.Errorf("the baselines' training: %d documents, %d left out; the model's: %d, %d", len(kept), out, m.Info().TrainDocs, long)
 	}

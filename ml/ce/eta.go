@@ -16,7 +16,7 @@ import (
 // and before the first epoch from a probe (probe) that times a few
 // mini-batches of a network of the training's sizes. While the term features
 // and LDA are fitted, their own progress says how long they still need
-// (prepLeft). Wall-clock time decides only what the estimate says, never what
+// (prepState.left). Wall-clock time decides only what the estimate says, never what
 // is learned: the probe draws from streams of its own and touches nothing of
 // the model.
 
@@ -88,7 +88,7 @@ func (t *trainer) etaFrom(withStage0 bool) time.Duration {
 }
 
 // pilotCount is the number of pilots stage 2 is expected to run before any
-// has run (stage1 sets t.nPilots the same way).
+// has run (stage1 and stage2 count them with it).
 func (t *trainer) pilotCount() int {
 	cfg := t.cfg
 	n := gridLen(cfg.Alpha, cfg.AlphaGrid) * gridLen(cfg.Lambda, cfg.LambdaGrid)
@@ -194,19 +194,17 @@ func (t *trainer) probe(docs [][]int, v, topics int) {
 	}
 	e := newEmbedder(sizes, net.Params, set.termX[:terms], dc, 0)
 	dst := make([]float64, terms*e.ceDim())
-	ctx := make([]float64, dc)
-	e.embedVocab(dst, cr) // untimed: fills the embedder's caches
+	e.embedVocab(dst, cr) // untimed: fills the embedder's work pool
 	start = time.Now()
 	const docsTimed = 2
 	for range docsTimed {
-		copy(ctx, cr)
-		e.embedVocab(dst, ctx)
+		e.embedVocab(dst, cr)
 	}
 	t.clk.validRows = time.Since(start) / docsTimed
 	// Stage 0 trains the auto-encoders of the layers on PretrainExamples
 	// inputs for up to PretrainIterations L-BFGS iterations: about that many
 	// forward and backward passes of the layers below the output.
 	if cfg.PretrainIterations >= 0 {
-		t.clk.stage0 = time.Duration(cfg.PretrainExamples*max(cfg.PretrainIterations, 1)/b) * t.clk.pair * time.Duration(b) / 4
+		t.clk.stage0 = time.Duration(cfg.PretrainExamples*max(cfg.PretrainIterations, 1)) * t.clk.pair / 4
 	}
 }

@@ -45,6 +45,17 @@ func leaveOutLong(c *corpus.Corpus, idx []int, maxTags int) (kept []int, out int
 	return kept, out
 }
 
+// TrainingDocs returns the documents of idx (a split's training documents)
+// that the training recorded in in used: all of them, unless it left out
+// documents of more than in.MaxDocTags tags (leaveOutLong), and the number
+// left out. A comparison trains its baselines on the same documents.
+func (in *Info) TrainingDocs(c *corpus.Corpus, idx []int) (kept []int, out int) {
+	if in.LongDocs == 0 || in.MaxDocTags <= 0 {
+		return idx, 0
+	}
+	return leaveOutLong(c, idx, in.MaxDocTags)
+}
+
 // longNote is the training log's note of the documents leaveOutLong left
 // out ("" when none was).
 func (t *trainer) longNote() string {

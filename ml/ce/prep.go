@@ -90,6 +90,16 @@ func (p *prepState) note() string {
 	return lda + "; " + terms
 }
 
+// prepProgress is a progress report of prepare saying msg, with the time
+// estimate once st.left has one (a Fraction above 0.02 makes report show it).
+func (t *trainer) prepProgress(st *prepState, msg string) Progress {
+	p := Progress{Stage: "lda", Fraction: 0.02, Message: msg}
+	if left, ok := st.left(time.Now()); ok {
+		p.Fraction, p.ETA = 0.03, left+t.etaFrom(true)
+	}
+	return p
+}
+
 // prepare fits the term features t(τ) of Eq. 2 and the LDA of Eq. 3 on the
 // training documents, then every training document's topic mixture. The two
 // fits do not depend on each other: the features are fitted on another
@@ -106,12 +116,7 @@ func (t *trainer) prepare(docs [][]int, V int, scaling features.Scaling) (*featu
 		if time.Since(last) < prepReportEvery {
 			return
 		}
-		p := Progress{Stage: "lda", Fraction: 0.02, Message: st.note()}
-		if left, ok := st.left(time.Now()); ok {
-			// Fraction above 0.02 makes report show the estimate.
-			p.Fraction, p.ETA = 0.03, left+t.etaFrom(true)
-		}
-		t.report(p)
+		t.report(t.prepProgress(st, st.note()))
 		last = time.Now()
 	}
 	termsCtx, stopTerms := context.WithCancel(t.ctx)
@@ -178,11 +183,7 @@ func (t *trainer) prepare(docs [][]int, V int, scaling features.Scaling) (*featu
 	if termsErr != nil {
 		return nil, nil, nil, termsErr
 	}
-	p := Progress{Stage: "lda", Fraction: 0.02, Message: fmt.Sprintf("topic mixtures of %d training documents", len(docs))}
-	if left, ok := st.left(time.Now()); ok {
-		p.Fraction, p.ETA = 0.03, left+t.etaFrom(true)
-	}
-	t.report(p)
+	t.report(t.prepProgress(st, fmt.Sprintf("topic mixtures of %d training documents", len(docs))))
 	raw := mat.NewDense(len(docs), lda.NumTopics(), nil)
 	// Each document's topic mixture is computed alone (deterministic variational
 	// estimate): two halves in parallel give the same rows.

@@ -127,10 +127,7 @@ func (t *trainer) stage2() error {
 	}
 	start := t.elapsed()
 	remaining := cfg.MaxTime - start
-	epochPairs := cfg.EpochExamples
-	if epochPairs == 0 {
-		epochPairs = DefaultEpochExamples
-	}
+	epochPairs := t.epochWork()
 	alphas, lambdas := []float64{cfg.Alpha}, []float64{cfg.Lambda}
 	if cfg.Alpha == 0 {
 		alphas = cfg.AlphaGrid
@@ -149,7 +146,7 @@ func (t *trainer) stage2() error {
 		// Pilots: one short epoch each (a quarter of an epoch's pairs); under a
 		// time limit, together at most 30 % of the time that remains.
 		pilotPairs := max(epochPairs/4, cfg.BatchSize)
-		t.nPilots = len(alphas) * len(lambdas)
+		t.nPilots = t.pilotCount()
 		per := time.Duration(float64(remaining) * 0.3 / float64(len(alphas)*len(lambdas)))
 		bestScore := math.Inf(-1)
 		i := 0

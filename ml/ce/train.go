@@ -479,10 +479,7 @@ func (t *trainer) stage1() error {
 	set := t.set
 	prep := t.elapsed()
 	deadline := prep + (cfg.MaxTime-prep)/2
-	limit := cfg.EpochExamples
-	if limit == 0 {
-		limit = DefaultEpochExamples
-	}
+	limit := t.epochWork()
 	var buf []example
 	batches := (limit + cfg.BatchSize - 1) / cfg.BatchSize
 	opt := cfg.newSGD(batches)
