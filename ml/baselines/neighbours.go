@@ -96,10 +96,13 @@ func FitItemKNN(ctx context.Context, d Data, opt NeighboursOptions) (*Neighbours
 			}
 		}
 	}
+	// The co-occurrence counts do not depend on the point: counted once per
+	// set of documents. C is symmetric, so row j of Wᵀ is row j of C scaled.
+	var cache docsCache[*features.Sparse]
 	return fitNeighbours(ctx, NameItemKNN, d, opt, grid, func(docs [][]int, p NeighboursPoint) *features.Sparse {
-		c := features.Cooccurrence(docs, d.V, nil)
+		c := cache.get(docs, 0, func() *features.Sparse { return features.Cooccurrence(docs, d.V, nil) })
 		df := diagonal(c)
-		return scaleOffDiagonal(c, func(t, j int, x float64) float64 {
+		return scaleOffDiagonal(c, func(j, t int, x float64) float64 {
 			return x / (math.Pow(df[t], p.Alpha)*math.Pow(df[j], 1-p.Alpha) + p.Shrink)
 		})
 	})
@@ -115,55 +118,94 @@ func FitRP3beta(ctx context.Context, d Data, opt NeighboursOptions) (*Neighbours
 			}
 		}
 	}
+	// The walk's Gram matrix depends on α alone (the grid's outer loop): it
+	// is computed once per α and set of documents. It is symmetric, so row j
+	// of Wᵀ is its row j scaled.
+	type walk struct {
+		g  *features.Sparse
+		df []float64
+	}
+	var cache docsCache[walk]
 	return fitNeighbours(ctx, NameRP3beta, d, opt, grid, func(docs [][]int, p NeighboursPoint) *features.Sparse {
-		x := features.DocTerm(docs, d.V, nil)
-		for u := 0; u < x.R; u++ {
-			_, val := x.Row(u)
-			w := math.Pow(float64(len(val)), -p.Alpha/2)
-			for i := range val {
-				val[i] = w
+		wk := cache.get(docs, p.Alpha, func() walk {
+			x := features.DocTerm(docs, d.V, nil)
+			for u := 0; u < x.R; u++ {
+				_, val := x.Row(u)
+				w := math.Pow(float64(len(val)), -p.Alpha/2)
+				for i := range val {
+					val[i] = w
+				}
 			}
-		}
-		df := make([]float64, d.V)
-		for _, t := range x.Ind {
-			df[t]++
-		}
-		return scaleOffDiagonal(features.GramSparse(x), func(t, j int, s float64) float64 {
-			return math.Pow(df[t], -p.Alpha) * s * math.Pow(df[j], -p.Beta)
+			df := make([]float64, d.V)
+			for _, t := range x.Ind {
+				df[t]++
+			}
+			return walk{features.GramSparse(x), df}
+		})
+		return scaleOffDiagonal(wk.g, func(j, t int, s float64) float64 {
+			return math.Pow(wk.df[t], -p.Alpha) * s * math.Pow(wk.df[j], -p.Beta)
 		})
 	})
 }
 
-// fitNeighbours evaluates every point of grid (sim builds W of a point from
-// documents) on the tuning documents and returns the best, refitted on every
-// training document when the tuning documents were held out of them.
+// docsCache keeps the last value computed for one set of documents and one
+// parameter, so that a grid walking its points in order computes it once.
+type docsCache[T any] struct {
+	docs  [][]int
+	param float64
+	val   T
+	ok    bool
+}
+
+// get returns the cached value for docs (the same slice) and param, or
+// computes it with f and keeps it in place of the last one.
+func (c *docsCache[T]) get(docs [][]int, param float64, f func() T) T {
+	same := c.ok && c.param == param && len(c.docs) == len(docs) && (len(docs) == 0 || &c.docs[0] == &docs[0])
+	if !same {
+		var zero T
+		c.val = zero // the old value may be collected while f runs
+		c.val, c.docs, c.param, c.ok = f(), docs, param, true
+	}
+	return c.val
+}
+
+// fitNeighbours evaluates every point of grid (sim builds Wᵀ of a point from
+// documents: row j holds W[·, j]) on the tuning documents and returns the
+// best, refitted on every training document when the tuning documents were
+// held out of them.
 func fitNeighbours(ctx context.Context, name string, d Data, opt NeighboursOptions, grid []NeighboursPoint,
 	sim func(docs [][]int, p NeighboursPoint) *features.Sparse) (*Neighbours, error) {
 	if err := checkTrain(name, d.Train, d.V); err != nil {
 		return nil, err
 	}
 	fit, tune, heldOut := tuneSplit(d, opt.ValidDocs, opt.Seed)
-	// build keeps, for each target j (a row of fullT = Wᵀ), its K sources.
-	build := func(docs [][]int, p NeighboursPoint, fullT *features.Sparse) *Neighbours {
-		if fullT == nil {
-			fullT = sim(docs, p).Transpose()
-		}
-		w := topK(fullT, p.K).Transpose()
+	// build keeps, for each target j (a row of Wᵀ), its K sources.
+	build := func(p NeighboursPoint, tops *rowRanking) *Neighbours {
+		w := tops.topK(p.K).Transpose()
 		return &Neighbours{simModel: simModel{name: name, w: w}, K: p.K, Shrink: p.Shrink, Alpha: p.Alpha, Beta: p.Beta}
+	}
+	maxK := 0
+	for _, p := range grid {
+		maxK = max(maxK, p.K)
 	}
 	var (
 		best    *Neighbours
 		bestMAP float64
-		fullT   *features.Sparse // Wᵀ of the current setting but K
+		tops    *rowRanking // Wᵀ of the current setting but K, its rows ranked
 		last    NeighboursPoint
 	)
 	for i, p := range grid {
-		// Points differ in K last: W is built once per setting of the others.
-		if fullT == nil || p.Shrink != last.Shrink || p.Alpha != last.Alpha || p.Beta != last.Beta {
-			fullT = sim(fit, p).Transpose()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		// Points differ in K last: W is built and its rows ranked once per
+		// setting of the others.
+		if tops == nil || p.Shrink != last.Shrink || p.Alpha != last.Alpha || p.Beta != last.Beta {
+			tops = nil
+			tops = rankRows(sim(fit, p), maxK)
 		}
 		last = p
-		m := build(fit, p, fullT)
+		m := build(p, tops)
 		mp, err := tuneMAP(ctx, m, tune, opt.Seed)
 		if err != nil {
 			return nil, fmt.Errorf("baselines: %s: tuning: %w", name, err)
@@ -178,7 +220,7 @@ func fitNeighbours(ctx context.Context, name string, d Data, opt NeighboursOptio
 	}
 	if heldOut {
 		p := NeighboursPoint{K: best.K, Shrink: best.Shrink, Alpha: best.Alpha, Beta: best.Beta}
-		best = build(d.Train, p, nil)
+		best = build(p, rankRows(sim(d.Train, p), p.K))
 	}
 	best.ValidMAP, best.HeldOut, best.Grid = bestMAP, heldOut, grid
 	return best, nil

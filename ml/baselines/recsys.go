@@ -204,30 +204,74 @@ func (m *simModel) ListTo(dst []float64, _, queries []int, _ *rand.Rand) {
 // smaller column), dropping the rest and every entry that is not positive; k
 // ≤ 0 keeps every positive entry. Columns stay sorted.
 func topK(w *features.Sparse, k int) *features.Sparse {
-	out := &features.Sparse{R: w.R, C: w.C, Ptr: make([]int, w.R+1)}
-	var order []int
+	return rankRows(w, k).topK(k)
+}
+
+// rowRanking holds, for every row of a sparse matrix, the positions of its
+// positive entries by decreasing value, ties to the smaller column, the first
+// kmax of them: the top k of a row for any k ≤ kmax is a prefix, so a grid of
+// neighbourhood sizes sorts each row once.
+type rowRanking struct {
+	w    *features.Sparse
+	kmax int
+	npos []int   // positive entries of each row
+	ptr  []int   // row i's ranked positions are pos[ptr[i]:ptr[i+1]]
+	pos  []int32 // positions within the row
+}
+
+// rankRows ranks the rows of w for the top kmax entries; kmax ≤ 0 ranks
+// nothing (topK(k) then takes k ≤ 0 only: every positive entry).
+func rankRows(w *features.Sparse, kmax int) *rowRanking {
+	r := &rowRanking{w: w, kmax: kmax, npos: make([]int, w.R), ptr: make([]int, w.R+1)}
+	var order []int32
 	for i := 0; i < w.R; i++ {
 		ind, val := w.Row(i)
 		order = order[:0]
 		for p := range ind {
 			if val[p] > 0 {
-				order = append(order, p)
+				order = append(order, int32(p))
 			}
 		}
-		if k > 0 && len(order) > k {
-			// Partial order by decreasing value, then increasing column.
-			slices.SortFunc(order, func(a, b int) int {
+		r.npos[i] = len(order)
+		if kmax > 0 {
+			slices.SortFunc(order, func(a, b int32) int {
 				if c := cmp.Compare(val[b], val[a]); c != 0 {
 					return c
 				}
-				return a - b
+				return int(a - b)
 			})
-			order = order[:k]
-			slices.Sort(order)
+			r.pos = append(r.pos, order[:min(kmax, len(order))]...)
 		}
-		for _, p := range order {
-			out.Ind = append(out.Ind, ind[p])
-			out.Val = append(out.Val, val[p])
+		r.ptr[i+1] = len(r.pos)
+	}
+	return r
+}
+
+// topK is topK(w, k) of the ranked matrix. It panics if k > 0 exceeds the
+// ranked kmax.
+func (r *rowRanking) topK(k int) *features.Sparse {
+	if k > 0 && (r.kmax <= 0 || k > r.kmax) {
+		panic(fmt.Sprintf("baselines: top %d of rows ranked for %d", k, r.kmax))
+	}
+	w := r.w
+	out := &features.Sparse{R: w.R, C: w.C, Ptr: make([]int, w.R+1)}
+	var keep []int32
+	for i := 0; i < w.R; i++ {
+		ind, val := w.Row(i)
+		if k <= 0 || r.npos[i] <= k {
+			for p, j := range ind {
+				if val[p] > 0 {
+					out.Ind = append(out.Ind, j)
+					out.Val = append(out.Val, val[p])
+				}
+			}
+		} else {
+			keep = append(keep[:0], r.pos[r.ptr[i]:r.ptr[i]+k]...)
+			slices.Sort(keep)
+			for _, p := range keep {
+				out.Ind = append(out.Ind, ind[p])
+				out.Val = append(out.Val, val[p])
+			}
 		}
 		out.Ptr[i+1] = len(out.Ind)
 	}
