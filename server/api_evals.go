@@ -32,7 +32,7 @@ type evalRequest struct {
 	Setting   string   `json:"setting,omitempty"` // within-corpus (default), cross-corpora, incomplete-context, oov
 	Missing   string   `json:"missing,omitempty"` // band "10", "10-30" or "30-50" for incomplete-context
 	Trials    int      `json:"trials,omitempty"`  // default 3
-	Sample    int      `json:"sample,omitempty"`  // documents sampled in each trial; 0 (the default): all
+	Sample    int      `json:"sample,omitempty"`  // documents sampled in each trial; 0 (the default): a sample only above app.DefaultRankBudget; -1: all
 	// SeedTrials says the models are one training run with several seeds:
 	// trial i uses model i, so the report has one "ce" and one "siamese-ce"
 	// row with error bars over the seeds (as taglens eval with one model per

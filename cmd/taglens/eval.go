@@ -114,7 +114,7 @@ func parseEvalFlags(args []string, stderr io.Writer) (*evalConfig, error) {
 		bl       = fs.String("baselines", "", "comma-separated baselines to train and evaluate ("+strings.Join(baselineOrder, ",")+") or all")
 		missing  = fs.String("missing", "", "incomplete local context band in percent: 10, 10-30 or 30-50")
 		trials   = fs.Int("trials", 3, "number of trials (seeds --seed, --seed+1, ...)")
-		sample   = fs.Int("sample", 0, "evaluate a random sample of at most N of the documents in each trial (trial t's drawn with seed --seed+t; the report says so); 0: all of them")
+		sample   = fs.Int("sample", 0, fmt.Sprintf("evaluate a random sample of at most N of the documents in each trial (trial t's drawn with seed --seed+t; the report says so); 0: such a sample only where documents × vocabulary terms exceed %.0e (N = %.0e / terms); %d: all of them", float64(app.DefaultRankBudget), float64(app.DefaultRankBudget), app.AllDocs))
 		cross    = fs.String("cross", "", "evaluate another corpus (cross-corpora with --subset all, real OOV with --subset oov)")
 		variants = fs.String("variants", "", "model variants to evaluate (default ce,siamese-ce; for oov ce-feature,siamese-ce-feature,ce-avg,siamese-ce-avg; none for baselines only)")
 		seed     = fs.Uint64("seed", 1, "seed of the first trial")

@@ -57,7 +57,7 @@ type EvalInput struct {
 	MaxModels, MaxTrials int
 	// Sample, when positive, evaluates a seeded random sample of at most this
 	// many of the evaluated documents in each trial (Evaluation.Sample); 0
-	// evaluates them all.
+	// samples only above DefaultRankBudget, AllDocs evaluates them all.
 	Sample int
 }
 
@@ -71,7 +71,7 @@ type EvalSpec struct {
 	Trials    int
 	Baselines []string     // in report order, without repeats
 	Variants  []ce.Variant // in report order (compare.VariantEntries)
-	Sample    int          // documents sampled in each trial; 0: all
+	Sample    int          // documents sampled in each trial; 0: by DefaultRankBudget, AllDocs: all
 	lenient   bool
 }
 
@@ -131,8 +131,8 @@ func (in EvalInput) Normalize() (*EvalSpec, error) {
 	if s.Trials, err = in.trials(); err != nil {
 		return nil, err
 	}
-	if in.Sample < 0 {
-		return bad("sample", "must be a number of documents, or 0 for all of them, got %d", in.Sample)
+	if in.Sample < AllDocs {
+		return bad("sample", "must be a number of documents, 0 for the default (a sample only above %.0e documents × vocabulary terms) or %d for all of them, got %d", float64(DefaultRankBudget), AllDocs, in.Sample)
 	}
 	s.Sample = in.Sample
 	if s.Baselines, err = chooseBaselines(in.Baselines); err != nil {

@@ -91,7 +91,7 @@ func TestEvalInputRefused(t *testing.T) {
 		{"incomplete-context without a band", EvalInput{Models: 1, Setting: "incomplete-context"}, "missing", "needs a band such as 10-30"},
 		{"seed trials of one model", EvalInput{Models: 1, SeedTrials: true}, "seed_trials", "seed_trials: choose at least two models (one per seed)"},
 		{"seed trials: other than one per model", EvalInput{Models: 2, SeedTrials: true, Trials: intp(3)}, "trials", "trials must be 2, the number of models"},
-		{"a negative sample", EvalInput{Models: 1, Sample: -1}, "sample", "sample must be a number of documents, or 0 for all of them, got -1"},
+		{"a sample below -1", EvalInput{Models: 1, Sample: -2}, "sample", "sample must be a number of documents, 0 for the default (a sample only above 3e+08 documents × vocabulary terms) or -1 for all of them, got -2"},
 		{"zero trials", EvalInput{Models: 1, Trials: intp(0)}, "trials", "trials must be at least 1 (omit it for the default, 3), got 0"},
 		{"zero trials on the web", web(EvalInput{Models: 1, Trials: intp(0)}), "trials", "trials must be in 1..10 (omit it for the default, 3), got 0"},
 		{"too many trials", web(EvalInput{Models: 1, Trials: intp(11)}), "trials", "trials must be in 1..10"},

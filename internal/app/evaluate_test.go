@@ -117,6 +117,30 @@ func TestSampleOf(t *testing.T) {
 	}
 }
 
+// TestSampleSize checks the sample a trial draws: the one asked for, none
+// for AllDocs, and by default ⌊DefaultRankBudget/V⌋ documents only where the
+// documents times the vocabulary exceed the budget.
+func TestSampleSize(t *testing.T) {
+	for _, tc := range []struct {
+		sample, docs, v, want int
+		auto                  bool
+	}{
+		{5, 3, 10, 5, false},
+		{AllDocs, 1 << 30, 1 << 20, 0, false},
+		{0, DefaultRankBudget / 1000, 1000, 0, false},
+		{0, DefaultRankBudget/1000 + 1, 1000, DefaultRankBudget / 1000, true},
+		{0, 125811, 31034, DefaultRankBudget / 31034, true},
+		{0, 16263, 6700, 0, false},
+		{0, 10, 2 * DefaultRankBudget, 1, true},
+	} {
+		ev := &Evaluation{Sample: tc.sample}
+		if k, auto := ev.sampleSize(tc.docs, tc.v); k != tc.want || auto != tc.auto {
+			t.Errorf("sample %d of %d documents over %d terms: %d (auto %v), want %d (auto %v)",
+				tc.sample, tc.docs, tc.v, k, auto, tc.want, tc.auto)
+		}
+	}
+}
+
 // TestEvaluateOwnScoreNote checks that an extended evaluation with the
 // recommender baselines that rank by their own score says so in its notes,
 // and that they are tuned on the split's validation documents.

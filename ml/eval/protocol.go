@@ -92,9 +92,16 @@ type Result struct {
 	// PAtK[K-1] = P@K(X) of Eq. 10; PAtK[1] is the P@2 used for early stopping
 	// and tuning.
 	PAtK [MaxK]float64
-	MAP  float64               // Eq. 11
-	PR   [RecallLevels]float64 // Precision(ℓ|X) of Eq. 12, interpolated (see Scores.PR)
-	AUC  float64               // area under PR, trapezoid rule
+	MAP  float64 // Eq. 11
+	// MAPDocSE is MAP's standard error over the evaluated documents, each
+	// document's lists taken together (MAP is a ratio of sums: the
+	// linearized estimate √(n/(n−1)·Σ_δ (ΣAP_δ − MAP·|lists_δ|)²) / Σ|lists_δ|,
+	// which is the sample standard deviation of AP over √n when every
+	// document has one list, as in the extended protocol): how much MAP
+	// would move with another sample of documents. 0 below two documents.
+	MAPDocSE float64
+	PR       [RecallLevels]float64 // Precision(ℓ|X) of Eq. 12, interpolated (see Scores.PR)
+	AUC      float64               // area under PR, trapezoid rule
 	// Queries is |X|, the number of ranked lists scored: queries in the priming
 	// protocol, documents in the extended protocol.
 	Queries int
@@ -155,6 +162,17 @@ func reduce(accs []docAcc) *Result {
 			r.PR[l] = sum.PR[l] / q
 		}
 		r.AUC = AUC(&r.PR)
+		if r.Docs > 1 {
+			var ss float64
+			for i := range accs {
+				if a := &accs[i]; !a.skipped {
+					e := a.sum.AP - r.MAP*float64(a.n)
+					ss += e * e
+				}
+			}
+			n := float64(r.Docs)
+			r.MAPDocSE = math.Sqrt(ss*n/(n-1)) / q
+		}
 	}
 	return &r
 }

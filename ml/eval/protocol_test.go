@@ -520,3 +520,39 @@ func TestEvaluateRowModel(t *testing.T) {
 		}
 	}
 }
+
+// TestMAPDocSE checks MAP's standard error over documents: with one list per
+// document it is the sample standard deviation of AP over √n; with several,
+// the linearized error of the ratio of sums; a skipped document does not
+// count, and a single document has none.
+func TestMAPDocSE(t *testing.T) {
+	one := func(aps ...float64) []docAcc {
+		accs := make([]docAcc, len(aps))
+		for i, ap := range aps {
+			accs[i].add(&Scores{AP: ap})
+		}
+		return accs
+	}
+	aps := []float64{0.1, 0.5, 0.9, 0.3}
+	mean, sd := 0.45, 0.0
+	for _, x := range aps {
+		sd += (x - mean) * (x - mean)
+	}
+	sd = math.Sqrt(sd / 3)
+	r := reduce(append(one(aps...), docAcc{skipped: true}))
+	if math.Abs(r.MAP-mean) > 1e-15 || math.Abs(r.MAPDocSE-sd/2) > 1e-15 {
+		t.Errorf("one list a document: MAP %v ± %v, want %v ± %v", r.MAP, r.MAPDocSE, mean, sd/2)
+	}
+	// Two documents with 1 and 3 lists: MAP = (0.2 + 1.8)/4 = 0.5; the
+	// residuals 0.2 − 0.5 and 1.8 − 1.5 give √(2·(0.09+0.09))/4.
+	accs := one(0.2, 0.6)
+	accs[1].add(&Scores{AP: 0.6})
+	accs[1].add(&Scores{AP: 0.6})
+	r = reduce(accs)
+	if want := math.Sqrt(2*0.18) / 4; math.Abs(r.MAP-0.5) > 1e-15 || math.Abs(r.MAPDocSE-want) > 1e-15 {
+		t.Errorf("clustered lists: MAP %v ± %v, want 0.5 ± %v", r.MAP, r.MAPDocSE, want)
+	}
+	if r := reduce(one(0.7)); r.MAPDocSE != 0 {
+		t.Errorf("one document: MAPDocSE %v, want 0", r.MAPDocSE)
+	}
+}

@@ -74,6 +74,9 @@ type TrialFigures struct {
 	PR      []float64 `json:"pr"`
 	AUC     float64   `json:"auc"`
 	Queries int       `json:"queries"`
+	// MAPDocSE is Result.MAPDocSE: MAP's standard error over the trial's
+	// documents (with a sample of them, the sample's own error).
+	MAPDocSE float64 `json:"map_doc_se,omitempty"`
 }
 
 // PValue is Student's two-sample t-test (StudentTTest) between the per-trial values
@@ -123,7 +126,7 @@ func Summarize(name string, trials []*Result, seeds []uint64) ModelReport {
 	for i, t := range trials {
 		r.PerTrial[i] = TrialFigures{
 			Seed: seeds[i], PAtK: append([]float64(nil), t.PAtK[:]...), MAP: t.MAP,
-			PR: append([]float64(nil), t.PR[:]...), AUC: t.AUC, Queries: t.Queries,
+			PR: append([]float64(nil), t.PR[:]...), AUC: t.AUC, Queries: t.Queries, MAPDocSE: t.MAPDocSE,
 		}
 	}
 	return r

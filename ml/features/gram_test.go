@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"slices"
 	"testing"
+
+	"gonum.org/v1/gonum/mat"
 )
 
 // serialGram is the one-pass serial AᵀA that gramSparse computed before it
@@ -65,6 +67,45 @@ func TestGramSparseBits(t *testing.T) {
 			got := GramSparse(a)
 			if !slices.Equal(got.Ptr, want.Ptr) || !slices.Equal(got.Ind, want.Ind) || !slices.Equal(got.Val, want.Val) {
 				t.Errorf("input %d, GOMAXPROCS %d: AᵀA differs from the serial loop's", k, procs)
+			}
+		}
+	}
+}
+
+// TestGramOperatorBlocks checks that Gram.MulTo by blocks of rows gives the
+// bits of Aᵀ(A·x) computed in one piece, for blocks that divide the rows
+// and blocks that do not, and above the size where the products run on
+// several goroutines.
+func TestGramOperatorBlocks(t *testing.T) {
+	defer func(n int) { gramBlockElems = n }(gramBlockElems)
+	rng := rand.New(rand.NewPCG(7, 3))
+	for _, tc := range []struct{ r, c, k, density int }{{300, 40, 7, 5}, {3000, 600, 30, 20}} {
+		a := &Sparse{R: tc.r, C: tc.c, Ptr: make([]int, tc.r+1)}
+		for i := 0; i < tc.r; i++ {
+			for j := 0; j < tc.c; j++ {
+				if rng.IntN(100) < tc.density {
+					a.Ind = append(a.Ind, j)
+					a.Val = append(a.Val, rng.NormFloat64())
+				}
+			}
+			a.Ptr[i+1] = len(a.Ind)
+		}
+		x := mat.NewDense(tc.c, tc.k, nil)
+		for i := 0; i < tc.c; i++ {
+			for j := 0; j < tc.k; j++ {
+				x.Set(i, j, rng.NormFloat64())
+			}
+		}
+		tmp, want := mat.NewDense(tc.r, tc.k, nil), mat.NewDense(tc.c, tc.k, nil)
+		a.MulTo(tmp, false, x)
+		a.MulTo(want, true, tmp)
+		for _, rows := range []int{tc.r, 13, 100, 1} {
+			gramBlockElems = rows * tc.k
+			got := mat.NewDense(tc.c, tc.k, nil)
+			got.Set(0, 0, 1) // MulTo overwrites dst
+			Gram{A: a}.MulTo(got, false, x)
+			if !slices.Equal(got.RawMatrix().Data, want.RawMatrix().Data) {
+				t.Errorf("%d×%d, k %d, blocks of %d rows: not the bits of one piece", tc.r, tc.c, tc.k, rows)
 			}
 		}
 	}

@@ -66,8 +66,16 @@ func (m *Sparse) MulTo(dst *mat.Dense, trans bool, x *mat.Dense) {
 		panic(fmt.Sprintf("features: Sparse.MulTo shape mismatch: A %d×%d trans=%v, x %d×%d, dst %d×%d", m.R, m.C, trans, xr, k, dr, dc))
 	}
 	dst.Zero()
+	m.mulAdd(dst, trans, x)
+}
+
+// mulAdd adds m·x (trans: mᵀ·x) to dst, whose shape MulTo checked. Each
+// element of dst receives its terms in the order of m's rows, whichever
+// goroutine computes it.
+func (m *Sparse) mulAdd(dst *mat.Dense, trans bool, x *mat.Dense) {
+	_, k := x.Dims()
 	parts := 1
-	if len(m.Ind)*k >= parallelMulAbove {
+	if (m.Ptr[m.R]-m.Ptr[0])*k >= parallelMulAbove {
 		parts = runtime.GOMAXPROCS(0)
 		if trans {
 			parts = min(parts, k)
@@ -331,17 +339,38 @@ type Gram struct {
 // Dims returns c×c.
 func (g Gram) Dims() (r, c int) { return g.A.C, g.A.C }
 
-// MulTo implements Operator (AᵀA is symmetric, so trans is irrelevant).
+// MulTo implements Operator (AᵀA is symmetric, so trans is irrelevant). It
+// takes A's rows by blocks of at most gramBlockElems/k, dst += A_bᵀ(A_b·x),
+// so that the intermediate A·x is never whole (pubmed-genes' 503,172
+// documents × 210 columns: 845 MB for each fit of InfoTheo's grid, two at a
+// time); the blocks are added in row order, so every element of dst sums the
+// same terms in the same order as Aᵀ(A·x) in one piece: the same bits.
 func (g Gram) MulTo(dst *mat.Dense, _ bool, x *mat.Dense) {
-	_, k := x.Dims()
-	tmp := mat.NewDense(max(g.A.R, 1), k, nil)
-	if g.A.R == 0 {
-		dst.Zero()
+	r, c := g.A.Dims()
+	xr, k := x.Dims()
+	dr, dc := dst.Dims()
+	if xr != c || dr != c || dc != k {
+		panic(fmt.Sprintf("features: Gram.MulTo shape mismatch: A %d×%d, x %d×%d, dst %d×%d", r, c, xr, k, dr, dc))
+	}
+	dst.Zero()
+	if r == 0 {
 		return
 	}
-	g.A.MulTo(tmp, false, x)
-	g.A.MulTo(dst, true, tmp)
+	rows := min(r, max(1, gramBlockElems/max(k, 1)))
+	tmp := mat.NewDense(rows, k, nil)
+	for r0 := 0; r0 < r; r0 += rows {
+		r1 := min(r0+rows, r)
+		blk := &Sparse{R: r1 - r0, C: c, Ptr: g.A.Ptr[r0 : r1+1], Ind: g.A.Ind, Val: g.A.Val}
+		t := tmp.Slice(0, r1-r0, 0, k).(*mat.Dense)
+		t.Zero()
+		blk.mulAdd(t, false, x)
+		blk.mulAdd(dst, true, t)
+	}
 }
+
+// gramBlockElems is the size of Gram.MulTo's intermediate block, in float64
+// elements (16 MiB); a variable for the tests.
+var gramBlockElems = 1 << 21
 
 // Centered is the column-centred operator X = A − 1·μᵀ, where μ_j is the mean of
 // column j of A over its r rows (rows = observations). PCA of the rows of A is
