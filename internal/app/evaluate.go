@@ -166,7 +166,7 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 	sampleNote := func(k int, auto bool) {
 		why := ""
 		if auto {
-			why = fmt.Sprintf(" (by default above %.0e documents × vocabulary terms a trial: %d terms; --sample -1 evaluates them all)", float64(DefaultRankBudget), vocab.Len())
+			why = fmt.Sprintf(" (by default above %.0e documents × vocabulary terms a trial: %d terms; a sample of -1 evaluates them all)", float64(DefaultRankBudget), vocab.Len())
 		}
 		note(fmt.Sprintf("each trial evaluates a random sample of at most %d of the evaluated documents%s (trial t's drawn with seed %d+t): the standard errors over the trials include the sample's variation, and each trial's map_doc_se is its MAP's standard error over its sampled documents", k, why, ev.Seed))
 	}

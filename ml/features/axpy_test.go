@@ -1,6 +1,7 @@
 package features
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -8,13 +9,20 @@ import (
 	"gonum.org/v1/gonum/mat"
 )
 
-// TestKernelAxpyRound compares the kernel with the Go loop bit for bit, for every
-// length to 40 and values over many magnitudes (a fused multiply-add would
-// differ in the last bit of many sums).
+// TestKernelAxpyRound compares each kernel the processor runs with the Go
+// loop bit for bit, for every length to 40 and values over many magnitudes (a
+// fused multiply-add would differ in the last bit of many sums).
 func TestKernelAxpyRound(t *testing.T) {
-	if !useAxpy {
-		t.Skip("no AVX-512 kernel")
+	kernels := axpyKernels()
+	if len(kernels) == 0 {
+		t.Skip("no assembly kernel")
 	}
+	for name, axpy := range kernels {
+		t.Run(name, func(t *testing.T) { testAxpyRound(t, axpy) })
+	}
+}
+
+func testAxpyRound(t *testing.T, axpyRound func(y, x []float64, a float64)) {
 	rng := rand.New(rand.NewPCG(3, 4))
 	val := func() float64 { return rng.NormFloat64() * math.Exp(4*rng.NormFloat64()) }
 	for n := 0; n <= 40; n++ {
@@ -45,7 +53,7 @@ func TestKernelAxpyRound(t *testing.T) {
 // with and without the kernel.
 func TestKernelSparseMul(t *testing.T) {
 	if !useAxpy {
-		t.Skip("no AVX-512 kernel")
+		t.Skip("no assembly kernel")
 	}
 	rng := rand.New(rand.NewPCG(5, 6))
 	const r, c, k = 60, 45, 37
@@ -79,6 +87,38 @@ func TestKernelSparseMul(t *testing.T) {
 			if math.Float64bits(g[i]) != math.Float64bits(w[i]) {
 				t.Fatalf("trans=%v: element %d is %v, Go loop %v", trans, i, g[i], w[i])
 			}
+		}
+	}
+}
+
+// BenchmarkSparseMulTo times the sparse products of the randomized PCAs (A·x
+// and Aᵀ·x, a 20,000 × 20,000 matrix with 2 million non-zeros times 210
+// columns) with the processor's kernel and with the Go loop.
+func BenchmarkSparseMulTo(b *testing.B) {
+	rng := rand.New(rand.NewPCG(8, 9))
+	const n, nnz, k = 20000, 2000000, 210
+	a := &Sparse{R: n, C: n, Ptr: make([]int, n+1)}
+	for i := 0; i < n; i++ {
+		for j := 0; j < n; j += 1 + rng.IntN(2*n/(nnz/n)) {
+			a.Ind = append(a.Ind, j)
+			a.Val = append(a.Val, rng.NormFloat64())
+		}
+		a.Ptr[i+1] = len(a.Ind)
+	}
+	x, dst := normalDense(rng, n, k), mat.NewDense(n, k, nil)
+	defer func(on bool) { useAxpy = on }(useAxpy)
+	for _, kernel := range []bool{true, false} {
+		if kernel && !useAxpy {
+			continue
+		}
+		name := map[bool]string{true: "kernel", false: "go"}[kernel]
+		for _, trans := range []bool{false, true} {
+			b.Run(fmt.Sprintf("%s/trans=%v", name, trans), func(b *testing.B) {
+				useAxpy = kernel
+				for range b.N {
+					a.MulTo(dst, trans, x)
+				}
+			})
 		}
 	}
 }
