@@ -19,3 +19,11 @@ var useGloveAVX512 = cpu.X86.HasAVX512F
 
 //go:noescape
 func gloveStepAVX512(ri, rj *float64, d int, gb, rate float64)
+
+// useGloveAVX2 reports whether gloveStep runs its coordinates four at a
+// time in gloveStepAVX2 where the AVX-512 loop does not run (the same bits
+// as its Go loop). Tests switch it off.
+var useGloveAVX2 = cpu.X86.HasAVX2
+
+//go:noescape
+func gloveStepAVX2(ri, rj *float64, d int, gb, rate float64)

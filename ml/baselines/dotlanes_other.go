@@ -16,3 +16,10 @@ var useGloveAVX512 = false
 func gloveStepAVX512(ri, rj *float64, d int, gb, rate float64) {
 	panic("baselines: gloveStepAVX512 without assembly")
 }
+
+// useGloveAVX2 is false: gloveStep runs its Go loop.
+var useGloveAVX2 = false
+
+func gloveStepAVX2(ri, rj *float64, d int, gb, rate float64) {
+	panic("baselines: gloveStepAVX2 without assembly")
+}

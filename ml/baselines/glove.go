@@ -142,14 +142,19 @@ func gloveGrad(wi, wj []float64, bi, bj, logX, weight float64, gwi, gwj []float6
 // the step, fused into one pass over the coordinates: ri holds w_i (d values)
 // then its AdaGrad sums, rj the same for w̃_j. The results are bit for bit
 // those of gloveGrad's gwi and gwj followed by adagrad on each (the AVX-512
-// loop, eight coordinates at a time, rounds every operation on its own).
+// loop, eight coordinates at a time, and the AVX2 loop, four, round every
+// operation on its own).
 func gloveStep(ri, rj []float64, d int, g, rate float64) {
 	wi, si := ri[:d], ri[d:2*d]
 	wj, sj := rj[:d], rj[d:2*d]
 	k := 0
-	if useGloveAVX512 && d >= 8 {
+	switch {
+	case useGloveAVX512 && d >= 8:
 		gloveStepAVX512(&ri[0], &rj[0], d, g, rate)
 		k = d &^ 7
+	case useGloveAVX2 && d >= 4:
+		gloveStepAVX2(&ri[0], &rj[0], d, g, rate)
+		k = d &^ 3
 	}
 	for ; k < d; k++ {
 		gi, gj := g*wj[k], g*wi[k]

@@ -240,15 +240,24 @@ func TestGloVeGridAnyProcs(t *testing.T) {
 	}
 }
 
-// TestKernelGloVeStepBits checks that gloveStep, with the AVX-512 loop and without,
-// gives the bits of gloveGrad's gradients followed by adagrad on w_i and on
-// w̃_j, for dimensions with and without a remainder of eight.
+// TestKernelGloVeStepBits checks that gloveStep, with the AVX-512 loop, the
+// AVX2 loop and the Go loop alone, gives the bits of gloveGrad's gradients
+// followed by adagrad on w_i and on w̃_j, for dimensions with and without a
+// remainder of eight and of four.
 func TestKernelGloVeStepBits(t *testing.T) {
 	rng := rand.New(rand.NewPCG(4, 4))
-	defer func(u bool) { useGloveAVX512 = u }(useGloveAVX512)
-	for _, asm := range []bool{false, useGloveAVX512} {
-		useGloveAVX512 = asm
-		for _, d := range []int{1, 7, 8, 13, 50, 200} {
+	defer func(u, v bool) { useGloveAVX512, useGloveAVX2 = u, v }(useGloveAVX512, useGloveAVX2)
+	type kernel struct{ avx512, avx2 bool }
+	kernels := []kernel{{false, false}}
+	if useGloveAVX512 {
+		kernels = append(kernels, kernel{true, false})
+	}
+	if useGloveAVX2 {
+		kernels = append(kernels, kernel{false, true})
+	}
+	for _, asm := range kernels {
+		useGloveAVX512, useGloveAVX2 = asm.avx512, asm.avx2
+		for _, d := range []int{1, 3, 4, 7, 8, 13, 50, 200} {
 			for trial := 0; trial < 20; trial++ {
 				row := func() []float64 {
 					r := make([]float64, 2*d)
@@ -271,7 +280,7 @@ func TestKernelGloVeStepBits(t *testing.T) {
 				gloveStep(ri, rj, d, g, DefaultGloVeRate)
 				for k := range ri {
 					if math.Float64bits(ri[k]) != math.Float64bits(wantI[k]) || math.Float64bits(rj[k]) != math.Float64bits(wantJ[k]) {
-						t.Fatalf("asm %v, d %d, trial %d, entry %d: %v %v, want %v %v", asm, d, trial, k, ri[k], rj[k], wantI[k], wantJ[k])
+						t.Fatalf("asm %+v, d %d, trial %d, entry %d: %v %v, want %v %v", asm, d, trial, k, ri[k], rj[k], wantI[k], wantJ[k])
 					}
 				}
 			}

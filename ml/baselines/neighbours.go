@@ -101,9 +101,11 @@ func FitItemKNN(ctx context.Context, d Data, opt NeighboursOptions) (*Neighbours
 	var cache docsCache[*features.Sparse]
 	return fitNeighbours(ctx, NameItemKNN, d, opt, grid, func(docs [][]int, p NeighboursPoint) *features.Sparse {
 		c := cache.get(docs, 0, func() *features.Sparse { return features.Cooccurrence(docs, d.V, nil) })
+		// df_t^a and df_j^(1−a) once per term, not per pair (the same values).
 		df := diagonal(c)
+		src, dst := powers(df, p.Alpha), powers(df, 1-p.Alpha)
 		return scaleOffDiagonal(c, func(j, t int, x float64) float64 {
-			return x / (math.Pow(df[t], p.Alpha)*math.Pow(df[j], 1-p.Alpha) + p.Shrink)
+			return x / (src[t]*dst[j] + p.Shrink)
 		})
 	})
 }
@@ -142,8 +144,9 @@ func FitRP3beta(ctx context.Context, d Data, opt NeighboursOptions) (*Neighbours
 			}
 			return walk{features.GramSparse(x), df}
 		})
+		src, dst := powers(wk.df, -p.Alpha), powers(wk.df, -p.Beta)
 		return scaleOffDiagonal(wk.g, func(j, t int, s float64) float64 {
-			return math.Pow(wk.df[t], -p.Alpha) * s * math.Pow(wk.df[j], -p.Beta)
+			return src[t] * s * dst[j]
 		})
 	})
 }
@@ -224,6 +227,15 @@ func fitNeighbours(ctx context.Context, name string, d Data, opt NeighboursOptio
 	}
 	best.ValidMAP, best.HeldOut, best.Grid = bestMAP, heldOut, grid
 	return best, nil
+}
+
+// powers returns x[i]^e for every i.
+func powers(x []float64, e float64) []float64 {
+	out := make([]float64, len(x))
+	for i, v := range x {
+		out[i] = math.Pow(v, e)
+	}
+	return out
 }
 
 // diagonal returns the diagonal of the square sparse matrix c.

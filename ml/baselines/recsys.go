@@ -35,9 +35,10 @@ type Data struct {
 	Shared *Shared
 }
 
-// Shared holds fits that several baselines of one trial compute alike. A
-// comparison makes one per trial and drops it with the trial; the zero value is
-// ready to use and safe for concurrent use.
+// Shared holds fits that several baselines of one trial compute alike (and
+// any other value of the trial computed once for several of its entries,
+// see Do). A comparison makes one per trial and drops it with the trial; the
+// zero value is ready to use and safe for concurrent use.
 type Shared struct {
 	mu      sync.Mutex
 	flights map[string]*sharedFit
@@ -51,9 +52,10 @@ type sharedFit struct {
 	err  error
 }
 
-// do returns the value of the fit named key, computing it with fit on the
-// first call (the others wait for it). A nil Shared computes every time.
-func (s *Shared) do(key string, fit func() (any, error)) (any, error) {
+// Do returns the value named key, computing it with fit on the first call
+// (the others wait for it and read the same value and error). A nil Shared
+// computes every time.
+func (s *Shared) Do(key string, fit func() (any, error)) (any, error) {
 	if s == nil {
 		return fit()
 	}
@@ -234,17 +236,66 @@ func rankRows(w *features.Sparse, kmax int) *rowRanking {
 		}
 		r.npos[i] = len(order)
 		if kmax > 0 {
-			slices.SortFunc(order, func(a, b int32) int {
+			before := func(a, b int32) int {
 				if c := cmp.Compare(val[b], val[a]); c != 0 {
 					return c
 				}
 				return int(a - b)
-			})
-			r.pos = append(r.pos, order[:min(kmax, len(order))]...)
+			}
+			// The order is total, so selecting the first kmax and sorting
+			// them gives the prefix of the whole row sorted.
+			selectFirst(order, kmax, before)
+			top := order[:min(kmax, len(order))]
+			slices.SortFunc(top, before)
+			r.pos = append(r.pos, top...)
 		}
 		r.ptr[i+1] = len(r.pos)
 	}
 	return r
+}
+
+// selectFirst reorders xs so that its first k elements are the k smallest
+// by cmp (a total order), in no particular order: Hoare's selection with the
+// median of three as pivot, deterministic.
+func selectFirst(xs []int32, k int, cmp func(a, b int32) int) {
+	lo, hi := 0, len(xs)-1
+	for lo < hi && k > lo && k <= hi {
+		mid := lo + (hi-lo)/2
+		// Median of three at mid.
+		if cmp(xs[mid], xs[lo]) < 0 {
+			xs[mid], xs[lo] = xs[lo], xs[mid]
+		}
+		if cmp(xs[hi], xs[lo]) < 0 {
+			xs[hi], xs[lo] = xs[lo], xs[hi]
+		}
+		if cmp(xs[hi], xs[mid]) < 0 {
+			xs[hi], xs[mid] = xs[mid], xs[hi]
+		}
+		pivot := xs[mid]
+		i, j := lo, hi
+		for i <= j {
+			for cmp(xs[i], pivot) < 0 {
+				i++
+			}
+			for cmp(pivot, xs[j]) < 0 {
+				j--
+			}
+			if i <= j {
+				xs[i], xs[j] = xs[j], xs[i]
+				i++
+				j--
+			}
+		}
+		// xs[lo..j] ≤ pivot ≤ xs[i..hi]; the k-th boundary lies in one side.
+		switch {
+		case k <= j+1:
+			hi = j
+		case k >= i:
+			lo = i
+		default:
+			return
+		}
+	}
 }
 
 // topK is topK(w, k) of the ranked matrix. It panics if k > 0 exceeds the

@@ -150,7 +150,7 @@ func Train(ctx context.Context, name string, d Data, set Settings, seed uint64, 
 			return &easePair{m: [2]eval.Model{m, s}}, err
 		}
 		var pair any
-		if pair, err = d.Shared.do(fmt.Sprintf("ease/%d", seed), fit); err == nil {
+		if pair, err = d.Shared.Do(fmt.Sprintf("ease/%d", seed), fit); err == nil {
 			k := slices.Index([]string{NameEASE, NameEASEScore}, name)
 			if bm = pair.(*easePair).take(k); bm == nil { // taken before: fit again
 				if pair, err = fit(); err == nil {

@@ -16,6 +16,7 @@ import (
 	"gonum.org/v1/gonum/mat"
 
 	"github.com/taglens/taglens/ml/corpus"
+	"github.com/taglens/taglens/ml/eval"
 	"github.com/taglens/taglens/ml/nn"
 )
 
@@ -346,4 +347,32 @@ func roundTrip(t *testing.T, m *Model) *Model {
 		t.Fatal(err)
 	}
 	return m2
+}
+
+// TestResultKeySiameseAsCE checks the result keys: CE and Siamese-CE differ
+// while their networks differ, and are one once Siamese-CE holds CE's
+// parameters (keepCE), so a comparison ranks once for both.
+func TestResultKeySiameseAsCE(t *testing.T) {
+	_, m := trainSmall(t)
+	key := func(v Variant) string { return m.EvalModel(v).(eval.SharedResultModel).ResultKey() }
+	if key(VariantCE) == key(VariantSiamese) && !m.siameseIsCE() {
+		t.Fatal("different networks share a result key")
+	}
+	var buf bytes.Buffer
+	if err := m.Write(&buf); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Read(&buf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.params = map[Variant][]float64{VariantCE: c.params[VariantCE], VariantSiamese: slices.Clone(c.params[VariantCE])}
+	c.info.WidthSiamese = c.info.WidthCE
+	c.init()
+	if !c.siameseIsCE() {
+		t.Fatal("Siamese-CE with CE's parameters and widths is not CE")
+	}
+	if a, b := c.EvalModel(VariantCE).(eval.SharedResultModel).ResultKey(), c.EvalModel(VariantSiamese).(eval.SharedResultModel).ResultKey(); a != b {
+		t.Errorf("keys %q and %q, want one", a, b)
+	}
 }

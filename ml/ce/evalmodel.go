@@ -3,7 +3,9 @@ package ce
 import (
 	"errors"
 	"fmt"
+	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/taglens/taglens/ml/eval"
 	"gonum.org/v1/gonum/floats"
@@ -74,6 +76,30 @@ func (m *Model) EvalModel(variant Variant) eval.Model {
 		panic(err.Error())
 	}
 	return &evalModel{m: m, name: variant, e: e}
+}
+
+// ResultKey implements eval.SharedResultModel: the variant whose network
+// and widths are the model's other variant's (Siamese-CE kept as CE's
+// network, D54) has that variant's key, so a comparison ranks once for both.
+func (x *evalModel) ResultKey() string {
+	v := x.name
+	if v == VariantSiamese && x.m.siameseIsCE() {
+		v = VariantCE
+	}
+	return fmt.Sprintf("ce/%p/%s/%t", x.m, v, x.centres)
+}
+
+// siameseIsCE reports whether Siamese-CE's parameters and term widths are
+// CE's, bit for bit.
+func (m *Model) siameseIsCE() bool {
+	a, b := m.nets[VariantCE], m.nets[VariantSiamese]
+	if a == nil || b == nil {
+		return false
+	}
+	bits := func(x, y []float64) bool {
+		return slices.EqualFunc(x, y, func(p, q float64) bool { return math.Float64bits(p) == math.Float64bits(q) })
+	}
+	return bits(m.params[VariantCE], m.params[VariantSiamese]) && bits(a.invWidth, b.invWidth)
 }
 
 func (x *evalModel) Name() string     { return string(x.name) }

@@ -258,6 +258,24 @@ func (r *run) trial(ctx context.Context, t int, data *Trial) ([]*eval.Result, []
 	return res, tun, nil
 }
 
+// evaluateShared evaluates m on the trial's documents, once for every model
+// of the trial with its eval.SharedResultModel key: the others wait for that
+// evaluation and report its result.
+func (r *run) evaluateShared(ctx context.Context, m eval.Model, data *Trial, opt *eval.Options) (*eval.Result, error) {
+	sm, ok := m.(eval.SharedResultModel)
+	if !ok || sm.ResultKey() == "" {
+		return eval.Evaluate(ctx, m, r.p.Protocol, data.Docs, opt)
+	}
+	v, err := data.shared.Do("result/"+sm.ResultKey(), func() (any, error) {
+		return eval.Evaluate(ctx, m, r.p.Protocol, data.Docs, opt)
+	})
+	if err != nil {
+		return nil, err
+	}
+	res := *v.(*eval.Result) // each entry its own copy
+	return &res, nil
+}
+
 // entry evaluates entry e in trial t on the trial's data: it trains the
 // baseline or gets the trial's model, then evaluates it, reporting progress
 // as events based on base. Errors are prefixed with the entry's name.
@@ -309,7 +327,7 @@ func (r *run) entry(ctx context.Context, e Entry, t int, data *Trial, base Event
 		ev := base
 		ev.Stage = "evaluating"
 		say(ev)
-		res, err = eval.Evaluate(ctx, m, p.Protocol, data.Docs, opt)
+		res, err = r.evaluateShared(ctx, m, data, opt)
 	}
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", e.Name, err)

@@ -195,3 +195,48 @@ func TestRunConcurrent(t *testing.T) {
 		t.Errorf("got %v, want bad's error", err)
 	}
 }
+
+// keyedBlock is block with a result key, counting its rankings.
+type keyedBlock struct {
+	block
+	key   string
+	calls *atomic.Int64
+}
+
+func (b keyedBlock) ResultKey() string { return b.key }
+func (b keyedBlock) Distances(ctx, queries []int, rng *rand.Rand, dst []float64) {
+	b.calls.Add(1)
+	b.block.Distances(ctx, queries, rng, dst)
+}
+
+// TestRunSharedResult checks that entries whose models share a result key
+// are evaluated once per trial, at once or one after the other, and report
+// the same figures, while a model with another key is evaluated on its own.
+func TestRunSharedResult(t *testing.T) {
+	for _, conc := range []int{1, 3} {
+		var same, other atomic.Int64
+		entry := func(name, key string, calls *atomic.Int64) Entry {
+			return Entry{Name: name, Model: func(int) (eval.Model, map[string]any, error) {
+				return keyedBlock{block{10}, key, calls}, nil, nil
+			}}
+		}
+		docs := blockDocs(40, 2)
+		p := &Plan{Protocol: eval.Extended, VocabSize: 10, Trials: 2, Concurrent: conc,
+			Entries: []Entry{entry("a", "k", &same), entry("b", "k", &same), entry("c", "other", &other)},
+			Trial: func(tr int) (*Trial, error) {
+				return &Trial{Seed: uint64(10 + tr), Train: blockDocs(50, 1), Docs: docs}, nil
+			},
+		}
+		var rep eval.Report
+		if err := Run(context.Background(), p, &rep); err != nil {
+			t.Fatal(err)
+		}
+		// One ranking per document and trial for the shared key, as for the other.
+		if n := other.Load(); n == 0 || same.Load() != n {
+			t.Errorf("concurrent %d: %d rankings for the two shared entries, %d for the other", conc, same.Load(), n)
+		}
+		if a, b := rep.Models[0], rep.Models[1]; a.MAP != b.MAP || a.AUC != b.AUC || a.Queries != b.Queries {
+			t.Errorf("concurrent %d: shared entries report %v and %v", conc, a.MAP, b.MAP)
+		}
+	}
+}

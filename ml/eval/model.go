@@ -123,3 +123,12 @@ type ListModel interface {
 	Model
 	ListTo(dst []float64, ctx, queries []int, rng *rand.Rand)
 }
+
+// A SharedResultModel says which models give its results: two models of one
+// comparison trial with the same non-empty ResultKey give the same Result
+// under the same options and documents (Siamese-CE kept as CE's network, say),
+// so the trial evaluates one and reports the result for both.
+type SharedResultModel interface {
+	Model
+	ResultKey() string
+}
