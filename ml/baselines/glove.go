@@ -37,14 +37,6 @@ const (
 	// 7,000-term corpus with 0.9-1.4 million nonzeros (whats-cooking,
 	// citeulike-a) 15-23, about GloVeUpdateBudget AdaGrad steps per grid point.
 	GloVeUpdateBudget = 20_000_000
-	// GloVeMaxUpdates caps the default epochs from above where MinGloVeEpochs
-	// would cost more: at most ⌊GloVeMaxUpdates/N⌋ epochs (at least one).
-	// The cap binds above N = GloVeMaxUpdates/MinGloVeEpochs (6.7 million
-	// nonzeros; the development suite's largest has 1.4 million), where an
-	// epoch already takes every term through hundreds of steps: pubmed-genes'
-	// 38 million nonzeros over 31,000 terms are 1,200 steps a term an epoch,
-	// and 15 epochs of them were 57 % of its whole comparison's CPU time.
-	GloVeMaxUpdates = 100_000_000
 	// gloveCheckEvery is the number of steps between two looks at ctx.
 	gloveCheckEvery = 1 << 16
 )
@@ -208,14 +200,12 @@ func gloveXMax(vals []float64) float64 {
 }
 
 // gloveEpochs returns epochs if positive, else the rule of GloVeUpdateBudget
-// and GloVeMaxUpdates for nnz nonzero counts.
+// for nnz nonzero counts.
 func gloveEpochs(epochs, nnz int) int {
 	if epochs > 0 {
 		return epochs
 	}
-	nnz = max(nnz, 1)
-	e := min(DefaultGloVeEpochs, max(MinGloVeEpochs, (GloVeUpdateBudget+nnz-1)/nnz))
-	return min(e, max(1, GloVeMaxUpdates/nnz))
+	return min(DefaultGloVeEpochs, max(MinGloVeEpochs, (GloVeUpdateBudget+nnz-1)/max(nnz, 1)))
 }
 
 // gloveCheckpoints are the epochs, below the last, after which a training run
