@@ -358,14 +358,7 @@ func TestResultKeySiameseAsCE(t *testing.T) {
 	if key(VariantCE) == key(VariantSiamese) && !m.siameseIsCE() {
 		t.Fatal("different networks share a result key")
 	}
-	var buf bytes.Buffer
-	if err := m.Write(&buf); err != nil {
-		t.Fatal(err)
-	}
-	c, err := Read(&buf)
-	if err != nil {
-		t.Fatal(err)
-	}
+	c := roundTrip(t, m)
 	c.params = map[Variant][]float64{VariantCE: c.params[VariantCE], VariantSiamese: slices.Clone(c.params[VariantCE])}
 	c.info.WidthSiamese = c.info.WidthCE
 	c.init()
