@@ -39,6 +39,13 @@ func TestBrowserScaleSlice(t *testing.T) {
 	if full {
 		lines, file, wait = 0, src, 4
 	}
+	if raceEnabled {
+		// The race detector slows the training and the map's t-SNE several
+		// times over, beside the other packages' tests: on a 2-core machine
+		// without AVX-512 the slice's map was not drawn within 5 minutes.
+		// The waits bound a hung journey; they do not time it.
+		wait *= 4
+	}
 	if !full {
 		if err := headLines(src, file, lines); err != nil {
 			t.Fatal(err)
