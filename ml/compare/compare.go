@@ -262,11 +262,14 @@ func (r *run) trial(ctx context.Context, t int, data *Trial) ([]*eval.Result, []
 // of the trial with its eval.SharedResultModel key: the others wait for that
 // evaluation and report its result.
 func (r *run) evaluateShared(ctx context.Context, m eval.Model, data *Trial, opt *eval.Options) (*eval.Result, error) {
-	sm, ok := m.(eval.SharedResultModel)
-	if !ok || sm.ResultKey() == "" {
+	var key string
+	if sm, ok := m.(eval.SharedResultModel); ok {
+		key = sm.ResultKey() // compares the networks' parameters: once
+	}
+	if key == "" {
 		return eval.Evaluate(ctx, m, r.p.Protocol, data.Docs, opt)
 	}
-	v, err := data.shared.Do("result/"+sm.ResultKey(), func() (any, error) {
+	v, err := data.shared.Do("result/"+key, func() (any, error) {
 		return eval.Evaluate(ctx, m, r.p.Protocol, data.Docs, opt)
 	})
 	if err != nil {

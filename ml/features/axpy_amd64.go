@@ -4,23 +4,23 @@ package features
 
 import "golang.org/x/sys/cpu"
 
-// useAxpy reports whether Sparse's products run an assembly kernel (AVX-512,
-// or AVX2 without it); tests switch it off to compare with the Go loop.
-var useAxpy = cpu.X86.HasAVX512F || cpu.X86.HasAVX2
-
-// useAxpy512 picks the AVX-512 kernel over the AVX2 one.
-var useAxpy512 = cpu.X86.HasAVX512F
-
 // axpyRound sets y[c] += a·x[c] for c < len(y) ≤ len(x), the product rounded,
 // then the sum (no fused multiply-add): the Go loop's bits, eight (AVX-512) or
-// four (AVX2) lanes at a time.
-func axpyRound(y, x []float64, a float64) {
-	if useAxpy512 {
-		axpyRound512(y, x, a)
-		return
+// four (AVX2) lanes at a time. It is the processor's kernel, chosen once; nil
+// without AVX-512 or AVX2.
+var axpyRound = func() func(y, x []float64, a float64) {
+	switch {
+	case cpu.X86.HasAVX512F:
+		return axpyRound512
+	case cpu.X86.HasAVX2:
+		return axpyRound256
 	}
-	axpyRound256(y, x, a)
-}
+	return nil
+}()
+
+// useAxpy reports whether Sparse's products run axpyRound; tests switch it
+// off to compare with the Go loop.
+var useAxpy = axpyRound != nil
 
 //go:noescape
 func axpyRound512(y, x []float64, a float64)

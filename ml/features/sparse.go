@@ -109,6 +109,10 @@ const parallelMulAbove = 1 << 20
 // columns c0 ≤ c < c1 of the product (see MulTo).
 func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, c1 int) {
 	xd, dd := x.RawMatrix(), dst.RawMatrix()
+	axpy := axpyRound // the kernel, read once; nil runs the Go loop
+	if !useAxpy {
+		axpy = nil
+	}
 	for i := r0; i < r1; i++ {
 		ind, val := m.Row(i)
 		if !trans {
@@ -116,8 +120,8 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 			for p, j := range ind {
 				v := val[p]
 				xj := xd.Data[j*xd.Stride+c0 : j*xd.Stride+c1]
-				if useAxpy {
-					axpyRound(di, xj, v)
+				if axpy != nil {
+					axpy(di, xj, v)
 					continue
 				}
 				for c := range di {
@@ -129,8 +133,8 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 			for p, j := range ind {
 				v := val[p]
 				dj := dd.Data[j*dd.Stride+c0 : j*dd.Stride+c1]
-				if useAxpy {
-					axpyRound(dj, xi, v)
+				if axpy != nil {
+					axpy(dj, xi, v)
 					continue
 				}
 				for c := range dj {
