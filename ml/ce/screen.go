@@ -11,9 +11,10 @@ import (
 // document's vocabulary needs CE(τ|δ) of every term τ, but the figures depend
 // only on how each term's distance compares with the distances of the
 // document's own terms (eval.RanksTo). So the whole vocabulary goes through
-// the network once in single precision, sixteen lanes at a time and about
-// twice as fast as the exact double-precision pass, with a proven bound eps on
-// the error of every distance; the document's terms are computed exactly, and
+// the network once in single precision, sixteen lanes (AVX-512) or eight
+// (AVX2 with FMA) at a time and about twice as fast as the exact
+// double-precision pass, with a proven bound eps on the error of every
+// distance; the document's terms are computed exactly, and
 // eval recomputes exactly the few terms whose distance lies within eps of a
 // document term's (eval's settle). Every figure is the exact path's.
 //
@@ -199,23 +200,23 @@ func (s *screener) distances(w *screenWork, dst []float64, v int, c []float64, q
 	const bs = screenBlock * 4 // a row of a block, in bytes
 	for t0 := 0; t0 < s.vpad; t0 += screenBlock {
 		n := min(screenBlock, s.vpad-t0)
-		tanhBias32(&w.z[0][0], &s.preT[t0], bs, s.vpad*4, &w.cp[0], s.pad[0], n)
+		screen.tanh(&w.z[0][0], &s.preT[t0], bs, s.vpad*4, &w.cp[0], s.pad[0], n)
 		cur := 0
 		for l := 1; l < len(s.pad); l++ {
 			in, out := s.pad[l-1], s.pad[l]
 			zi, zo := w.z[cur], w.z[1-cur]
 			for c0 := 0; c0 < n; c0 += 32 {
 				for o0 := 0; o0 < out; o0 += 8 {
-					gemm8x32(in, &s.w[l][o0*in], in*4, &zi[c0], bs, &zo[o0*screenBlock+c0], bs)
+					screen.gemm(in, &s.w[l][o0*in], in*4, &zi[c0], bs, &zo[o0*screenBlock+c0], bs)
 				}
 			}
-			tanhBias32(&zo[0], &zo[0], bs, bs, &s.b[l][0], out, n)
+			screen.tanh(&zo[0], &zo[0], bs, bs, &s.b[l][0], out, n)
 			cur = 1 - cur
 		}
 		last := w.z[cur]
 		m := min(n, v-t0)
 		for i := 0; i < nq; i++ {
-			dist32(&last[0], bs, &w.q[i*d], d, &w.out[0], n)
+			screen.dist(&last[0], bs, &w.q[i*d], d, &w.out[0], n)
 			row := dst[i*v+t0 : i*v+t0+m]
 			for k := range row {
 				row[k] = float64(w.out[k])
@@ -228,8 +229,8 @@ func (s *screener) distances(w *screenWork, dst []float64, v int, c []float64, q
 // within eps of Distances' (the screening pass above), exactly Distances'
 // values for the terms of exact and of queries, and refine overwrites the
 // given terms' columns with Distances' values. ok is false without the
-// AVX-512 kernels or when the bound could settle nothing (useful; dst
-// untouched).
+// screening kernels (AVX-512, or AVX2 with FMA) or when the bound could settle
+// nothing (useful; dst untouched).
 func (x *evalModel) ScreenDistances(ctx, queries, exact []int, _ *rand.Rand, dst []float64) (eps float64, refine func(terms []int), ok bool) {
 	if !useScreen || x.e.prod > 0 { // the single-precision copy has no product part
 		return 0, nil, false

@@ -10,21 +10,38 @@ import (
 	"github.com/taglens/taglens/ml/nn"
 )
 
+// eachScreenKernels runs f as a subtest for every set of screening kernels
+// this processor runs, with screen set to it, and skips without any.
+func eachScreenKernels(t *testing.T, f func(t *testing.T)) {
+	t.Helper()
+	sets := screenKernelSets()
+	if len(sets) == 0 {
+		t.Skip("no AVX-512 and no AVX2 with FMA: evaluation does not screen")
+	}
+	saved := screen
+	t.Cleanup(func() { screen = saved })
+	for _, k := range sets {
+		screen = k
+		t.Run(k.name, f)
+	}
+}
+
 // TestTanh32 measures the absolute error of the single-precision tanh kernel
 // against math.Tanh over float32 inputs spread across [−20, 20] (every one of
 // them near 0, where the error is relative) and checks it is within the
 // tanh32Err the screening bound assumes.
 func TestTanh32(t *testing.T) {
-	if !useScreen {
-		t.Skip("no AVX-512: evaluation does not screen")
-	}
+	eachScreenKernels(t, testTanh32)
+}
+
+func testTanh32(t *testing.T) {
 	const cols = 4096
 	src := make([]float32, cols)
 	dst := make([]float32, cols)
 	zero := []float32{0}
 	worst, at := 0.0, float32(0)
 	check := func() {
-		tanhBias32(&dst[0], &src[0], 0, 0, &zero[0], 1, cols)
+		screen.tanh(&dst[0], &src[0], 0, 0, &zero[0], 1, cols)
 		for i, x := range src {
 			e := math.Abs(float64(dst[i]) - math.Tanh(float64(x)))
 			if !(e <= worst) {
@@ -56,7 +73,7 @@ func TestTanh32(t *testing.T) {
 	special := []float32{float32(math.NaN()), float32(math.Inf(1)), float32(math.Inf(-1)), math.MaxFloat32, -math.MaxFloat32}
 	clear(src)
 	copy(src, special)
-	tanhBias32(&dst[0], &src[0], 0, 0, &zero[0], 1, 16)
+	screen.tanh(&dst[0], &src[0], 0, 0, &zero[0], 1, 16)
 	for i, x := range special {
 		if y := dst[i]; !(y >= -1 && y <= 1) {
 			t.Fatalf("tanh32(%v) = %v, want a value in [−1, 1]", x, y)
@@ -73,12 +90,13 @@ func TestTanh32(t *testing.T) {
 // finite input, and an output in [−1, 1] for every input. About half a
 // minute of one core, so only with TAGLENS_TANH32_EVERY=1.
 func TestTanh32Every(t *testing.T) {
-	if !useScreen {
-		t.Skip("no AVX-512: evaluation does not screen")
-	}
 	if os.Getenv("TAGLENS_TANH32_EVERY") != "1" {
 		t.Skip("set TAGLENS_TANH32_EVERY=1 to run the tanh kernel over every float32")
 	}
+	eachScreenKernels(t, testTanh32Every)
+}
+
+func testTanh32Every(t *testing.T) {
 	const cols = 1 << 16
 	src, dst := make([]float32, cols), make([]float32, cols)
 	zero := []float32{0}
@@ -87,7 +105,7 @@ func TestTanh32Every(t *testing.T) {
 		for i := range src {
 			src[i] = math.Float32frombits(hi<<16 | uint32(i))
 		}
-		tanhBias32(&dst[0], &src[0], 0, 0, &zero[0], 1, cols)
+		screen.tanh(&dst[0], &src[0], 0, 0, &zero[0], 1, cols)
 		for i, x := range src {
 			y := dst[i]
 			if !(y >= -1 && y <= 1) {
@@ -136,9 +154,10 @@ func randomEmbedder(seed uint64, hidden []int, v int, scale float64) (*embedder,
 // of one to three hidden layers, widths that are not multiples of the tiles,
 // vocabularies of several blocks with a partial last one, and large weights.
 func TestKernelScreenBound(t *testing.T) {
-	if !useScreen {
-		t.Skip("no AVX-512: evaluation does not screen")
-	}
+	eachScreenKernels(t, testScreenBound)
+}
+
+func testScreenBound(t *testing.T) {
 	for _, tc := range []struct {
 		hidden []int
 		v      int
@@ -213,9 +232,10 @@ func TestScreenUseful(t *testing.T) {
 // and the named terms' columns are Distances' values bit for bit, every other
 // within eps, and refine makes the named columns Distances' values.
 func TestKernelScreenDistancesExact(t *testing.T) {
-	if !useScreen {
-		t.Skip("no AVX-512: evaluation does not screen")
-	}
+	eachScreenKernels(t, testScreenDistancesExact)
+}
+
+func testScreenDistancesExact(t *testing.T) {
 	tc, m := trainSmall(t)
 	v := m.vocab.Len()
 	for _, variant := range Variants {
@@ -253,6 +273,82 @@ func TestKernelScreenDistancesExact(t *testing.T) {
 					t.Fatalf("%s: after refine, entry %d = %v, Distances %v", variant, k, got[k], want[k])
 				}
 			}
+		}
+	}
+}
+
+// TestKernelScreenGemmDist checks the product and distance kernels of each
+// set against float64 sums of the same float32 values, within the inner
+// product bound γ_k·Σ|w||z| (Higham §3.1), over tiles whose strides are not
+// the inputs' widths; and, where the processor runs more than one set, that
+// they give the same bits (the same fused multiply-adds in the same order).
+func TestKernelScreenGemmDist(t *testing.T) {
+	sets := screenKernelSets()
+	if len(sets) == 0 {
+		t.Skip("no AVX-512 and no AVX2 with FMA: evaluation does not screen")
+	}
+	rng := rand.New(rand.NewPCG(5, 8))
+	const k, zs, cs, wrs = 37, 96, 40, 41 // strides in float32s
+	w := make([]float32, 8*wrs)
+	z := make([]float32, k*zs)
+	for i := range w {
+		w[i] = float32(2*rng.Float64() - 1)
+	}
+	for i := range z {
+		z[i] = float32(2*rng.Float64() - 1)
+	}
+	const d, cols, ces = 13, 128, 136
+	ce := make([]float32, d*ces)
+	q := make([]float32, d)
+	for i := range ce {
+		ce[i] = float32(2*rng.Float64() - 1)
+	}
+	for i := range q {
+		q[i] = float32(2*rng.Float64() - 1)
+	}
+	var firstC, firstD []float32
+	for _, set := range sets {
+		c := make([]float32, 8*cs)
+		set.gemm(k, &w[0], wrs*4, &z[0], zs*4, &c[0], cs*4)
+		g := float64(k) * u32 / (1 - float64(k)*u32)
+		for o := 0; o < 8; o++ {
+			for j := 0; j < cs; j++ {
+				if j >= 32 {
+					if c[o*cs+j] != 0 {
+						t.Fatalf("%s: gemm wrote C[%d][%d] outside the tile", set.name, o, j)
+					}
+					continue
+				}
+				var sum, abs float64
+				for p := 0; p < k; p++ {
+					x := float64(w[o*wrs+p]) * float64(z[p*zs+j])
+					sum += x
+					abs += math.Abs(x)
+				}
+				if e := math.Abs(float64(c[o*cs+j]) - sum); !(e <= g*abs+1e-12) {
+					t.Fatalf("%s: gemm C[%d][%d] = %v, float64 sum %v: error %.3g above %.3g", set.name, o, j, c[o*cs+j], sum, e, g*abs)
+				}
+			}
+		}
+		out := make([]float32, cols)
+		set.dist(&ce[0], ces*4, &q[0], d, &out[0], cols)
+		for j := 0; j < cols; j++ {
+			var ss float64
+			for i := 0; i < d; i++ {
+				x := float64(ce[i*ces+j]) - float64(q[i])
+				ss += x * x
+			}
+			want := math.Sqrt(ss)
+			if e := math.Abs(float64(out[j]) - want); !(e <= float64(d+4)*u32*2*want+1e-7) {
+				t.Fatalf("%s: dist[%d] = %v, float64 %v", set.name, j, out[j], want)
+			}
+		}
+		if firstC == nil {
+			firstC, firstD = c, out
+			continue
+		}
+		if !slices.Equal(c, firstC) || !slices.Equal(out, firstD) {
+			t.Fatalf("%s: gemm or dist differs from %s's bits", set.name, sets[0].name)
 		}
 	}
 }
