@@ -6,6 +6,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"unsafe"
 
 	"gonum.org/v1/gonum/floats"
 
@@ -39,6 +40,9 @@ const (
 	GloVeUpdateBudget = 20_000_000
 	// gloveCheckEvery is the number of steps between two looks at ctx.
 	gloveCheckEvery = 1 << 16
+	// gloveAheadEntry and gloveAheadRow are how many steps ahead train
+	// prefetches an entry's counts and its two rows.
+	gloveAheadEntry, gloveAheadRow = 16, 4
 )
 
 // GloVeOptions tunes FitGloVe. The zero value means the defaults.
@@ -227,11 +231,18 @@ func checkpoints(epochs int) []int {
 	return append(out, epochs)
 }
 
+// gloveEntry is one nonzero count X_ij as a training entry: its row and
+// column, log X_ij and the weight f(X_ij), together in 24 bytes (a step reads
+// them from one place).
+type gloveEntry struct {
+	i, j    int32
+	logX, f float64
+}
+
 // gloveData holds the nonzero counts as training entries.
 type gloveData struct {
 	v          int
-	i, j       []int32
-	logX, f    []float64
+	e          []gloveEntry
 	xMax       float64
 	epochs     int
 	cps        []int // evaluated epochs (checkpoints)
@@ -242,8 +253,7 @@ type gloveData struct {
 
 func newGloveData(counts *features.Sparse, o *GloVeOptions) *gloveData {
 	n := counts.NNZ()
-	g := &gloveData{v: counts.R, i: make([]int32, 0, n), j: make([]int32, 0, n),
-		logX: make([]float64, 0, n), f: make([]float64, 0, n),
+	g := &gloveData{v: counts.R, e: make([]gloveEntry, 0, n),
 		epochs: gloveEpochs(o.Epochs, n), rate: o.Rate, seed: o.Seed, checkEvery: gloveCheckEvery}
 	g.cps = []int{g.epochs}
 	if o.Epochs == 0 {
@@ -254,10 +264,7 @@ func newGloveData(counts *features.Sparse, o *GloVeOptions) *gloveData {
 	for r := 0; r < counts.R; r++ {
 		ind, val := counts.Row(r)
 		for p, c := range ind {
-			g.i = append(g.i, int32(r))
-			g.j = append(g.j, int32(c))
-			g.logX = append(g.logX, math.Log(val[p]))
-			g.f = append(g.f, gloveWeight(val[p], g.xMax))
+			g.e = append(g.e, gloveEntry{i: int32(r), j: int32(c), logX: math.Log(val[p]), f: gloveWeight(val[p], g.xMax)})
 		}
 	}
 	return g
@@ -294,7 +301,7 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 	}
 	gb := make([]float64, 1)
 	vec := make([]float64, v*d)
-	order := make([]int32, len(g.i))
+	order := make([]int32, len(g.e))
 	for k := range order {
 		order[k] = int32(k)
 	}
@@ -302,15 +309,30 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 	for ep := 1; ep <= g.epochs; ep++ {
 		rng.Shuffle(len(order), func(a, c int) { order[a], order[c] = order[c], order[a] })
 		var loss float64
-		for _, e := range order {
+		for p, e := range order {
+			// The steps ahead's entries, then their rows, fetched into the
+			// cache while this step runs (memory latency is most of a step's
+			// time on a large vocabulary; the hints change no value).
+			if p+gloveAheadEntry < len(order) {
+				prefetch(unsafe.Pointer(&g.e[order[p+gloveAheadEntry]]), 24)
+			}
+			if p+gloveAheadRow < len(order) {
+				x := &g.e[order[p+gloveAheadRow]]
+				i, j := int(x.i), int(x.j)
+				prefetch(unsafe.Pointer(&w[i*d2]), 8*d2)
+				prefetch(unsafe.Pointer(&wt[j*d2]), 8*d2)
+				prefetch(unsafe.Pointer(&b[2*i]), 16)
+				prefetch(unsafe.Pointer(&bt[2*j]), 16)
+			}
 			if steps++; steps%g.checkEvery == 0 {
 				if err := ctx.Err(); err != nil {
 					return err
 				}
 			}
-			i, j := int(g.i[e]), int(g.j[e])
+			x := &g.e[e]
+			i, j := int(x.i), int(x.j)
 			ri, rj := w[i*d2:(i+1)*d2], wt[j*d2:(j+1)*d2]
-			l, gbias := gloveCost(ri[:d], rj[:d], b[2*i], bt[2*j], g.logX[e], g.f[e])
+			l, gbias := gloveCost(ri[:d], rj[:d], b[2*i], bt[2*j], x.logX, x.f)
 			loss += l
 			gloveStep(ri, rj, d, gbias, g.rate)
 			gb[0] = gbias
