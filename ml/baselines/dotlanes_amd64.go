@@ -2,11 +2,7 @@
 
 package baselines
 
-import (
-	"unsafe"
-
-	"golang.org/x/sys/cpu"
-)
+import "golang.org/x/sys/cpu"
 
 // useLanes reports whether cosineProduct runs: gonum's dot products are its
 // SSE2 assembly (the build tags gonum's internal/asm/f64 uses), whose rounding
@@ -31,9 +27,3 @@ var useGloveAVX2 = cpu.X86.HasAVX2
 
 //go:noescape
 func gloveStepAVX2(ri, rj *float64, d int, gb, rate float64)
-
-// prefetch hints the processor to cache the n bytes from p; it changes
-// nothing (GloVe's steps load the rows of the steps ahead, train).
-//
-//go:noescape
-func prefetch(p unsafe.Pointer, n int)

@@ -2,8 +2,6 @@
 
 package baselines
 
-import "unsafe"
-
 // useLanes is false: gonum's dot products are not the amd64 assembly that
 // lanes2x4 reproduces (or assembly is off), so distances come from gonum.
 var useLanes = false
@@ -25,6 +23,3 @@ var useGloveAVX2 = false
 func gloveStepAVX2(ri, rj *float64, d int, gb, rate float64) {
 	panic("baselines: gloveStepAVX2 without assembly")
 }
-
-// prefetch does nothing without assembly.
-func prefetch(p unsafe.Pointer, n int) {}

@@ -12,6 +12,7 @@ import (
 
 	"github.com/taglens/taglens/ml/features"
 	"github.com/taglens/taglens/ml/internal/defaults"
+	"github.com/taglens/taglens/ml/internal/prefetch"
 )
 
 // Defaults of GloVeOptions.
@@ -314,15 +315,15 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 			// cache while this step runs (memory latency is most of a step's
 			// time on a large vocabulary; the hints change no value).
 			if p+gloveAheadEntry < len(order) {
-				prefetch(unsafe.Pointer(&g.e[order[p+gloveAheadEntry]]), 24)
+				prefetch.Bytes(unsafe.Pointer(&g.e[order[p+gloveAheadEntry]]), 24)
 			}
 			if p+gloveAheadRow < len(order) {
 				x := &g.e[order[p+gloveAheadRow]]
 				i, j := int(x.i), int(x.j)
-				prefetch(unsafe.Pointer(&w[i*d2]), 8*d2)
-				prefetch(unsafe.Pointer(&wt[j*d2]), 8*d2)
-				prefetch(unsafe.Pointer(&b[2*i]), 16)
-				prefetch(unsafe.Pointer(&bt[2*j]), 16)
+				prefetch.Bytes(unsafe.Pointer(&w[i*d2]), 8*d2)
+				prefetch.Bytes(unsafe.Pointer(&wt[j*d2]), 8*d2)
+				prefetch.Bytes(unsafe.Pointer(&b[2*i]), 16)
+				prefetch.Bytes(unsafe.Pointer(&bt[2*j]), 16)
 			}
 			if steps++; steps%g.checkEvery == 0 {
 				if err := ctx.Err(); err != nil {

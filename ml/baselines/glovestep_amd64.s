@@ -101,22 +101,3 @@ loop2:
 done2:
 	VZEROUPPER
 	RET
-
-// func prefetch(p unsafe.Pointer, n int)
-//
-// Asks the processor to bring the n ≥ 1 bytes from p into its caches: one
-// PREFETCHT0 per 64 bytes from p, and one at the last byte (whose line the
-// others may miss when p is not on a line's start). A hint: it reads and
-// changes nothing.
-TEXT ·prefetch(SB), NOSPLIT, $0-16
-	MOVQ p+0(FP), AX
-	MOVQ n+8(FP), CX
-	LEAQ -1(AX)(CX*1), CX
-
-pfloop:
-	PREFETCHT0 (AX)
-	ADDQ       $64, AX
-	CMPQ       AX, CX
-	JB         pfloop
-	PREFETCHT0 (CX)
-	RET

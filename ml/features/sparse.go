@@ -7,8 +7,10 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
+	"unsafe"
 
 	"github.com/taglens/taglens/internal/linalg"
+	"github.com/taglens/taglens/ml/internal/prefetch"
 	"gonum.org/v1/gonum/mat"
 )
 
@@ -105,6 +107,10 @@ func (m *Sparse) mulAdd(dst *mat.Dense, trans bool, x *mat.Dense) {
 // parallelMulAbove is the size NNZ·k of a product above which MulTo splits it.
 const parallelMulAbove = 1 << 20
 
+// mulAhead is how many nonzeros ahead mulRange prefetches the row they read
+// (or, transposed, write).
+const mulAhead = 4
+
 // mulRange adds to dst the contributions of the rows r0 ≤ i < r1 of m to the
 // columns c0 ≤ c < c1 of the product (see MulTo).
 func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, c1 int) {
@@ -113,11 +119,18 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 	if !useAxpy {
 		axpy = nil
 	}
+	rowBytes := 8 * (c1 - c0)
 	for i := r0; i < r1; i++ {
 		ind, val := m.Row(i)
 		if !trans {
 			di := dd.Data[i*dd.Stride+c0 : i*dd.Stride+c1]
 			for p, j := range ind {
+				// The rows of x the next nonzeros read, scattered over a
+				// matrix larger than the cache, are fetched ahead (a hint:
+				// no value changes).
+				if rowBytes > 0 && p+mulAhead < len(ind) {
+					prefetch.Bytes(unsafe.Pointer(&xd.Data[ind[p+mulAhead]*xd.Stride+c0]), rowBytes)
+				}
 				v := val[p]
 				xj := xd.Data[j*xd.Stride+c0 : j*xd.Stride+c1]
 				if axpy != nil {
@@ -131,6 +144,9 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 		} else {
 			xi := xd.Data[i*xd.Stride+c0 : i*xd.Stride+c1]
 			for p, j := range ind {
+				if rowBytes > 0 && p+mulAhead < len(ind) { // the rows of dst ahead, as above
+					prefetch.Bytes(unsafe.Pointer(&dd.Data[ind[p+mulAhead]*dd.Stride+c0]), rowBytes)
+				}
 				v := val[p]
 				dj := dd.Data[j*dd.Stride+c0 : j*dd.Stride+c1]
 				if axpy != nil {

@@ -1,0 +1,7 @@
+//go:build !amd64 || purego
+
+package prefetch
+
+import "unsafe"
+
+func bytes(p unsafe.Pointer, n int) {}
