@@ -93,8 +93,11 @@ func TestBrowserScaleSlice(t *testing.T) {
 	}
 	actions = append(actions, chromedp.Click(tid("train-submit")), chromedp.WaitVisible(tid("job-progress")))
 	step(t, ctx, "train from the form", 30*time.Second, actions...)
+	// The page reloads itself 600 ms after the job ends (app.js): wait for the
+	// reloaded page, which has no job widget, so that the next navigation is
+	// not cut short by that reload (net::ERR_ABORTED).
 	waitJS(t, ctx, "training done", wait*5*time.Minute,
-		`(function () { var e = document.querySelector('[data-testid="model-state"]'); return !!e && e.textContent === "ready"; })()`)
+		`(function () { var e = document.querySelector('[data-testid="model-state"]'); return !!e && e.textContent === "ready" && !document.querySelector('[data-testid="job-progress"]'); })()`)
 	mark("trained")
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil {

@@ -204,9 +204,11 @@ func TestBrowserEndToEnd(t *testing.T) {
 	actions = append(actions, chromedp.Click(tid("train-submit")), chromedp.WaitVisible(tid("job-progress")))
 	step(t, ctx, "start training", 30*time.Second, actions...)
 	screenshot(t, ctx, dir, "3-training")
-	// The page reloads itself when the job ends, so poll across navigations.
+	// The page reloads itself 600 ms after the job ends, so poll across
+	// navigations until the reloaded page (no job widget) is there: the next
+	// navigation is then not cut short by that reload.
 	waitJS(t, ctx, "training done", 3*time.Minute,
-		`(function () { var e = document.querySelector('[data-testid="model-state"]'); return !!e && e.textContent === "ready" && !!document.querySelector('#curve canvas'); })()`)
+		`(function () { var e = document.querySelector('[data-testid="model-state"]'); return !!e && e.textContent === "ready" && !!document.querySelector('#curve canvas') && !document.querySelector('[data-testid="job-progress"]'); })()`)
 	screenshot(t, ctx, dir, "4-model")
 	loc, err := chromedp.Run(ctx, chromedp.Location())
 	if err != nil {
