@@ -315,7 +315,7 @@ func (g *gloveData) train(ctx context.Context, d int, at func(epoch int, vec []f
 			// cache while this step runs (memory latency is most of a step's
 			// time on a large vocabulary; the hints change no value).
 			if p+gloveAheadEntry < len(order) {
-				prefetch.Bytes(unsafe.Pointer(&g.e[order[p+gloveAheadEntry]]), 24)
+				prefetch.Bytes(unsafe.Pointer(&g.e[order[p+gloveAheadEntry]]), int(unsafe.Sizeof(gloveEntry{})))
 			}
 			if p+gloveAheadRow < len(order) {
 				x := &g.e[order[p+gloveAheadRow]]

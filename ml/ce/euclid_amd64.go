@@ -18,15 +18,6 @@ var useTanhSum = cpu.X86.HasAVX2
 //go:noescape
 func tanhSumAVX2(dst, th, ct, pre, cp *float64, at *int32, x *float64, rows, h int) (small int)
 
-// screenKernels are the single-precision kernels of the screening pass
-// (screen.go), one set per instruction set.
-type screenKernels struct {
-	name string
-	gemm func(k int, w *float32, wrs int, z *float32, zs int, c *float32, cs int)
-	tanh func(dst, src *float32, ds, ss int, bias *float32, rows, cols int)
-	dist func(ce *float32, cs int, q *float32, d int, out *float32, cols int)
-}
-
 // screenKernelSets returns the screening kernels this processor runs, the
 // fastest first: AVX-512, then AVX2 with FMA.
 func screenKernelSets() []screenKernels {
@@ -39,19 +30,6 @@ func screenKernelSets() []screenKernels {
 	}
 	return k
 }
-
-// screen is the processor's screening kernels, chosen once (the zero value
-// without AVX-512 or AVX2: no screening).
-var screen = func() screenKernels {
-	if k := screenKernelSets(); len(k) > 0 {
-		return k[0]
-	}
-	return screenKernels{}
-}()
-
-// useScreen reports whether evaluation screens with the single-precision
-// kernels (screen.go); tests switch it off to compare with the exact path.
-var useScreen = screen.gemm != nil
 
 //go:noescape
 func gemm8x32(k int, w *float32, wrs int, z *float32, zs int, c *float32, cs int)

@@ -34,6 +34,29 @@ import (
 // (d+4)·u·2·√d for two points of [−1.001, 1.001]^d. eps is that sum times
 // 1.25.
 
+// screenKernels are the single-precision kernels of the screening pass, one
+// set per instruction set (screenKernelSets lists the processor's, fastest
+// first).
+type screenKernels struct {
+	name string
+	gemm func(k int, w *float32, wrs int, z *float32, zs int, c *float32, cs int)
+	tanh func(dst, src *float32, ds, ss int, bias *float32, rows, cols int)
+	dist func(ce *float32, cs int, q *float32, d int, out *float32, cols int)
+}
+
+// screen is the processor's screening kernels, chosen once (the zero value
+// without any: no screening).
+var screen = func() screenKernels {
+	if k := screenKernelSets(); len(k) > 0 {
+		return k[0]
+	}
+	return screenKernels{}
+}()
+
+// useScreen reports whether evaluation screens with the single-precision
+// kernels; tests switch it off to compare with the exact path.
+var useScreen = screen.gemm != nil
+
 // u32 is the unit roundoff of float32.
 const u32 = 1.0 / (1 << 24)
 

@@ -114,6 +114,9 @@ const mulAhead = 4
 // mulRange adds to dst the contributions of the rows r0 ≤ i < r1 of m to the
 // columns c0 ≤ c < c1 of the product (see MulTo).
 func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, c1 int) {
+	if c1 <= c0 {
+		return
+	}
 	xd, dd := x.RawMatrix(), dst.RawMatrix()
 	axpy := axpyRound // the kernel, read once; nil runs the Go loop
 	if !useAxpy {
@@ -128,7 +131,7 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 				// The rows of x the next nonzeros read, scattered over a
 				// matrix larger than the cache, are fetched ahead (a hint:
 				// no value changes).
-				if rowBytes > 0 && p+mulAhead < len(ind) {
+				if p+mulAhead < len(ind) {
 					prefetch.Bytes(unsafe.Pointer(&xd.Data[ind[p+mulAhead]*xd.Stride+c0]), rowBytes)
 				}
 				v := val[p]
@@ -144,7 +147,7 @@ func (m *Sparse) mulRange(dst *mat.Dense, trans bool, x *mat.Dense, r0, r1, c0, 
 		} else {
 			xi := xd.Data[i*xd.Stride+c0 : i*xd.Stride+c1]
 			for p, j := range ind {
-				if rowBytes > 0 && p+mulAhead < len(ind) { // the rows of dst ahead, as above
+				if p+mulAhead < len(ind) { // the rows of dst ahead, as above
 					prefetch.Bytes(unsafe.Pointer(&dd.Data[ind[p+mulAhead]*dd.Stride+c0]), rowBytes)
 				}
 				v := val[p]
