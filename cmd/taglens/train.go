@@ -32,6 +32,8 @@ type trainSummary struct {
 	report.Training
 	// Stage2From is the stage-1 epoch stage 2 started from (ce.Info.Stage2From).
 	Stage2From int `json:"stage2_from"`
+	// Stage1Restart says why stage 1 started again (ce.Info.Stage1Restart).
+	Stage1Restart string `json:"stage1_restart,omitempty"`
 	// The validation extended MAP of each network (the early-stopping
 	// criterion) and the term widths' fit (ce.Info; widths zero without one).
 	ValidMAPCE           float64       `json:"valid_map_ce"`
@@ -210,7 +212,7 @@ func reportTraining(stdout, stderr io.Writer, m *ce.Model, c *corpus.Corpus, out
 		in.ValidP2CE, in.BestEpoch1, in.Epochs1, in.StopReason1, in.ValidP2Siamese, in.BestEpoch2, in.Epochs2, from, in.StopReason2, in.ValidP2Random)
 	fmt.Fprintln(stderr, in.ValidationNote())
 	if jsonOut != "" {
-		s := trainSummary{Model: out, Log: in.Log, Stage2From: in.Stage2From,
+		s := trainSummary{Model: out, Log: in.Log, Stage2From: in.Stage2From, Stage1Restart: in.Stage1Restart,
 			ValidMAPCE: in.ValidMAPCE, ValidMAPSiamese: in.ValidMAPSiamese, WidthCE: in.WidthCE, WidthSiamese: in.WidthSiamese,
 			ValidMAPWidthCE: in.ValidMAPWidthCE, ValidMAPWidthSiamese: in.ValidMAPWidthSiamese, Training: report.Training{Corpus: c.Name, TrainDocs: in.TrainDocs,
 				ValidDocs: in.ValidDocs, Vocabulary: m.Vocabulary().Len(), Topics: in.Topics, Alpha: in.Alpha, Lambda: in.Lambda,

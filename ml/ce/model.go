@@ -92,9 +92,12 @@ type Info struct {
 	Average              float64 `json:"weight_average"`  // γ of the weight moving average (Config.Average), 0 for none
 	Kappa                string  `json:"kappa"`           // class weights of Eq. 5 (Config.Kappa)
 	StopReason1          string  `json:"stop_reason1"`
-	Stage2From           int     `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
-	StopReason2          string  `json:"stop_reason2"`
-	Context              string  `json:"context"` // the context part (Config.Context)
+	// Stage1Restart says why stage 1 started again from random initial
+	// weights (Config.FlatStage1); empty when it did not.
+	Stage1Restart string `json:"stage1_restart,omitempty"`
+	Stage2From    int    `json:"stage2_from"` // stage-1 epoch whose weights stage 2 started from (Config.Stage2Start)
+	StopReason2   string `json:"stop_reason2"`
+	Context       string `json:"context"` // the context part (Config.Context)
 	// The distance loss of stage 2 (Config.Stage2Loss), its group size and
 	// temperature with Stage2Ranking, and stage 2's initial learning rate.
 	Stage2Loss         string     `json:"stage2_loss"`

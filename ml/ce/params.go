@@ -53,6 +53,8 @@ var Params = []Param{
 		Help: Stage2Choose + " (a pilot from stage 1's first and from its best weights, the better one on validation) or " + Stage2Best + " (stage 1's best weights)"},
 	{Name: "pretrain_iterations", Flag: "pretrain-iterations", Label: "Pre-training iterations", Default: "30",
 		Help: "L-BFGS iterations per layer of the sparse auto-encoders that initialise the network (Appendix A.1); negative = none (random initialisation)"},
+	{Name: "flat_stage1", Flag: "flat-stage1", Label: "Flat stage 1", Default: FlatRestart,
+		Help: FlatRestart + " (when stage 1's training loss of Eq. 5 stays at its all-zero-output value through its first two epochs after stage 0, start stage 1 again once from random initial weights; taglens's extension) or " + FlatKeep + " (go on, as the paper does)"},
 	{Name: "alpha", Flag: "alpha", Label: "α (Eq. 7)", Default: "chosen by pilot runs on validation (0)",
 		Help: "trade-off of the prediction and the distance loss"},
 	{Name: "lambda", Flag: "lambda", Label: "λ (Eq. 6)", Default: "chosen by pilot runs on validation (0)",

@@ -488,6 +488,8 @@ func (t *trainer) stage1() error {
 	info.StopReason1 = "max epochs"
 	t.nPilots = t.pilotCount() // the α/λ pilots of stage 2, for the time estimate
 	epochs := 0
+	log0 := len(info.Log)
+	var losses []float64 // training losses of the epochs so far, for the flat check
 	for epoch := 1; epoch <= cfg.MaxEpochs1; epoch++ {
 		epochStart := time.Now()
 		buf = set.epochExamples(t.rng, limit, buf)
@@ -513,6 +515,22 @@ func (t *trainer) stage1() error {
 		epochs = epoch
 		loss := sum / float64(cnt)
 		trained := time.Since(epochStart)
+		losses = append(losses, loss)
+		if t.flat(losses) {
+			// Start again from random initial weights: the network, the
+			// optimizer's state, the early-stopping record and the log.
+			fresh := nn.NewMLP(t.m.sizes, rand.New(rand.NewPCG(cfg.Seed, 2)))
+			copy(t.net.Params, fresh.Params)
+			opt = cfg.newSGD(batches)
+			st = &early{crit: cfg.EarlyStop}
+			info.Log = info.Log[:log0]
+			info.Stage1Restart = fmt.Sprintf("stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2): stage 1 started again from random initial weights", losses[0], losses[1])
+			t.first, t.firstEpoch = nil, 0
+			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: 0.1, ETA: t.etaFrom(false), Message: info.Stage1Restart})
+			losses = losses[:0]
+			epoch = 0
+			continue
+		}
 		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overTime(deadline) {
 			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
@@ -547,6 +565,19 @@ func (t *trainer) stage1() error {
 	copy(t.net.Params, st.params)
 	info.Epochs1, info.BestEpoch1, info.ValidP2CE, info.ValidMAPCE, t.ceVal = epochs, st.bestEpoch, st.bestVal.p2, st.bestVal.mapExt, st.bestVal
 	return nil
+}
+
+// flat reports whether stage 1 should start again (Config.FlatStage1): stage
+// 0 initialised the network, stage 1 has not started again yet, and the
+// training losses of its first two epochs (losses) stayed at Eq. 5's value
+// when every output is 0, within 10·FlatLoss and FlatLoss of it.
+func (t *trainer) flat(losses []float64) bool {
+	bound := FlatLoss
+	if t.cfg.flatLoss != 0 {
+		bound = t.cfg.flatLoss
+	}
+	return t.cfg.FlatStage1 == FlatRestart && t.m.info.Pretrained && t.m.info.Stage1Restart == "" &&
+		len(losses) == 2 && t.cfg.MaxEpochs1 > 2 && math.Abs(losses[0]) < 10*bound && math.Abs(losses[1]) < bound
 }
 
 func (t *trainer) stageFrac(from, to time.Duration) float64 {

@@ -194,11 +194,14 @@ func (in *Info) widthNote() string {
 }
 
 // ValidationNote is the last line of a training's log: the validation
-// figures of both networks, whether Siamese-CE is CE's network, and the width
-// fit's.
+// figures of both networks, whether stage 1 started again (FlatStage1),
+// whether Siamese-CE is CE's network, and the width fit's.
 func (in *Info) ValidationNote() string {
 	s := fmt.Sprintf("validation P@2: CE %.4f, Siamese-CE %.4f, random %.4f; extended MAP: CE %.4f, Siamese-CE %.4f",
 		in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random, in.ValidMAPCE, in.ValidMAPSiamese)
+	if in.Stage1Restart != "" {
+		s += "; stage 1 started again from random initial weights, flat at Eq. 5's all-zero output after stage 0"
+	}
 	if in.Epochs2 > 0 && in.BestEpoch2 == 0 {
 		s += "; Siamese-CE is CE's network, which scored higher on validation"
 	}

@@ -1,0 +1,115 @@
+package ce
+
+import (
+	"bytes"
+	"context"
+	"strings"
+	"testing"
+)
+
+// TestFlatStage1Bound checks which first two epochs count as a flat stage 1:
+// losses at Eq. 5's all-zero-output value after stage 0 do, and only with
+// FlatRestart, once, and when stage 1 has a third epoch to run.
+func TestFlatStage1Bound(t *testing.T) {
+	cases := []struct {
+		name       string
+		losses     []float64
+		mode       string
+		pretrained bool
+		restarted  string
+		maxEpochs  int
+		want       bool
+	}{
+		{"edict-glosses' seed 1", []float64{4.0e-4, 8.1e-6}, FlatRestart, true, "", 30, true},
+		{"edict-glosses' seed 2", []float64{7.2e-4, 9.6e-6}, FlatRestart, true, "", 30, true},
+		{"slightly negative", []float64{-0.005, -0.0009}, FlatRestart, true, "", 30, true},
+		{"citeulike-a's slow start", []float64{-0.0017, -0.093}, FlatRestart, true, "", 30, false},
+		{"the small test corpus", []float64{0.025, 0.014}, FlatRestart, true, "", 30, false},
+		{"crosses zero in epoch 2", []float64{0.02, 0.0005}, FlatRestart, true, "", 30, false},
+		{"one epoch so far", []float64{4e-4}, FlatRestart, true, "", 30, false},
+		{"the paper's setting", []float64{4e-4, 8e-6}, FlatKeep, true, "", 30, false},
+		{"no stage 0", []float64{4e-4, 8e-6}, FlatRestart, false, "", 30, false},
+		{"restarted already", []float64{4e-4, 8e-6}, FlatRestart, true, "once", 30, false},
+		{"two epochs in all", []float64{4e-4, 8e-6}, FlatRestart, true, "", 2, false},
+	}
+	for _, c := range cases {
+		tr := &trainer{cfg: Config{FlatStage1: c.mode, MaxEpochs1: c.maxEpochs}, m: &Model{}}
+		tr.m.info.Pretrained = c.pretrained
+		tr.m.info.Stage1Restart = c.restarted
+		if got := tr.flat(c.losses); got != c.want {
+			t.Errorf("%s: flat(%v) = %v, want %v", c.name, c.losses, got, c.want)
+		}
+	}
+}
+
+// TestFlatStage1Restart forces the restart (every loss counts as flat) and
+// checks that stage 1 starts again once, from epoch 1 with a fresh log, that
+// the model says so, that the file is still a function of the seed, and that
+// FlatKeep and a training whose loss falls leave stage 1 alone.
+func TestFlatStage1Restart(t *testing.T) {
+	tc := makeTestCorpus(1, 600)
+	train := func(cfg Config) *Model {
+		t.Helper()
+		m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	cfg := smallConfig(7)
+	cfg.flatLoss = 10 // |Eq. 5| is below 1: every stage 1 is flat
+	m := train(cfg)
+	in := m.Info()
+	if !strings.Contains(in.Stage1Restart, "started again from random initial weights") {
+		t.Fatalf("forced restart: Stage1Restart = %q", in.Stage1Restart)
+	}
+	if !strings.Contains(in.ValidationNote(), "stage 1 started again") {
+		t.Errorf("the validation note does not say stage 1 started again: %q", in.ValidationNote())
+	}
+	var epochs []int
+	for _, e := range in.Log {
+		if e.Stage == "stage1" {
+			epochs = append(epochs, e.Epoch)
+		}
+	}
+	if len(epochs) == 0 || epochs[0] != 1 {
+		t.Fatalf("stage-1 log epochs after the restart %v, want them to start at 1", epochs)
+	}
+	for i := 1; i < len(epochs); i++ {
+		if epochs[i] <= epochs[i-1] {
+			t.Fatalf("stage-1 log epochs %v: the flat attempt's entries are still there", epochs)
+		}
+	}
+	if in.Epochs1 > cfg.MaxEpochs1 || in.BestEpoch1 > in.Epochs1 {
+		t.Errorf("epochs1 %d, best %d: the restarted stage 1 counts its epochs from 1 up to %d", in.Epochs1, in.BestEpoch1, cfg.MaxEpochs1)
+	}
+	var a, b bytes.Buffer
+	if err := m.Write(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := train(cfg).Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("a restarted training gave two different model files for one seed")
+	}
+
+	keep := cfg
+	keep.FlatStage1 = FlatKeep
+	if r := train(keep).Info().Stage1Restart; r != "" {
+		t.Errorf("FlatKeep restarted stage 1: %q", r)
+	}
+	// The small corpus's first loss is above 10·FlatLoss: no restart, the
+	// model of the defaults.
+	_, plain := trainSmall(t)
+	if r := plain.Info().Stage1Restart; r != "" {
+		t.Errorf("a stage 1 that learns was restarted: %q", r)
+	}
+	var c bytes.Buffer
+	if err := plain.Write(&c); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Equal(a.Bytes(), c.Bytes()) {
+		t.Error("the restarted training wrote the same file as the one without a restart")
+	}
+}
