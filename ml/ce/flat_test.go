@@ -43,9 +43,10 @@ func TestFlatStage1Bound(t *testing.T) {
 }
 
 // TestFlatStage1Restart forces the restart (every loss counts as flat) and
-// checks that stage 1 starts again once, from epoch 1 with a fresh log, that
-// the model says so, that the file is still a function of the seed, and that
-// FlatKeep and a training whose loss falls leave stage 1 alone.
+// checks that the default leaves stage 1 alone, that FlatRestart starts it
+// again once, from epoch 1 with a fresh log, that the model says so, that the
+// file is still a function of the seed, and that FlatKeep and a training
+// whose loss falls leave stage 1 alone.
 func TestFlatStage1Restart(t *testing.T) {
 	tc := makeTestCorpus(1, 600)
 	train := func(cfg Config) *Model {
@@ -58,6 +59,10 @@ func TestFlatStage1Restart(t *testing.T) {
 	}
 	cfg := smallConfig(7)
 	cfg.flatLoss = 10 // |Eq. 5| is below 1: every stage 1 is flat
+	if r := train(cfg).Info().Stage1Restart; r != "" {
+		t.Fatalf("the default (%s) restarted stage 1: %q", FlatKeep, r)
+	}
+	cfg.FlatStage1 = FlatRestart
 	m := train(cfg)
 	in := m.Info()
 	if !strings.Contains(in.Stage1Restart, "started again from random initial weights") {
@@ -99,9 +104,10 @@ func TestFlatStage1Restart(t *testing.T) {
 	if r := train(keep).Info().Stage1Restart; r != "" {
 		t.Errorf("FlatKeep restarted stage 1: %q", r)
 	}
-	// The small corpus's first loss is above 10·FlatLoss: no restart, the
-	// model of the defaults.
-	_, plain := trainSmall(t)
+	// The small corpus's first loss is above 10·FlatLoss: no restart.
+	natural := cfg
+	natural.flatLoss = 0
+	plain := train(natural)
 	if r := plain.Info().Stage1Restart; r != "" {
 		t.Errorf("a stage 1 that learns was restarted: %q", r)
 	}
