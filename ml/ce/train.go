@@ -339,9 +339,8 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 // subset of stage-1 inputs, or Glorot initialisation when disabled.
 func (t *trainer) stage0() error {
 	cfg := t.cfg
-	initRng := rand.New(rand.NewPCG(cfg.Seed, 2))
 	if cfg.PretrainIterations < 0 {
-		t.net = nn.NewMLP(t.m.sizes, initRng)
+		t.net = t.randomNet()
 		return nil
 	}
 	t.report(Progress{Stage: "stage0", Fraction: 0.05, ETA: t.etaFrom(true), Message: "sparse auto-encoder pre-training"})
@@ -354,11 +353,11 @@ func (t *trainer) stage0() error {
 	net, err := nn.Pretrain(preCtx, x, t.m.sizes, nn.AEConfig{
 		Sparsity: cfg.Sparsity, WeightDecay: cfg.WeightDecay,
 		MaxIterations: cfg.PretrainIterations, MaxExamples: -1,
-	}, initRng)
+	}, rand.New(rand.NewPCG(cfg.Seed, 2)))
 	cancel()
 	if err != nil && t.ctx.Err() == nil && errors.Is(err, context.DeadlineExceeded) {
 		t.report(Progress{Stage: "stage0", Fraction: 0.09, Message: "time limit: pre-training skipped"})
-		t.net = nn.NewMLP(t.m.sizes, rand.New(rand.NewPCG(cfg.Seed, 2)))
+		t.net = t.randomNet()
 		return nil
 	}
 	if err != nil {
@@ -367,6 +366,13 @@ func (t *trainer) stage0() error {
 	t.net = net
 	t.m.info.Pretrained = true
 	return nil
+}
+
+// randomNet returns the network with its random (Glorot) initialisation, the
+// start wherever stage 0 does not pre-train: without pre-training, after its
+// time limit and after a flat stage 1 (FlatStage1); the same weights each time.
+func (t *trainer) randomNet() *nn.MLP {
+	return nn.NewMLP(t.m.sizes, rand.New(rand.NewPCG(t.cfg.Seed, 2)))
 }
 
 // validation holds the validation figures of one set of weights.
@@ -519,8 +525,7 @@ func (t *trainer) stage1() error {
 		if t.flat(losses) {
 			// Start again from random initial weights: the network, the
 			// optimizer's state, the early-stopping record and the log.
-			fresh := nn.NewMLP(t.m.sizes, rand.New(rand.NewPCG(cfg.Seed, 2)))
-			copy(t.net.Params, fresh.Params)
+			copy(t.net.Params, t.randomNet().Params)
 			opt = cfg.newSGD(batches)
 			st = &early{crit: cfg.EarlyStop}
 			info.Log = info.Log[:log0]
