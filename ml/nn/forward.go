@@ -406,11 +406,21 @@ func tanhBack(d, z, gin, gprop []float64) {
 	}
 }
 
-// colSumsAdd adds the column sums of the row-major matrix d (width n) to dst.
+// colSumsAdd adds the column sums of the row-major matrix d (width n) to dst,
+// each column's entries in row order (so the AVX2 loop gives the Go loop's bits).
 func colSumsAdd(dst, d []float64, n int) {
-	for i := 0; i+n <= len(d); i += n {
-		for j, v := range d[i : i+n] {
-			dst[j] += v
+	rows := len(d) / n
+	j0 := 0
+	if useAsm && rows > 0 && n >= 4 {
+		j0 = n &^ 3
+		colSumsAddAVX2(&dst[0], &d[0], rows, n, j0)
+	}
+	if j0 == n {
+		return
+	}
+	for i := 0; i < rows; i++ {
+		for j, v := range d[i*n+j0 : (i+1)*n] {
+			dst[j0+j] += v
 		}
 	}
 }

@@ -36,3 +36,12 @@ func tanhExactAVX2(dst, x *float64, n int)
 
 //go:noescape
 func sgdMomAvgAVX512(p, vel, avg, grad *float64, n int, c *[4]float64)
+
+//go:noescape
+func sgdMomAvgAVX2(p, vel, avg, grad *float64, n int, c *[4]float64)
+
+//go:noescape
+func colSumsAddAVX2(dst, d *float64, rows, n, cols int)
+
+//go:noescape
+func axpyAVX2(a float64, x, y *float64, n int)

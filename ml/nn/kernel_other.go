@@ -38,3 +38,15 @@ func tanhExactAVX2(dst, x *float64, n int) {
 func sgdMomAvgAVX512(p, vel, avg, grad *float64, n int, c *[4]float64) {
 	panic("nn: sgdMomAvgAVX512 without assembly")
 }
+
+func sgdMomAvgAVX2(p, vel, avg, grad *float64, n int, c *[4]float64) {
+	panic("nn: sgdMomAvgAVX2 without assembly")
+}
+
+func colSumsAddAVX2(dst, d *float64, rows, n, cols int) {
+	panic("nn: colSumsAddAVX2 without assembly")
+}
+
+func axpyAVX2(a float64, x, y *float64, n int) {
+	panic("nn: axpyAVX2 without assembly")
+}

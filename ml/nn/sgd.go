@@ -87,6 +87,12 @@ func (s *SGD) step(params, grad []float64, tm *team) {
 				c := [4]float64{mu, eta, g, h}
 				sgdMomAvgAVX512(&p[0], &vel[0], &a[0], &gr[0], m, &c)
 				a, vel, p, gr = a[m:], vel[m:], p[m:], gr[m:]
+			} else if useAsm && len(gr) >= 4 {
+				// Four at a time.
+				m := len(gr) &^ 3
+				c := [4]float64{mu, eta, g, h}
+				sgdMomAvgAVX2(&p[0], &vel[0], &a[0], &gr[0], m, &c)
+				a, vel, p, gr = a[m:], vel[m:], p[m:], gr[m:]
 			}
 			// Each product rounded before the sum (never fused), as
 			// sgdMomAvgAVX512 does.
@@ -161,9 +167,15 @@ func (t *team) split(n int, f func(lo, hi int)) {
 	})
 }
 
-// axpyUnitary sets y += a·x.
+// axpyUnitary sets y += a·x, the product rounded before the sum (the AVX2
+// loop gives the Go loop's bits).
 func axpyUnitary(a float64, x, y []float64) {
 	y = y[:len(x)]
+	if useAsm && len(x) >= 4 {
+		m := len(x) &^ 3
+		axpyAVX2(a, &x[0], &y[0], m)
+		x, y = x[m:], y[m:]
+	}
 	for i, v := range x {
 		y[i] += a * v
 	}

@@ -150,14 +150,16 @@ func TestSGDAverage(t *testing.T) {
 }
 
 // TestKernelSGDMomentumAverage: the step with momentum and averaging gives the
-// same bits with the AVX-512 loop as with the Go loop, on lengths around the
-// 8-element blocks and the split, with values of every magnitude, zeros of
-// both signs and gradients that are exactly zero (the sampled loss's rows).
+// same bits with the AVX2 and the AVX-512 loops as with the Go loop, on lengths
+// around the 4- and 8-element blocks and the split, with values of every
+// magnitude, zeros of both signs and gradients that are exactly zero (the
+// sampled loss's rows).
 func TestKernelSGDMomentumAverage(t *testing.T) {
-	if !useAVX512 {
-		t.Skip("no AVX-512 on this CPU or build")
+	kernels := asmKernels()
+	if len(kernels) == 0 {
+		t.Skip("no assembly kernels on this CPU or build")
 	}
-	defer func(v bool) { useAVX512 = v }(useAVX512)
+	defer func(a, v bool) { useAsm, useAVX512 = a, v }(useAsm, useAVX512)
 	rng := rand.New(rand.NewPCG(81, 82))
 	val := func() float64 {
 		switch rng.IntN(8) {
@@ -170,7 +172,7 @@ func TestKernelSGDMomentumAverage(t *testing.T) {
 		}
 		return rng.NormFloat64() * math.Exp(rng.NormFloat64()*5)
 	}
-	for _, n := range []int{1, 7, 8, 9, 63, 1000, 1<<16 + 5, 200003} {
+	for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 63, 1000, 1<<16 + 5, 200003} {
 		p := make([]float64, n)
 		for i := range p {
 			p[i] = val()
@@ -182,19 +184,22 @@ func TestKernelSGDMomentumAverage(t *testing.T) {
 				grads[s][i] = val()
 			}
 		}
-		var runs [2][]float64
-		for k, asm := range []bool{false, true} {
-			useAVX512 = asm
+		run := func(asm, avx512 bool) []float64 {
+			useAsm, useAVX512 = asm, avx512
 			q := slices.Clone(p)
 			opt := &SGD{LearningRate: 0.05, Momentum: 0.9, Average: 0.998, DecayEvery: 2}
 			for _, g := range grads {
 				opt.Step(q, g)
 			}
-			runs[k] = append(append(append(q, opt.velocity...), opt.avg...), opt.Rate())
+			return append(append(append(q, opt.velocity...), opt.avg...), opt.Rate())
 		}
-		for i := range runs[0] {
-			if math.Float64bits(runs[0][i]) != math.Float64bits(runs[1][i]) {
-				t.Fatalf("n=%d: element %d of (θ, v, θ̄) is %v with AVX-512, %v in Go", n, i, runs[1][i], runs[0][i])
+		goRun := run(false, false)
+		for _, avx512 := range kernels {
+			got := run(true, avx512)
+			for i := range goRun {
+				if math.Float64bits(goRun[i]) != math.Float64bits(got[i]) {
+					t.Fatalf("n=%d, AVX-512 %v: element %d of (θ, v, θ̄) is %v, %v in Go", n, avx512, i, got[i], goRun[i])
+				}
 			}
 		}
 	}
