@@ -38,6 +38,9 @@ type evalRequest struct {
 	// row with error bars over the seeds (as taglens eval with one model per
 	// trial). Trials is then the number of models.
 	SeedTrials bool `json:"seed_trials,omitempty"`
+	// AllBaselines records that Baselines was ["all"] (app.EvalSpec), which
+	// normalize expands into the names.
+	AllBaselines bool `json:"all_baselines,omitempty"`
 
 	trialsGiven bool // Trials was given, even as 0 (the JSON body's)
 }
@@ -71,6 +74,7 @@ func (r *evalRequest) normalize() (*app.EvalSpec, error) {
 	}
 	r.Subset, r.Protocol, r.Setting = spec.Subset, string(spec.Protocol), string(spec.Setting)
 	r.Trials, r.Baselines = spec.Trials, spec.Baselines
+	r.AllBaselines = r.AllBaselines || spec.AllBaselines
 	return spec, nil
 }
 
@@ -177,7 +181,7 @@ func (s *Server) runEval(ctx context.Context, rep *jobs.Reporter, evalID string,
 		return err
 	}
 	ev := &app.Evaluation{Corpus: tc, Subset: req.Subset, Protocol: spec.Protocol, Setting: setting, Missing: spec.Missing,
-		Trials: spec.Trials, Sample: spec.Sample, Seed: 1, Baselines: spec.Baselines,
+		Trials: spec.Trials, Sample: spec.Sample, Seed: 1, Baselines: spec.Baselines, AllBaselines: req.AllBaselines,
 		// Every trial uses the first model's split; with no reserved OOV
 		// documents, the OOV setting takes every document with a term outside
 		// the vocabulary (as taglens eval without a split file).

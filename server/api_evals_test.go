@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"slices"
 	"strings"
 	"testing"
 
@@ -216,5 +217,26 @@ func TestEvaluationSeedTrials(t *testing.T) {
 	// The two trials of ce use different models: their results differ.
 	if ce := rep.Models[1]; ce.PerTrial[0].MAP == ce.PerTrial[1].MAP {
 		t.Error("both trials of ce have the same MAP: the second model was not used")
+	}
+}
+
+// TestEvalRequestAllBaselines checks that a request for every baseline keeps
+// saying so after normalize expands ["all"] into the names (the run leaves
+// GloVe out of "all" above baselines.MaxGloVeSteps), and that naming them
+// does not.
+func TestEvalRequestAllBaselines(t *testing.T) {
+	r := evalRequest{ModelIDs: []string{"m1"}, Baselines: []string{"all"}}
+	if _, err := r.normalize(); err != nil {
+		t.Fatal(err)
+	}
+	if !r.AllBaselines || !slices.Equal(r.Baselines, baselines.Names) {
+		t.Fatalf("after normalize: all %v, baselines %v", r.AllBaselines, r.Baselines)
+	}
+	if _, err := r.normalize(); err != nil || !r.AllBaselines {
+		t.Errorf("normalized again: all %v, %v", r.AllBaselines, err)
+	}
+	named := evalRequest{ModelIDs: []string{"m1"}, Baselines: slices.Clone(baselines.Names)}
+	if _, err := named.normalize(); err != nil || named.AllBaselines {
+		t.Errorf("every baseline named: all %v, %v", named.AllBaselines, err)
 	}
 }

@@ -266,7 +266,7 @@ func evaluate(ctx context.Context, cfg *evalConfig, stderr io.Writer) (*eval.Rep
 	ev := &app.Evaluation{Models: r.models, Corpus: c, Cross: cross, Subset: cfg.Subset, Protocol: cfg.Protocol,
 		Setting: cfg.Setting, Missing: cfg.Missing, Trials: cfg.Trials, Sample: cfg.Sample, Seed: cfg.seed, Workers: cfg.workers,
 		Concurrent: cfg.concurrent,
-		Baselines:  cfg.Baselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
+		Baselines:  cfg.Baselines, AllBaselines: cfg.AllBaselines, Split: r.split, SplitPerModel: cfg.splitPath == "", CheckTrainDocs: true,
 		AllWithoutOOV: cfg.splitPath == "", Notes: r.notes,
 		Note: func(s string) { fmt.Fprintf(r.progress, "note: %s\n", s) },
 		Docs: func(t, n int, note string) {

@@ -69,10 +69,13 @@ type EvalSpec struct {
 	Setting   eval.Setting
 	Missing   eval.Band // zero outside incomplete-context
 	Trials    int
-	Baselines []string     // in report order, without repeats
-	Variants  []ce.Variant // in report order (compare.VariantEntries)
-	Sample    int          // documents sampled in each trial; 0: by DefaultRankBudget, AllDocs: all
-	lenient   bool
+	Baselines []string // in report order, without repeats
+	// AllBaselines says Baselines are every baseline ("all") rather than
+	// named one by one (baselines.Scope.All).
+	AllBaselines bool
+	Variants     []ce.Variant // in report order (compare.VariantEntries)
+	Sample       int          // documents sampled in each trial; 0: by DefaultRankBudget, AllDocs: all
+	lenient      bool
 }
 
 // Normalize checks in and returns its EvalSpec, or an *InputError naming the
@@ -138,6 +141,7 @@ func (in EvalInput) Normalize() (*EvalSpec, error) {
 	if s.Baselines, err = chooseBaselines(in.Baselines); err != nil {
 		return nil, err
 	}
+	s.AllBaselines = len(in.Baselines) == 1 && in.Baselines[0] == "all"
 	if s.Variants, err = chooseVariants(in.Variants, s.Setting); err != nil {
 		return nil, err
 	}

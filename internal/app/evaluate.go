@@ -68,6 +68,9 @@ type Evaluation struct {
 	// Baselines are the baselines' names in report order; those the setting
 	// does not apply to are left out with a note.
 	Baselines []string
+	// AllBaselines says Baselines are every baseline ("all"): GloVe is then
+	// left out where its grid outgrows a comparison (baselines.MaxGloVeSteps).
+	AllBaselines bool
 	// Variants are the models' entries (compare.VariantEntries), after the
 	// baselines in the report.
 	Variants []compare.Entry
@@ -150,7 +153,13 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 		VocabSize: vocab.Len(), Trials: ev.Trials,
 		Baseline: baselines.Settings{Topics: first.Topics().NumTopics(), Hidden: first.CEDim()}}
 	scope := baselines.Scope{Protocol: ev.Protocol, Subset: ev.Subset, Cross: ev.Cross != nil, Terms: vocab.Len(),
-		OOV: ev.Setting == eval.OOVSetting, Missing: ev.Missing}
+		OOV: ev.Setting == eval.OOVSetting, Missing: ev.Missing, All: ev.AllBaselines}
+	if ev.AllBaselines && slices.Contains(ev.Baselines, baselines.NameGloVe) {
+		var err error
+		if scope.GloVeSteps, err = ev.gloveSteps(baselines.MaxGloVeSteps); err != nil {
+			return nil, err
+		}
+	}
 	for _, why := range plan.AddBaselines(ev.Baselines, scope) {
 		note(why)
 	}
@@ -232,6 +241,19 @@ func noQueries(rep *eval.Report, band eval.Band) error {
 	}
 	m := rep.Models[0]
 	return &NoQueriesError{Docs: m.Docs, Skipped: m.Skipped, Missing: band}
+}
+
+// gloveSteps returns baselines.GloVeSteps on the first trial's training
+// documents (those trialDocs gives the baselines, without its notes).
+func (ev *Evaluation) gloveSteps(limit int64) (int64, error) {
+	m := ev.Models[0]
+	split, err := ev.Split(m)
+	if err != nil {
+		return 0, err
+	}
+	train, _ := m.Info().TrainingDocs(ev.Corpus, split.Train)
+	vocab := m.Vocabulary()
+	return baselines.GloVeSteps(vocab.EncodeAll(ev.Corpus.Select(train)), vocab.Len(), limit)
 }
 
 // trialDocs selects and encodes the documents of trial t, whose model is m:

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/taglens/taglens/ml/baselines"
 	"github.com/taglens/taglens/ml/ce"
 	"github.com/taglens/taglens/ml/compare"
 	"github.com/taglens/taglens/ml/corpus"
@@ -207,5 +208,26 @@ func TestEvaluateLongDocs(t *testing.T) {
 	want := fmt.Sprintf("%d training documents of more than %d tags left out of the baselines' training", long, maxTags)
 	if !slices.ContainsFunc(rep.Notes, func(s string) bool { return strings.HasPrefix(s, want) }) {
 		t.Errorf("notes %q: want one beginning %q", rep.Notes, want)
+	}
+}
+
+// TestEvaluateGloVeSteps checks that GloVe's step count is taken on the
+// documents the baselines train on (trialDocs), without trialDocs' notes.
+func TestEvaluateGloVeSteps(t *testing.T) {
+	m, c, split := demoModel(t)
+	ev := &Evaluation{Models: []*ce.Model{m}, Corpus: c, Subset: "test", Protocol: eval.Extended,
+		Setting: eval.WithinCorpus, Trials: 1, Seed: 1,
+		Split: func(*ce.Model) (corpus.Split, error) { return split, nil }}
+	got, err := ev.gloveSteps(-1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := ev.trialDocs(m, 0, func(string) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want, err := baselines.GloVeSteps(d.Train, m.Vocabulary().Len(), -1)
+	if err != nil || got != want || got <= 0 {
+		t.Errorf("%d steps, want %d on the baselines' training documents (%v)", got, want, err)
 	}
 }

@@ -39,6 +39,14 @@ const (
 	// 7,000-term corpus with 0.9-1.4 million nonzeros (whats-cooking,
 	// citeulike-a) 15-23, about GloVeUpdateBudget AdaGrad steps per grid point.
 	GloVeUpdateBudget = 20_000_000
+	// MaxGloVeSteps bounds a GloVe grid point's AdaGrad steps (its epochs ×
+	// its nonzero counts) in a comparison of every baseline: ten times
+	// GloVeUpdateBudget. MinGloVeEpochs keeps 15 epochs however many counts
+	// there are (fewer halved GloVe's MAP on pubmed-genes, docs/scale.md), so
+	// above 1.3×10^7 counts its grid of three or four points alone outgrows
+	// the 15 minutes of a whole comparison on two cores; there it is left out
+	// of "all" with the reason (Skip) and trained only when named.
+	MaxGloVeSteps = 10 * GloVeUpdateBudget
 	// gloveCheckEvery is the number of steps between two looks at ctx.
 	gloveCheckEvery = 1 << 16
 	// gloveAheadEntry and gloveAheadRow are how many steps ahead train
@@ -211,6 +219,33 @@ func gloveEpochs(epochs, nnz int) int {
 		return epochs
 	}
 	return min(DefaultGloVeEpochs, max(MinGloVeEpochs, (GloVeUpdateBudget+nnz-1)/max(nnz, 1)))
+}
+
+// GloVeSteps returns the AdaGrad steps of a point of FitGloVe's default grid
+// on the training documents train over v terms: the epochs of the rule of
+// GloVeUpdateBudget times the nonzero counts X_ij (both orders of a pair). The
+// counts are first bounded by the documents' ordered pairs of terms, in one
+// pass over their lengths, and counted only when the bound's steps exceed
+// limit: a result not above limit may be a bound.
+func GloVeSteps(train [][]int, v int, limit int64) (int64, error) {
+	var bound int64
+	for _, d := range train {
+		k := int64(len(d))
+		bound += k * (k - 1)
+	}
+	bound = min(bound, int64(v)*int64(v-1))
+	// An upper bound of the steps that grows with the counts: n·epochs(n) ≤
+	// max(15n, min(50n, GloVeUpdateBudget + n)).
+	up := max(MinGloVeEpochs*bound, min(DefaultGloVeEpochs*bound, GloVeUpdateBudget+bound))
+	if up <= limit {
+		return up, nil
+	}
+	counts, err := pairCounts(train, v)
+	if err != nil {
+		return 0, fmt.Errorf("baselines: glove: %w", err)
+	}
+	n := counts.NNZ()
+	return int64(gloveEpochs(0, n)) * int64(n), nil
 }
 
 // gloveCheckpoints are the epochs, below the last, after which a training run

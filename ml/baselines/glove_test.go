@@ -6,9 +6,12 @@ import (
 	"math/rand/v2"
 	"runtime"
 	"slices"
+	"strings"
 	"testing"
 
 	"gonum.org/v1/gonum/diff/fd"
+
+	"github.com/taglens/taglens/ml/eval"
 )
 
 // TestGloVeGradient checks gloveGrad's analytic gradient against gonum's
@@ -280,5 +283,72 @@ func TestKernelGloVeStepBits(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestGloVeSteps checks GloVe's step count against its epochs and counts: the
+// exact count (a limit below it) is the epochs of the rule times the nonzero
+// counts FitGloVe trains on, and the bound returned under a larger limit is
+// not below it; a document's pairs repeated in others make the bound loose.
+func TestGloVeSteps(t *testing.T) {
+	docs := [][]int{{0, 1, 2}, {0, 1}, {1, 2, 3}, {0, 1, 2}, {4, 5}}
+	const v = 6
+	counts, err := pairCounts(docs, v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := counts.NNZ() // 0-1, 0-2, 1-2, 1-3, 2-3, 4-5, both orders: 12
+	want := int64(gloveEpochs(0, n) * n)
+	got, err := GloVeSteps(docs, v, 0)
+	if err != nil || got != want {
+		t.Fatalf("GloVeSteps with limit 0 = %d, %v; want %d (%d epochs × %d counts)", got, err, want, gloveEpochs(0, n), n)
+	}
+	bound, err := GloVeSteps(docs, v, math.MaxInt64)
+	if err != nil || bound < want {
+		t.Fatalf("GloVeSteps without a limit = %d, %v: a bound must not be below %d", bound, err, want)
+	}
+	// A corpus as large as the rule's budget: the bound is taken when it
+	// is within the limit, and the count when it is not.
+	big := make([][]int, 0, 3000)
+	for i := range 3000 {
+		big = append(big, []int{i % 500, 500 + i%700, 1200 + i%300})
+	}
+	c2, err := pairCounts(big, 1500)
+	if err != nil {
+		t.Fatal(err)
+	}
+	exact := int64(gloveEpochs(0, c2.NNZ()) * c2.NNZ())
+	if got, _ := GloVeSteps(big, 1500, exact); got > exact {
+		t.Errorf("limit %d: %d steps, above the limit although the count is within it", exact, got)
+	}
+	if got, _ := GloVeSteps(big, 1500, exact-1); got != exact {
+		t.Errorf("limit %d: %d steps, want the count's %d", exact-1, got, exact)
+	}
+	if got, err := GloVeSteps([][]int{{0}, {1}}, 2, 0); got != 0 || err != nil {
+		t.Errorf("no shared document, limit 0: %d, %v; want 0 steps", got, err)
+	}
+	if _, err := GloVeSteps([][]int{{0}, {1}}, 2, -1); err == nil {
+		t.Error("no shared document, counted: want pairCounts' error")
+	}
+}
+
+// TestSkipGloVeSteps checks that GloVe is left out of every baseline above
+// MaxGloVeSteps with the reason, and kept when named or within the bound.
+func TestSkipGloVeSteps(t *testing.T) {
+	sc := Scope{Protocol: eval.Extended, Subset: "test", Terms: 30000, All: true, GloVeSteps: 570_000_000}
+	why := Skip(NameGloVe, sc)
+	if !strings.Contains(why, "5.7×10^8 AdaGrad steps") || !strings.Contains(why, "2×10^8") || !strings.Contains(why, "by name") {
+		t.Errorf("skip note %q", why)
+	}
+	for _, s := range []Scope{
+		{Protocol: eval.Extended, Subset: "test", All: false, GloVeSteps: 570_000_000},
+		{Protocol: eval.Extended, Subset: "test", All: true, GloVeSteps: MaxGloVeSteps},
+	} {
+		if why := Skip(NameGloVe, s); why != "" {
+			t.Errorf("%+v: skipped: %q", s, why)
+		}
+	}
+	if why := Skip(NamePPMISVD, sc); why != "" {
+		t.Errorf("ppmi-svd skipped by GloVe's steps: %q", why)
 	}
 }

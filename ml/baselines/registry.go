@@ -6,6 +6,8 @@ import (
 	"maps"
 	"math"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 
 	"github.com/taglens/taglens/ml/eval"
@@ -63,6 +65,14 @@ type Scope struct {
 	OOV      bool      // the OOV setting
 	Missing  eval.Band // incomplete local context; zero when complete
 	Terms    int       // the compared models' vocabulary size |Γ|
+
+	// All reports that the evaluation asks for every baseline ("all")
+	// rather than naming them one by one.
+	All bool
+	// GloVeSteps is the AdaGrad steps of a point of GloVe's grid on the
+	// training documents, or a bound of them not above MaxGloVeSteps
+	// (GloVeSteps); 0 when not computed.
+	GloVeSteps int64
 }
 
 // Skip returns why baseline name is left out of an evaluation with the given
@@ -71,7 +81,8 @@ type Scope struct {
 // extended protocol (§6.2.5); CRBM's context is the training document's one-hot
 // condition, so it is evaluated on training documents only, and with an
 // incomplete context only under the extended protocol, its condition left whole
-// (§6.2.5, §6.5).
+// (§6.2.5, §6.5). Of every baseline ("all"), GloVe is left out where a point
+// of its grid takes more than MaxGloVeSteps steps (a comparison's budget).
 func Skip(name string, sc Scope) string {
 	switch {
 	case sc.OOV:
@@ -84,6 +95,9 @@ func Skip(name string, sc Scope) string {
 		return "crbm skipped: its context is the training document's one-hot condition, so it is evaluated on training documents only (paper §6.2.5)"
 	case slices.Contains(Dense, name) && sc.Terms > MaxDenseTerms:
 		return fmt.Sprintf("%s skipped: %d terms: %s", name, sc.Terms, denseRefusal(sc.Terms))
+	case name == NameGloVe && sc.All && sc.GloVeSteps > MaxGloVeSteps:
+		return fmt.Sprintf("glove skipped from every baseline: a point of its grid takes %s AdaGrad steps (its epochs × its nonzero co-occurrence counts) on these training documents, above the %s a comparison of every baseline gives it; ask for glove by name to train it",
+			powerOfTen(float64(sc.GloVeSteps)), powerOfTen(MaxGloVeSteps))
 	case name == NameCRBM && !sc.Missing.IsZero() && sc.Protocol == eval.Priming:
 		return "crbm skipped: its context, the document's one-hot condition, cannot be made incomplete; the paper uses it, with its context whole, in the extended protocol only (§6.5)"
 	}
@@ -203,4 +217,17 @@ func (p *easePair) take(k int) eval.Model {
 	m := p.m[k]
 	p.m[k] = nil
 	return m
+}
+
+// powerOfTen writes x ≥ 1 as "m×10^e" with one decimal of m ("5.7×10^8"),
+// or "m×10^e" without the decimal when it is zero ("2×10^8").
+func powerOfTen(x float64) string {
+	e := int(math.Floor(math.Log10(x)))
+	m := x / math.Pow(10, float64(e))
+	if m >= 9.95 {
+		m, e = m/10, e+1
+	}
+	s := strconv.FormatFloat(m, 'f', 1, 64)
+	s = strings.TrimSuffix(s, ".0")
+	return fmt.Sprintf("%s×10^%d", s, e)
 }
