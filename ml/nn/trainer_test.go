@@ -161,28 +161,11 @@ func TestKernelSGDMomentumAverage(t *testing.T) {
 	}
 	defer func(a, v bool) { useAsm, useAVX512 = a, v }(useAsm, useAVX512)
 	rng := rand.New(rand.NewPCG(81, 82))
-	val := func() float64 {
-		switch rng.IntN(8) {
-		case 0:
-			return 0
-		case 1:
-			return math.Copysign(0, -1)
-		case 2:
-			return rng.NormFloat64() * 1e-300
-		}
-		return rng.NormFloat64() * math.Exp(rng.NormFloat64()*5)
-	}
 	for _, n := range []int{1, 3, 4, 5, 7, 8, 9, 63, 1000, 1<<16 + 5, 200003} {
-		p := make([]float64, n)
-		for i := range p {
-			p[i] = val()
-		}
+		p := vecValues(rng, n)
 		var grads [4][]float64
 		for s := range grads {
-			grads[s] = make([]float64, n)
-			for i := range n {
-				grads[s][i] = val()
-			}
+			grads[s] = vecValues(rng, n)
 		}
 		run := func(asm, avx512 bool) []float64 {
 			useAsm, useAVX512 = asm, avx512

@@ -29,6 +29,18 @@ func vecValues(rng *rand.Rand, n int) []float64 {
 	return v
 }
 
+// goAndAsm returns f applied to a copy of y by the Go loops (useAsm false)
+// and to another by the assembly ones (useAsm true).
+func goAndAsm(y []float64, f func(y []float64)) (goOut, asmOut []float64) {
+	goOut, asmOut = slices.Clone(y), slices.Clone(y)
+	useAsm = false
+	f(goOut)
+	useAsm = true
+	f(asmOut)
+	return goOut, asmOut
+}
+
+// sameBits returns the first index where a and b differ in their bits, or −1.
 func sameBits(a, b []float64) int {
 	for i := range a {
 		if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
@@ -49,11 +61,7 @@ func TestKernelColSumsAddSameBits(t *testing.T) {
 	for _, n := range []int{1, 3, 4, 5, 15, 16, 17, 20, 33, 100, 1964} {
 		for _, rows := range []int{0, 1, 2, 7, 50} {
 			d, dst := vecValues(rng, rows*n), vecValues(rng, n)
-			want, got := slices.Clone(dst), slices.Clone(dst)
-			useAsm = false
-			colSumsAdd(want, d, n)
-			useAsm = true
-			colSumsAdd(got, d, n)
+			want, got := goAndAsm(dst, func(y []float64) { colSumsAdd(y, d, n) })
 			if i := sameBits(want, got); i >= 0 {
 				t.Fatalf("width %d, %d rows: column %d is %v, %v in Go", n, rows, i, got[i], want[i])
 			}
@@ -72,11 +80,7 @@ func TestKernelAxpySameBits(t *testing.T) {
 	for _, n := range []int{0, 1, 3, 4, 5, 7, 8, 9, 12, 13, 1001} {
 		for _, a := range []float64{1, -0.05, 3.7e-5} {
 			x, y := vecValues(rng, n), vecValues(rng, n)
-			want, got := slices.Clone(y), slices.Clone(y)
-			useAsm = false
-			axpyUnitary(a, x, want)
-			useAsm = true
-			axpyUnitary(a, x, got)
+			want, got := goAndAsm(y, func(y []float64) { axpyUnitary(a, x, y) })
 			if i := sameBits(want, got); i >= 0 {
 				t.Fatalf("n=%d, a=%v: element %d is %v, %v in Go", n, a, i, got[i], want[i])
 			}
