@@ -27,7 +27,8 @@
 # the same for every training seed, so the three models share a vocabulary).
 #
 # Caching: a step whose output exists is skipped; results are valid for one
-# state of the code (ml/, cmd/taglens, go.mod, go.sum), whose id is kept in
+# state of the code (ml/, internal/, cmd/taglens, go.mod, go.sum: the code a
+# training, an evaluation and the rendering run), whose id is kept in
 # docs/suite/CODE_ID: a different id discards them.
 #
 # Environment: TAGLENS_DATA (default ../shared/data next to the repository),
@@ -80,7 +81,7 @@ if ((render_only == 0)); then
 fi
 completion_sample=2500 # test documents per trial under completion (eval --sample)
 
-code_paths=(ml cmd/taglens go.mod go.sum)
+code_paths=(ml internal cmd/taglens go.mod go.sum)
 code_id=$(git ls-files -co --exclude-standard -- "${code_paths[@]}" | LC_ALL=C sort |
 	while IFS= read -r f; do if [[ -f $f ]]; then sha1sum -- "$f"; fi; done | sha1sum | cut -c1-12)
 work=${TAGLENS_WORK:-${TMPDIR:-/tmp}/taglens-suite/$code_id}

@@ -154,7 +154,8 @@ func Evaluate(ctx context.Context, ev *Evaluation) (*eval.Report, error) {
 		Baseline: baselines.Settings{Topics: first.Topics().NumTopics(), Hidden: first.CEDim()}}
 	scope := baselines.Scope{Protocol: ev.Protocol, Subset: ev.Subset, Cross: ev.Cross != nil, Terms: vocab.Len(),
 		OOV: ev.Setting == eval.OOVSetting, Missing: ev.Missing, All: ev.AllBaselines}
-	if ev.AllBaselines && slices.Contains(ev.Baselines, baselines.NameGloVe) {
+	// GloVe's steps are counted only where nothing else leaves it out.
+	if ev.AllBaselines && slices.Contains(ev.Baselines, baselines.NameGloVe) && baselines.Skip(baselines.NameGloVe, scope) == "" {
 		var err error
 		if scope.GloVeSteps, err = ev.gloveSteps(baselines.MaxGloVeSteps); err != nil {
 			return nil, err

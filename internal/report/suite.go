@@ -156,7 +156,7 @@ func writeSuiteIntro(w *strings.Builder, s *Suite) {
 	fmt.Fprintf(w, "(`taglens eval --sample`); its \"test docs\" column counts the first trial's evaluated documents.\n")
 	if s.Source != nil {
 		c := strings.TrimSpace(s.Source.Commit)
-		fmt.Fprintf(w, "\nThe results belong to commit %s (code id %s: a hash of ml/, cmd/taglens, go.mod and go.sum).\n", c[:min(len(c), 12)], strings.TrimSpace(s.Source.CodeID))
+		fmt.Fprintf(w, "\nThe results belong to commit %s (code id %s: a hash of ml/, internal/, cmd/taglens, go.mod and go.sum).\n", c[:min(len(c), 12)], strings.TrimSpace(s.Source.CodeID))
 	}
 	if s.Run != nil {
 		fmt.Fprintf(w, "\nRun:")
