@@ -247,14 +247,22 @@ func noQueries(rep *eval.Report, band eval.Band) error {
 // gloveSteps returns baselines.GloVeSteps on the first trial's training
 // documents (those trialDocs gives the baselines, without its notes).
 func (ev *Evaluation) gloveSteps(limit int64) (int64, error) {
-	m := ev.Models[0]
-	split, err := ev.Split(m)
+	_, train, _, err := ev.baselineTrain(ev.Models[0])
 	if err != nil {
 		return 0, err
 	}
-	train, _ := m.Info().TrainingDocs(ev.Corpus, split.Train)
-	vocab := m.Vocabulary()
-	return baselines.GloVeSteps(vocab.EncodeAll(ev.Corpus.Select(train)), vocab.Len(), limit)
+	return baselines.GloVeSteps(train, ev.Models[0].Vocabulary().Len(), limit)
+}
+
+// baselineTrain returns model m's split and the baselines' training
+// documents, encoded: the documents of the split that m trained on, with how
+// many m left out as too long (ce.Info.TrainingDocs).
+func (ev *Evaluation) baselineTrain(m *ce.Model) (split corpus.Split, train [][]int, long int, err error) {
+	if split, err = ev.Split(m); err != nil {
+		return corpus.Split{}, nil, 0, err
+	}
+	idx, long := m.Info().TrainingDocs(ev.Corpus, split.Train)
+	return split, ev.Models[0].Vocabulary().EncodeAll(ev.Corpus.Select(idx)), long, nil
 }
 
 // trialDocs selects and encodes the documents of trial t, whose model is m:
@@ -262,15 +270,14 @@ func (ev *Evaluation) gloveSteps(limit int64) (int64, error) {
 // documents.
 func (ev *Evaluation) trialDocs(m *ce.Model, t int, note func(string)) (*compare.Trial, error) {
 	vocab := ev.Models[0].Vocabulary()
-	split, err := ev.Split(m)
+	split, train, long, err := ev.baselineTrain(m)
 	if err != nil {
 		return nil, err
 	}
-	train, long := m.Info().TrainingDocs(ev.Corpus, split.Train)
 	if long > 0 && t == 0 {
 		note(fmt.Sprintf("%d training documents of more than %d tags left out of the baselines' training, as the model's training left them out (design.md, decision 1)", long, m.Info().MaxDocTags))
 	}
-	d := &compare.Trial{Train: vocab.EncodeAll(ev.Corpus.Select(train)), Valid: vocab.EncodeAll(ev.Corpus.Select(split.Valid))}
+	d := &compare.Trial{Train: train, Valid: vocab.EncodeAll(ev.Corpus.Select(split.Valid))}
 	if n := m.Info().TrainDocs; ev.CheckTrainDocs && n > 0 && n != len(train) && t == 0 {
 		note(fmt.Sprintf("the split has %d training documents, the model was trained on %d: is it the model's split?", len(train), n))
 	}

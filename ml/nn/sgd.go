@@ -81,17 +81,16 @@ func (s *SGD) step(params, grad []float64, tm *team) {
 			// memory-bound), with the operations of the two separate loops.
 			a, h := s.avg[lo:hi], 1-g
 			a, vel, p = a[:len(gr)], vel[:len(gr)], p[:len(gr)]
-			if useAVX512 && len(gr) >= 8 {
-				// The same operations eight elements at a time.
-				m := len(gr) &^ 7
+			// The same operations eight (AVX-512) or four (AVX2) elements at a
+			// time, the rest in Go.
+			kern, w := sgdMomAvgAVX2, 4
+			if useAVX512 {
+				kern, w = sgdMomAvgAVX512, 8
+			}
+			if useAsm && len(gr) >= w {
+				m := len(gr) &^ (w - 1)
 				c := [4]float64{mu, eta, g, h}
-				sgdMomAvgAVX512(&p[0], &vel[0], &a[0], &gr[0], m, &c)
-				a, vel, p, gr = a[m:], vel[m:], p[m:], gr[m:]
-			} else if useAsm && len(gr) >= 4 {
-				// Four at a time.
-				m := len(gr) &^ 3
-				c := [4]float64{mu, eta, g, h}
-				sgdMomAvgAVX2(&p[0], &vel[0], &a[0], &gr[0], m, &c)
+				kern(&p[0], &vel[0], &a[0], &gr[0], m, &c)
 				a, vel, p, gr = a[m:], vel[m:], p[m:], gr[m:]
 			}
 			// Each product rounded before the sum (never fused), as
