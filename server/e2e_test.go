@@ -275,7 +275,11 @@ func waitJS(t *testing.T, ctx context.Context, name string, limit time.Duration,
 		last = err
 		time.Sleep(300 * time.Millisecond)
 	}
-	t.Fatalf("%s: not reached within %v (last error %v)", name, limit, last)
+	// What the page showed, so that a timeout says where it stopped.
+	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	shown, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`location.pathname + location.search + " — status: " + ((document.getElementById("map-status") || {}).textContent || "none")`))
+	t.Fatalf("%s: not reached within %v (last error %v; page %s)", name, limit, last, shown)
 }
 
 // hoverPoint moves the mouse over the first point of the scatter chart and waits
@@ -329,7 +333,7 @@ func TestBrowserContextMap(t *testing.T) {
 		chromedp.Click(`[data-testid="context-docs"] [data-testid="context-doc"]`),
 	)
 	// The click navigates: poll across the page change.
-	waitJS(t, ctx, "context map drawn", time.Minute,
+	waitJS(t, ctx, "context map drawn", 2*time.Minute,
 		`location.search.indexOf("context_doc=") >= 0 && !!document.querySelector('[data-testid="map"]') && document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`)
 	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.taglensCharts["map"].getOption().series.map(function (s) { return s.name; })`))
 	if err != nil {
