@@ -11,9 +11,11 @@ import (
 	"github.com/chromedp/chromedp"
 )
 
-// pickColour chooses value in the select sel and submits its form.
+// pickColour chooses value in the select sel and submits its form, once the
+// page's map has settled.
 func pickColour(t *testing.T, ctx context.Context, sel, value, submit string) {
 	t.Helper()
+	waitMapSettled(t, ctx)
 	step(t, ctx, "colour by "+value, time.Minute,
 		chromedp.WaitVisible(tid(sel)),
 		chromedp.SetValue(tid(sel), value),

@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"fmt"
+	"testing"
 	"time"
 
 	"github.com/chromedp/chromedp"
@@ -22,6 +23,16 @@ const mapPageState = `(function () {
 	var s = st ? st.getAttribute("data-state") : "";
 	return s === "queued" || s === "running" ? "computing" : "";
 })()`
+
+// waitMapSettled waits until an explorer page's map is drawn, offers to be
+// computed or is absent. Click on the page after it: drawing the map inserts
+// the selection tools and panel around it, which moves what lies below, and a
+// click aimed before that lands beside its target (seen in CI on a loaded
+// machine: the page stayed the one clicked on).
+func waitMapSettled(t *testing.T, ctx context.Context) {
+	t.Helper()
+	waitJS(t, ctx, "the page's map settled", 2*time.Minute, `["ready", "compute", "none"].indexOf(`+mapPageState+`) >= 0`)
+}
 
 // openMap opens an explorer page and, when its map is not computed, presses
 // "Compute this map" (a POST of the page's parameters, answered by the same

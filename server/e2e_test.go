@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -263,23 +264,52 @@ func TestBrowserEndToEnd(t *testing.T) {
 // navigations in between.
 func waitJS(t *testing.T, ctx context.Context, name string, limit time.Duration, expr string) {
 	t.Helper()
-	deadline := time.Now().Add(limit)
 	var last error
-	for time.Now().Before(deadline) {
-		ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
-		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](expr))
-		cancel()
-		if err == nil && ok {
-			return
-		}
-		last = err
-		time.Sleep(300 * time.Millisecond)
+	if pollJSErr(ctx, expr, limit, &last) {
+		return
 	}
 	// What the page showed, so that a timeout says where it stopped.
 	dctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 	defer cancel()
 	shown, _ := chromedp.Run(dctx, chromedp.Evaluate[string](`location.pathname + location.search + " — status: " + ((document.getElementById("map-status") || {}).textContent || "none")`))
 	t.Fatalf("%s: not reached within %v (last error %v; page %s)", name, limit, last, shown)
+}
+
+// pollJS evaluates expr on the page until it is true or limit has passed,
+// tolerating navigations; it reports whether expr became true.
+func pollJS(ctx context.Context, expr string, limit time.Duration) bool {
+	var last error
+	return pollJSErr(ctx, expr, limit, &last)
+}
+
+// pollJSErr is pollJS keeping the last evaluation's error in last.
+func pollJSErr(ctx context.Context, expr string, limit time.Duration, last *error) bool {
+	deadline := time.Now().Add(limit)
+	for time.Now().Before(deadline) {
+		ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](expr))
+		cancel()
+		if err == nil && ok {
+			return true
+		}
+		*last = err
+		time.Sleep(300 * time.Millisecond)
+	}
+	return false
+}
+
+// serverStacks returns the stacks of this test binary's goroutines that run
+// the server package's code: what a request that does not answer waits on.
+func serverStacks() string {
+	buf := make([]byte, 1<<24)
+	buf = buf[:runtime.Stack(buf, true)]
+	var out []string
+	for _, g := range strings.Split(string(buf), "\n\n") {
+		if strings.Contains(g, "taglens/taglens/server.") && !strings.Contains(g, "testing.tRunner") {
+			out = append(out, g)
+		}
+	}
+	return strings.Join(out, "\n\n")
 }
 
 // hoverPoint moves the mouse over the first point of the scatter chart and waits
@@ -330,8 +360,19 @@ func TestBrowserContextMap(t *testing.T) {
 	step(t, ctx, "explorer", time.Minute,
 		chromedp.Navigate(base+"/explorer?model="+modelID),
 		chromedp.WaitVisible(tid("context-docs")),
-		chromedp.Click(`[data-testid="context-docs"] [data-testid="context-doc"]`),
 	)
+	waitMapSettled(t, ctx)
+	// The click posts the form and the answer sends the browser to the
+	// context map's page. CI once saw the page stay the term map's for two
+	// minutes after a click: if the page has not changed within 30 seconds,
+	// the server's goroutines go to the log, and the link is clicked again.
+	const link = `[data-testid="context-docs"] [data-testid="context-doc"]`
+	const moved = `location.search.indexOf("context_doc=") >= 0`
+	step(t, ctx, "a context document", time.Minute, chromedp.Click(link))
+	if !pollJS(ctx, moved, 30*time.Second) {
+		t.Logf("the click on a context document left the page as it was after 30 s; the server's goroutines:\n%s", serverStacks())
+		step(t, ctx, "a context document, again", time.Minute, chromedp.Click(link))
+	}
 	// The click navigates: poll across the page change.
 	waitJS(t, ctx, "context map drawn", 2*time.Minute,
 		`location.search.indexOf("context_doc=") >= 0 && !!document.querySelector('[data-testid="map"]') && document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`)
