@@ -12,14 +12,16 @@ import (
 )
 
 // pickColour chooses value in the select sel and submits its form, once the
-// page's map has settled.
+// page's map has settled, by a click on the submit button itself (the
+// context form lies below the map, which the selection tools move once
+// they appear: clickElement).
 func pickColour(t *testing.T, ctx context.Context, sel, value, submit string) {
 	t.Helper()
 	waitMapSettled(t, ctx)
 	step(t, ctx, "colour by "+value, time.Minute,
 		chromedp.WaitVisible(tid(sel)),
 		chromedp.SetValue(tid(sel), value),
-		chromedp.Click(tid(submit)))
+		clickElement(`[data-testid="`+submit+`"]`))
 }
 
 // waitMapReady waits for the term map (box "map") to be drawn after a

@@ -25,10 +25,10 @@ const mapPageState = `(function () {
 })()`
 
 // waitMapSettled waits until an explorer page's map is drawn, offers to be
-// computed or is absent. Click on the page after it: drawing the map inserts
-// the selection tools and panel around it, which moves what lies below, and a
-// click aimed before that lands beside its target (seen in CI on a loaded
-// machine: the page stayed the one clicked on).
+// computed or is absent: the page's own requests are done. Its selection
+// tools may still appear after (static/js/select.js binds them when the
+// browser is next idle), moving what lies below the map: a click there goes
+// to the element itself (clickElement).
 func waitMapSettled(t *testing.T, ctx context.Context) {
 	t.Helper()
 	waitJS(t, ctx, "the page's map settled", 2*time.Minute, `["ready", "compute", "none"].indexOf(`+mapPageState+`) >= 0`)
