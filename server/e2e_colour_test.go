@@ -21,7 +21,7 @@ func pickColour(t *testing.T, ctx context.Context, sel, value, submit string) {
 	step(t, ctx, "colour by "+value, time.Minute,
 		chromedp.WaitVisible(tid(sel)),
 		chromedp.SetValue(tid(sel), value),
-		clickElement(`[data-testid="`+submit+`"]`))
+		clickElement(tid(submit)))
 }
 
 // waitMapReady waits for the term map (box "map") to be drawn after a

@@ -264,8 +264,8 @@ func TestBrowserEndToEnd(t *testing.T) {
 // navigations in between.
 func waitJS(t *testing.T, ctx context.Context, name string, limit time.Duration, expr string) {
 	t.Helper()
-	var last error
-	if pollJSErr(ctx, expr, limit, &last) {
+	ok, last := pollJS(ctx, expr, limit)
+	if ok {
 		return
 	}
 	// What the page showed, so that a timeout says where it stopped.
@@ -276,34 +276,30 @@ func waitJS(t *testing.T, ctx context.Context, name string, limit time.Duration,
 }
 
 // pollJS evaluates expr on the page until it is true or limit has passed,
-// tolerating navigations; it reports whether expr became true.
-func pollJS(ctx context.Context, expr string, limit time.Duration) bool {
-	var last error
-	return pollJSErr(ctx, expr, limit, &last)
-}
-
-// pollJSErr is pollJS keeping the last evaluation's error in last.
-func pollJSErr(ctx context.Context, expr string, limit time.Duration, last *error) bool {
+// tolerating navigations; it reports whether expr became true, and the last
+// evaluation's error.
+func pollJS(ctx context.Context, expr string, limit time.Duration) (bool, error) {
 	deadline := time.Now().Add(limit)
+	var last error
 	for time.Now().Before(deadline) {
 		ectx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		ok, err := chromedp.Run(ectx, chromedp.Evaluate[bool](expr))
 		cancel()
 		if err == nil && ok {
-			return true
+			return true, nil
 		}
-		*last = err
+		last = err
 		time.Sleep(300 * time.Millisecond)
 	}
-	return false
+	return false, last
 }
 
 // clickElement clicks the element sel on the element itself, as a keyboard
 // activation does, not at a point of the screen: for elements that the page
 // may move just before the click (a mouse click at the position measured
 // before would land beside them).
-func clickElement(sel string) chromedp.Action[chromedp.Void] {
-	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click()`, sel))
+func clickElement(sel chromedp.CSS) chromedp.Action[chromedp.Void] {
+	return chromedp.Evaluate[chromedp.Void](fmt.Sprintf(`document.querySelector(%q).click()`, string(sel)))
 }
 
 // serverStacks returns the stacks of this test binary's goroutines that run
@@ -379,12 +375,11 @@ func TestBrowserContextMap(t *testing.T) {
 	// If the page has not changed within 30 seconds, the server's goroutines
 	// go to the log: what the form's request waits on.
 	step(t, ctx, "a context document", time.Minute, clickElement(`[data-testid="context-docs"] [data-testid="context-doc"]`))
-	if !pollJS(ctx, `location.search.indexOf("context_doc=") >= 0`, 30*time.Second) {
+	if moved, _ := pollJS(ctx, `location.search.indexOf("context_doc=") >= 0`, 30*time.Second); !moved {
 		t.Logf("the page has not moved 30 s after the click on a context document; the server's goroutines:\n%s", serverStacks())
 	}
 	// The click navigates: poll across the page change.
-	waitJS(t, ctx, "context map drawn", 2*time.Minute,
-		`location.search.indexOf("context_doc=") >= 0 && !!document.querySelector('[data-testid="map"]') && document.querySelector('[data-testid="map"]').getAttribute('data-ready') === 'true'`)
+	waitMapReady(t, ctx, "context_doc=")
 	kinds, err := chromedp.Run(ctx, chromedp.Evaluate[[]string](`window.taglensCharts["map"].getOption().series.map(function (s) { return s.name; })`))
 	if err != nil {
 		t.Fatal(err)
