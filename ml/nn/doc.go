@@ -85,7 +85,7 @@
 // storing or accumulating into C. On amd64 with AVX2 and FMA (golang.org/x/sys/cpu)
 // they run a Goto/BLIS-style blocked product (gemmAsm) around a register-blocked
 // micro-kernel in assembly (kernel_amd64.s): 8×16 float64 tiles with AVX-512F when
-// the CPU has it, else 4×8 tiles with AVX2/FMA; depth blocks of 128 for both keep a
+// the CPU has it, else 6×8 tiles with AVX2/FMA; depth blocks of 128 for both keep a
 // B panel in L1 and give a product the same bits on either kind of machine. A is
 // read in place with any row and depth stride (only a partial last row panel is
 // copied); B is read in place when row-major and otherwise packed into

@@ -50,24 +50,24 @@ func clearRows(m, n int, c []float64, ldc int) {
 // to C. With one kc for both, a product has the same bits on an AVX2 machine as
 // on an AVX-512 one, and so does a trained model (TestKernelGemmSameBits,
 // TestKernelTrainerSameBits); 128 keeps the 8×16 kernel's B panel at 16 KiB
-// (the 4×8 one's at 8 KiB).
+// (the 6×8 one's at 8 KiB).
 const (
 	kc    = 128 // depth of a block, both kernels
-	mcMax = 256 // rows of A per packed block (multiple of every MR)
+	mcMax = 240 // rows of A per packed block (multiple of every MR)
 	ncMax = 512 // columns of B per packed block (multiple of every NR)
 )
 
 // packBuf holds the packed blocks of a gemmAsm call; a Workspace owns one.
 type packBuf struct {
 	a, b []float64
-	tile [4 * 8]float64 // edge tiles of the 4×8 kernel
+	tile [6 * 8]float64 // edge tiles of the 6×8 kernel
 }
 
 var packPool = sync.Pool{New: func() any { return new(packBuf) }}
 
 // gemmAsm computes C[m×n] = A·B (acc false) or C += A·B (acc true) with A(i,p) =
 // a[i·ars + p·aps] and B(p,j) = b[p·bps + j·bjs] using the packed micro-kernels:
-// 8×16 with AVX-512 (useAVX512), else 4×8 with AVX2/FMA. For every element of C the
+// 8×16 with AVX-512 (useAVX512), else 6×8 with AVX2/FMA. For every element of C the
 // products are summed in increasing p within a depth block of kc and the blocks are
 // added in order, so results depend only on the inputs, the same with either
 // kernel. If pre is not nil it holds B already packed by packNT for the current
@@ -85,7 +85,7 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 		}
 		return
 	}
-	mr, nr := 4, 8
+	mr, nr := 6, 8
 	if useAVX512 {
 		mr, nr = 8, 16
 	}
@@ -154,10 +154,10 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 							continue
 						}
 						if h == mr && w == nr {
-							kernP4x8(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
+							kernP6x8(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
 							continue
 						}
-						kernP4x8(kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
+						kernP6x8(kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
 						for r := 0; r < h; r++ {
 							dst := c[ci+r*ldc : ci+r*ldc+w]
 							src := pb.tile[r*nr : r*nr+w]

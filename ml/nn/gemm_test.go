@@ -68,7 +68,7 @@ func TestKernelGemmSameBits(t *testing.T) {
 
 // TestGemmAsmMatchesGo compares the assembly kernels (each one the CPU has) with the
 // pure-Go reference kernels on shapes with every edge case of the register tiles
-// (4×8 and 8×16), of the k-blocking (128, 256) and of the m and n blocking (256,
+// (6×8 and 8×16), of the k-blocking (128, 256) and of the m and n blocking (240,
 // 512), with leading dimensions larger than the rows.
 func TestGemmAsmMatchesGo(t *testing.T) {
 	kernels := asmKernels()
@@ -122,6 +122,79 @@ func TestGemmAsmMatchesGo(t *testing.T) {
 						}
 					}
 				}
+			}
+		}
+	}
+}
+
+// TestKernelGemmFusedChain checks every assembly kernel the CPU has against the
+// sum the package specifies, bit for bit: an element of C is a chain of fused
+// multiply-adds (math.FMA) from zero over each depth block of kc steps, added to
+// C block after block. It runs on any machine with the kernels, so a change of
+// the AVX2 tile is checked even where TestKernelGemmSameBits has no AVX-512 to
+// compare with.
+func TestKernelGemmFusedChain(t *testing.T) {
+	kernels := asmKernels()
+	if len(kernels) == 0 {
+		t.Skip("no assembly kernels on this CPU or build")
+	}
+	defer func(v bool) { useAVX512 = v }(useAVX512)
+	rng := rand.New(rand.NewPCG(25, 26))
+	fill := func(n int) []float64 {
+		s := make([]float64, n)
+		for i := range s {
+			s[i] = rng.NormFloat64() * math.Exp(rng.NormFloat64())
+		}
+		return s
+	}
+	// want is C (m×n, row-major) after adding (or storing) A·B with A(i,p) = at(i,p)
+	// and B(p,j) = bt(p,j), summed the specified way.
+	want := func(m, n, k int, at, bt func(i, p int) float64, c []float64, acc bool) []float64 {
+		out := slices.Clone(c)
+		for i := 0; i < m; i++ {
+			for j := 0; j < n; j++ {
+				v := out[i*n+j]
+				for p0 := 0; p0 < k; p0 += kc {
+					var s float64
+					for p := p0; p < min(k, p0+kc); p++ {
+						s = math.FMA(at(i, p), bt(p, j), s)
+					}
+					if acc || p0 > 0 {
+						v += s
+					} else {
+						v = s
+					}
+				}
+				out[i*n+j] = v
+			}
+		}
+		return out
+	}
+	shapes := [][3]int{{1, 1, 1}, {6, 8, 3}, {5, 9, 7}, {7, 17, 129}, {13, 2, 257}, {100, 50, 100}, {250, 20, 40}, {3, 530, 300}}
+	for _, avx512 := range kernels {
+		useAVX512 = avx512
+		for _, sh := range shapes {
+			m, n, k := sh[0], sh[1], sh[2]
+			a, b := fill(m*k), fill(n*k)
+			at, bn := fill(k*m), fill(k*n)
+			for _, acc := range []bool{false, true} {
+				c0 := fill(m * n)
+				check := func(name string, got, w []float64) {
+					for i := range got {
+						if math.Float64bits(got[i]) != math.Float64bits(w[i]) {
+							t.Fatalf("avx512=%v %s %v acc=%v: c[%d] = %v, want %v", avx512, name, sh, acc, i, got[i], w[i])
+						}
+					}
+				}
+				c := slices.Clone(c0)
+				gemmNT(m, n, k, a, k, b, k, c, n, acc, nil)
+				check("NT", c, want(m, n, k, func(i, p int) float64 { return a[i*k+p] }, func(p, j int) float64 { return b[j*k+p] }, c0, acc))
+				c = slices.Clone(c0)
+				gemmNN(m, n, k, a, k, bn, n, c, n, acc, nil)
+				check("NN", c, want(m, n, k, func(i, p int) float64 { return a[i*k+p] }, func(p, j int) float64 { return bn[p*n+j] }, c0, acc))
+				c = slices.Clone(c0)
+				gemmTN(m, n, k, at, m, bn, n, c, n, acc, nil)
+				check("TN", c, want(m, n, k, func(i, p int) float64 { return at[p*m+i] }, func(p, j int) float64 { return bn[p*n+j] }, c0, acc))
 			}
 		}
 	}

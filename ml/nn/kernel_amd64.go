@@ -8,13 +8,13 @@ var (
 	// useAsm reports whether the assembly kernels run (AVX2 and FMA); tests switch
 	// it off to compare with the pure-Go kernels.
 	useAsm = cpu.X86.HasAVX2 && cpu.X86.HasFMA
-	// useAVX512 selects the 8×16 AVX-512 GEMM kernel instead of the 4×8 AVX2 one;
+	// useAVX512 selects the 8×16 AVX-512 GEMM kernel instead of the 6×8 AVX2 one;
 	// tests switch it to cover both.
 	useAVX512 = useAsm && cpu.X86.HasAVX512F
 )
 
 //go:noescape
-func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+func kernP6x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 
 //go:noescape
 func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool)

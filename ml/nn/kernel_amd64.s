@@ -9,10 +9,13 @@
 // T = Σ_{p<k} A(:,p)·B(p,:) and store it into C (row r at c + r·ldc bytes), or add it
 // to C when add is true. k ≥ 1.
 
-// func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+// func kernP6x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 //
-// MR = 4, NR = 8; requires AVX2 and FMA.
-TEXT ·kernP4x8(SB), NOSPLIT, $0-65
+// MR = 6, NR = 8; requires AVX2 and FMA. Twelve accumulators (Y0-Y11) keep both
+// FMA pipes busy through the instruction's latency, which the eight of a 4×8
+// tile did not; B's step is in Y12-Y13 and the broadcasts of A alternate in
+// Y14-Y15. Rows 3-5 are read through R13 = a + 3·ars.
+TEXT ·kernP6x8(SB), NOSPLIT, $0-65
 	MOVQ    k+0(FP), CX
 	MOVQ    a+8(FP), SI
 	MOVQ    ars+16(FP), R8
@@ -23,6 +26,7 @@ TEXT ·kernP4x8(SB), NOSPLIT, $0-65
 	MOVQ    ldc+56(FP), R11
 	MOVBQZX add+64(FP), R12
 	LEAQ    (R8)(R8*2), R14
+	LEAQ    (SI)(R14*1), R13
 
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
@@ -32,29 +36,40 @@ TEXT ·kernP4x8(SB), NOSPLIT, $0-65
 	VXORPD Y5, Y5, Y5
 	VXORPD Y6, Y6, Y6
 	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
 
-loop4x8:
-	VMOVUPD (DI), Y8
-	VMOVUPD 32(DI), Y9
-	VBROADCASTSD (SI), Y10
-	VFMADD231PD  Y8, Y10, Y0
-	VFMADD231PD  Y9, Y10, Y1
-	VBROADCASTSD (SI)(R8*1), Y11
-	VFMADD231PD  Y8, Y11, Y2
-	VFMADD231PD  Y9, Y11, Y3
-	VBROADCASTSD (SI)(R8*2), Y12
-	VFMADD231PD  Y8, Y12, Y4
-	VFMADD231PD  Y9, Y12, Y5
-	VBROADCASTSD (SI)(R14*1), Y13
-	VFMADD231PD  Y8, Y13, Y6
-	VFMADD231PD  Y9, Y13, Y7
+loop6x8:
+	VMOVUPD (DI), Y12
+	VMOVUPD 32(DI), Y13
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD  Y12, Y14, Y0
+	VFMADD231PD  Y13, Y14, Y1
+	VBROADCASTSD (SI)(R8*1), Y15
+	VFMADD231PD  Y12, Y15, Y2
+	VFMADD231PD  Y13, Y15, Y3
+	VBROADCASTSD (SI)(R8*2), Y14
+	VFMADD231PD  Y12, Y14, Y4
+	VFMADD231PD  Y13, Y14, Y5
+	VBROADCASTSD (R13), Y15
+	VFMADD231PD  Y12, Y15, Y6
+	VFMADD231PD  Y13, Y15, Y7
+	VBROADCASTSD (R13)(R8*1), Y14
+	VFMADD231PD  Y12, Y14, Y8
+	VFMADD231PD  Y13, Y14, Y9
+	VBROADCASTSD (R13)(R8*2), Y15
+	VFMADD231PD  Y12, Y15, Y10
+	VFMADD231PD  Y13, Y15, Y11
 	ADDQ R10, SI
+	ADDQ R10, R13
 	ADDQ R9, DI
 	DECQ CX
-	JNZ  loop4x8
+	JNZ  loop6x8
 
 	TESTQ R12, R12
-	JEQ   store4x8
+	JEQ   store6x8
 	VADDPD (DX), Y0, Y0
 	VADDPD 32(DX), Y1, Y1
 	VMOVUPD Y0, (DX)
@@ -74,10 +89,20 @@ loop4x8:
 	VADDPD 32(DX), Y7, Y7
 	VMOVUPD Y6, (DX)
 	VMOVUPD Y7, 32(DX)
+	ADDQ R11, DX
+	VADDPD (DX), Y8, Y8
+	VADDPD 32(DX), Y9, Y9
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ R11, DX
+	VADDPD (DX), Y10, Y10
+	VADDPD 32(DX), Y11, Y11
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
 	VZEROUPPER
 	RET
 
-store4x8:
+store6x8:
 	VMOVUPD Y0, (DX)
 	VMOVUPD Y1, 32(DX)
 	ADDQ R11, DX
@@ -89,6 +114,12 @@ store4x8:
 	ADDQ R11, DX
 	VMOVUPD Y6, (DX)
 	VMOVUPD Y7, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y8, (DX)
+	VMOVUPD Y9, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y10, (DX)
+	VMOVUPD Y11, 32(DX)
 	VZEROUPPER
 	RET
 

@@ -7,8 +7,8 @@ var (
 	useAVX512 = false
 )
 
-func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
-	panic("nn: kernP4x8 without assembly")
+func kernP6x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
+	panic("nn: kernP6x8 without assembly")
 }
 
 func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool) {
