@@ -18,14 +18,14 @@ type ColumnSample struct {
 	M    int
 	NOut int
 
-	pos []int32 // pos[j] = index of unit j in Cols, or -1
-	own stamps  // scratch of SampledPredictionLoss
+	pos []int32     // pos[j] = index of unit j in Cols, or -1
+	own lossScratch // scratch of SampledPredictionLoss
 }
 
-// stamps marks the listed columns of one example at a time.
-type stamps struct {
-	stamp []uint32
-	gen   uint32
+// lossScratch is the scratch space of sampledPredictionLoss.
+type lossScratch struct {
+	// extra holds one row's listed columns past the uniform sample.
+	extra []int
 	// arg, coef and lg hold one row's log arguments 1 ± ŷ, their loss weights and
 	// their logarithms (sampledPredictionLoss takes the logs in one batch).
 	arg, coef, lg []float64
@@ -102,7 +102,7 @@ func SampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, g
 	return sampledPredictionLoss(yhat, s, targets, grad, K, &s.own)
 }
 
-func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, grad *mat.Dense, totalK int, st *stamps) float64 {
+func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, grad *mat.Dense, totalK int, st *lossScratch) float64 {
 	K, nc := yhat.Dims()
 	if nc != len(s.Cols) {
 		panic(fmt.Sprintf("nn: sampled output has %d columns, sample has %d", nc, len(s.Cols)))
@@ -115,64 +115,75 @@ func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, g
 			panic(fmt.Sprintf("nn: gradient is %d×%d, want %d×%d", r, c, K, nc))
 		}
 	}
-	if len(st.stamp) < nc {
-		st.stamp = make([]uint32, nc)
-		st.gen = 0
-	}
-	G := s.NOut
+	G, M := s.NOut, s.M
 	inv := 1 / (float64(totalK) * float64(G))
-	scale := float64(G) / float64(s.M)
+	scale := float64(G) / float64(M)
 	var loss float64
 	for k := 0; k < K; k++ {
 		t := targets[k]
 		wPos, wNeg := t.Weights(G)
 		wPos, wNeg = wPos*inv, wNeg*inv
-		st.gen++
-		if st.gen == 0 { // wrapped: reset stamps
-			clear(st.stamp)
-			st.gen = 1
-		}
-		for _, j := range t.Idx {
-			p := s.pos[j]
-			if p < 0 {
-				panic(fmt.Sprintf("nn: target unit %d not in the column sample", j))
-			}
-			st.stamp[p] = st.gen
-		}
 		row := yhat.RawRowView(k)
 		var grow []float64
 		if grad != nil {
 			grow = grad.RawRowView(k)
 		}
-		arg, coef := st.arg[:0], st.coef[:0]
-		for c, v := range row {
-			listed := st.stamp[c] == st.gen
-			var w float64
-			switch {
-			case listed:
-				w = 1
-			case c < s.M:
-				w = scale
-			default:
-				if grow != nil {
-					grow[c] = 0
-				}
+		// The columns of U first, all as unlisted units (y = +1 exactly when the
+		// target is a complement), weighted |Γ|/M; then the listed units among
+		// them are scored again in place with weight 1. A term's log argument,
+		// loss weight and gradient are 1 + ŷ, w·wPos and −w·wPos/(1 + ŷ) when
+		// y = +1, and 1 − ŷ, w·wNeg and w·wNeg/(1 − ŷ) when y = −1.
+		arg := slices.Grow(st.arg[:0], nc)[:M]
+		coef := slices.Grow(st.coef[:0], nc)[:M]
+		var gU []float64
+		if grow != nil {
+			gU = grow[:M]
+		}
+		if t.Complement {
+			scoreUnits(arg, coef, gU, row[:M], true, scale*wPos, -scale*wPos)
+		} else {
+			scoreUnits(arg, coef, gU, row[:M], false, scale*wNeg, scale*wNeg)
+		}
+		// Listed units: y = +1 unless the target is a complement.
+		up := !t.Complement
+		cf, gn := wNeg, wNeg
+		if up {
+			cf, gn = wPos, -wPos
+		}
+		extra := st.extra[:0]
+		for _, j := range t.Idx {
+			p := int(s.pos[j])
+			if p < 0 {
+				panic(fmt.Sprintf("nn: target unit %d not in the column sample", j))
+			}
+			if p >= M {
+				extra = append(extra, p)
 				continue
 			}
-			v = clampY(v)
-			if listed != t.Complement { // y = +1
-				arg, coef = append(arg, 1+v), append(coef, w*wPos)
-				if grow != nil {
-					grow[c] = -w * wPos / (1 + v)
-				}
-			} else { // y = -1
-				arg, coef = append(arg, 1-v), append(coef, w*wNeg)
-				if grow != nil {
-					grow[c] = w * wNeg / (1 - v)
-				}
+			a := logArg(row[p], up)
+			arg[p], coef[p] = a, cf
+			if grow != nil {
+				grow[p] = gn / a
 			}
 		}
-		// loss -= w·wPos·log(1+ŷ) or w·wNeg·log(1-ŷ), column by column as above.
+		// Columns past U hold the listed units of the batch that U missed: those
+		// of this example count with weight 1, in column order, the others not.
+		if grow != nil {
+			clear(grow[M:])
+		}
+		slices.Sort(extra)
+		for i, p := range extra {
+			if i > 0 && p == extra[i-1] {
+				continue
+			}
+			a := logArg(row[p], up)
+			arg, coef = append(arg, a), append(coef, cf)
+			if grow != nil {
+				grow[p] = gn / a
+			}
+		}
+		st.extra = extra
+		// loss −= w·wPos·log(1+ŷ) or w·wNeg·log(1−ŷ), column by column as above.
 		st.lg = slices.Grow(st.lg[:0], len(arg))[:len(arg)]
 		logTo(st.lg, arg)
 		for i, l := range st.lg {
@@ -181,4 +192,38 @@ func sampledPredictionLoss(yhat *mat.Dense, s *ColumnSample, targets []Target, g
 		st.arg, st.coef = arg, coef
 	}
 	return loss
+}
+
+// logArg is the log argument of Eq. 5's term of an output ŷ (clamped by clampY):
+// 1 + ŷ for a present entry (up), 1 − ŷ for an absent one.
+func logArg(v float64, up bool) float64 {
+	v = clampY(v)
+	if up {
+		return 1 + v
+	}
+	return 1 - v
+}
+
+// scoreUnits writes the log arguments (logArg), the loss weight cf and, when g
+// is not nil, the gradients gn/arg of the outputs row, all of one class (up).
+func scoreUnits(arg, coef, g, row []float64, up bool, cf, gn float64) {
+	arg, coef = arg[:len(row)], coef[:len(row)]
+	if up {
+		for c, v := range row {
+			arg[c] = 1 + clampY(v)
+		}
+	} else {
+		for c, v := range row {
+			arg[c] = 1 - clampY(v)
+		}
+	}
+	for c := range coef {
+		coef[c] = cf
+	}
+	if g != nil {
+		g = g[:len(row)]
+		for c, a := range arg {
+			g[c] = gn / a
+		}
+	}
 }

@@ -41,7 +41,7 @@ type trainPart struct {
 	gCE1     []float64 // α ∂L_S/∂CE of member 1
 	gCE2     []float64
 	lp, ls   float64
-	st       stamps
+	st       lossScratch
 }
 
 // DefaultParts is the number of parts a Trainer splits a batch into: one per core of
@@ -390,7 +390,7 @@ func forwardLoss(m *MLP, ws *Workspace, x *mat.Dense, targets []Target, g *mat.D
 // lossOut computes the (exact or sampled) Eq. 5 loss of a part and its gradient
 // into g: δ_H = ∂L/∂a_H for the exact loss (predictionLossFold), ∂L/∂ŷ for the
 // sampled one; it reports which.
-func lossOut(yhat *mat.Dense, s *ColumnSample, targets []Target, g *mat.Dense, total int, st *stamps) (loss float64, delta bool) {
+func lossOut(yhat *mat.Dense, s *ColumnSample, targets []Target, g *mat.Dense, total int, st *lossScratch) (loss float64, delta bool) {
 	if s == nil {
 		return predictionLossFold(yhat, targets, g, total, true), true
 	}
