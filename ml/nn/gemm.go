@@ -153,11 +153,14 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 							kernP8x16(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, h, 1<<w-1, add)
 							continue
 						}
-						if h == mr && w == nr {
-							kernP6x8(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
+						if w == nr && (h == mr || h == 4 || h == 2) {
+							kernRows(h, kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
 							continue
 						}
-						kernP6x8(kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
+						// An edge tile: h rows (of the packed, zero-padded
+						// panel) by the kernel of the fewest rows that covers
+						// them, stored in the tile, then w columns copied.
+						kernRows(min(mr, (h+1)&^1), kk, ap, ars8, aps8, bp, bs, &pb.tile[0], nr*8, false)
 						for r := 0; r < h; r++ {
 							dst := c[ci+r*ldc : ci+r*ldc+w]
 							src := pb.tile[r*nr : r*nr+w]
@@ -176,6 +179,19 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 	}
 	if pooled {
 		packPool.Put(pb)
+	}
+}
+
+// kernRows runs the AVX2 kernel of rows rows (6, 4 or 2) on a tile of 8
+// columns: an edge of fewer than 6 rows costs its own rows, not a full tile.
+func kernRows(rows, k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
+	switch rows {
+	case 6:
+		kernP6x8(k, a, ars, aps, b, bs, c, ldc, add)
+	case 4:
+		kernP4x8(k, a, ars, aps, b, bs, c, ldc, add)
+	default:
+		kernP2x8(k, a, ars, aps, b, bs, c, ldc, add)
 	}
 }
 

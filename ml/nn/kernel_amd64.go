@@ -17,6 +17,12 @@ var (
 func kernP6x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 
 //go:noescape
+func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+
+//go:noescape
+func kernP2x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+
+//go:noescape
 func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool)
 
 //go:noescape

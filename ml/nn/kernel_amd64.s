@@ -123,6 +123,147 @@ store6x8:
 	VZEROUPPER
 	RET
 
+// func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+//
+// MR = 4, NR = 8; requires AVX2 and FMA. The edge tiles of kernP6x8's blocks:
+// the same chain of fused multiply-adds for every element, on 4 rows.
+TEXT ·kernP4x8(SB), NOSPLIT, $0-65
+	MOVQ    k+0(FP), CX
+	MOVQ    a+8(FP), SI
+	MOVQ    ars+16(FP), R8
+	MOVQ    aps+24(FP), R10
+	MOVQ    b+32(FP), DI
+	MOVQ    bs+40(FP), R9
+	MOVQ    c+48(FP), DX
+	MOVQ    ldc+56(FP), R11
+	MOVBQZX add+64(FP), R12
+	LEAQ    (R8)(R8*2), R14
+
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+
+loop4x8:
+	VMOVUPD (DI), Y12
+	VMOVUPD 32(DI), Y13
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD  Y12, Y14, Y0
+	VFMADD231PD  Y13, Y14, Y1
+	VBROADCASTSD (SI)(R8*1), Y15
+	VFMADD231PD  Y12, Y15, Y2
+	VFMADD231PD  Y13, Y15, Y3
+	VBROADCASTSD (SI)(R8*2), Y14
+	VFMADD231PD  Y12, Y14, Y4
+	VFMADD231PD  Y13, Y14, Y5
+	VBROADCASTSD (SI)(R14*1), Y15
+	VFMADD231PD  Y12, Y15, Y6
+	VFMADD231PD  Y13, Y15, Y7
+	ADDQ R10, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ  loop4x8
+
+	TESTQ R12, R12
+	JEQ   store4x8
+	VADDPD (DX), Y0, Y0
+	VADDPD 32(DX), Y1, Y1
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R11, DX
+	VADDPD (DX), Y2, Y2
+	VADDPD 32(DX), Y3, Y3
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ R11, DX
+	VADDPD (DX), Y4, Y4
+	VADDPD 32(DX), Y5, Y5
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ R11, DX
+	VADDPD (DX), Y6, Y6
+	VADDPD 32(DX), Y7, Y7
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VZEROUPPER
+	RET
+
+store4x8:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y4, (DX)
+	VMOVUPD Y5, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y6, (DX)
+	VMOVUPD Y7, 32(DX)
+	VZEROUPPER
+	RET
+
+// func kernP2x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+//
+// MR = 2, NR = 8; requires AVX2 and FMA. The edge tiles of kernP6x8's blocks:
+// the same chain of fused multiply-adds for every element, on 2 rows.
+TEXT ·kernP2x8(SB), NOSPLIT, $0-65
+	MOVQ    k+0(FP), CX
+	MOVQ    a+8(FP), SI
+	MOVQ    ars+16(FP), R8
+	MOVQ    aps+24(FP), R10
+	MOVQ    b+32(FP), DI
+	MOVQ    bs+40(FP), R9
+	MOVQ    c+48(FP), DX
+	MOVQ    ldc+56(FP), R11
+	MOVBQZX add+64(FP), R12
+
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+
+loop2x8:
+	VMOVUPD (DI), Y12
+	VMOVUPD 32(DI), Y13
+	VBROADCASTSD (SI), Y14
+	VFMADD231PD  Y12, Y14, Y0
+	VFMADD231PD  Y13, Y14, Y1
+	VBROADCASTSD (SI)(R8*1), Y15
+	VFMADD231PD  Y12, Y15, Y2
+	VFMADD231PD  Y13, Y15, Y3
+	ADDQ R10, SI
+	ADDQ R9, DI
+	DECQ CX
+	JNZ  loop2x8
+
+	TESTQ R12, R12
+	JEQ   store2x8
+	VADDPD (DX), Y0, Y0
+	VADDPD 32(DX), Y1, Y1
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R11, DX
+	VADDPD (DX), Y2, Y2
+	VADDPD 32(DX), Y3, Y3
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	VZEROUPPER
+	RET
+
+store2x8:
+	VMOVUPD Y0, (DX)
+	VMOVUPD Y1, 32(DX)
+	ADDQ R11, DX
+	VMOVUPD Y2, (DX)
+	VMOVUPD Y3, 32(DX)
+	VZEROUPPER
+	RET
+
 // func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool)
 //
 // MR = 8, NR = 16; requires AVX-512F. Only rows < rows (1..8) and the columns whose

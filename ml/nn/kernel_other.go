@@ -11,6 +11,14 @@ func kernP6x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, l
 	panic("nn: kernP6x8 without assembly")
 }
 
+func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
+	panic("nn: kernP4x8 without assembly")
+}
+
+func kernP2x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool) {
+	panic("nn: kernP2x8 without assembly")
+}
+
 func kernP8x16(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, rows, mask int, add bool) {
 	panic("nn: kernP8x16 without assembly")
 }
