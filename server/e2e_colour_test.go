@@ -12,9 +12,9 @@ import (
 )
 
 // pickColour chooses value in the select sel and submits its form, once the
-// page's map has settled, by a click on the submit button itself (the
-// context form lies below the map, which the selection tools move once
-// they appear: clickElement).
+// page's map has settled, by a click on the submit button itself
+// (clickElement): the context form lies below the map, and the click then
+// does not depend on where the page lays it out.
 func pickColour(t *testing.T, ctx context.Context, sel, value, submit string) {
 	t.Helper()
 	waitMapSettled(t, ctx)

@@ -26,9 +26,9 @@ const mapPageState = `(function () {
 
 // waitMapSettled waits until an explorer page's map is drawn, offers to be
 // computed or is absent: the page's own requests are done. Its selection
-// tools may still appear after (static/js/select.js binds them when the
-// browser is next idle), moving what lies below the map: a click there goes
-// to the element itself (clickElement).
+// tools are bound after that (static/js/select.js, when the browser is next
+// idle), in the space the page reserved for them, so nothing below the map
+// moves (TestBrowserMapToolsNoShift).
 func waitMapSettled(t *testing.T, ctx context.Context) {
 	t.Helper()
 	waitJS(t, ctx, "the page's map settled", 2*time.Minute, `["ready", "compute", "none"].indexOf(`+mapPageState+`) >= 0`)

@@ -367,11 +367,12 @@ func TestBrowserContextMap(t *testing.T) {
 	)
 	waitMapSettled(t, ctx)
 	// The click posts the form and the answer sends the browser to the
-	// context map's page. In CI the page stayed the term map's for two
-	// minutes after a mouse click: the map's selection tools and panel are
-	// inserted when the browser is next idle after the map is drawn
-	// (static/js/select.js), above this list, so a click aimed before that
-	// can land beside the link. The link is clicked on the element itself.
+	// context map's page. In CI the page once stayed the term map's for two
+	// minutes after a mouse click: the map's selection tools and panel were
+	// inserted above this list when the browser was next idle after the map
+	// was drawn, so a click aimed before that could land beside the link.
+	// Their space is now rendered with the page (TestBrowserMapToolsNoShift);
+	// the link is still clicked on the element itself.
 	// If the page has not changed within 30 seconds, the server's goroutines
 	// go to the log: what the form's request waits on.
 	step(t, ctx, "a context document", time.Minute, clickElement(`[data-testid="context-docs"] [data-testid="context-doc"]`))

@@ -41,33 +41,41 @@ func instancesMap(vm ExplorerPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"map-key\" data-testid=\"instances-key\" id=\"instances-key\" hidden></div><div class=\"map\" data-testid=\"instances-map\" data-instances-url=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 2, "<div class=\"map-key\" data-testid=\"instances-key\" id=\"instances-key\" hidden></div>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = MapTools().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "<div class=\"map\" data-testid=\"instances-map\" data-instances-url=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var2 string
 		templ_7745c5c3_Var2, templ_7745c5c3_Err = templ.JoinStringErrs(vm.InstancesURL)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/instances.templ`, Line: 22, Col: 84}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/instances.templ`, Line: 23, Col: 84}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var2))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 3, "\" data-instances-chart=\"")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\" data-instances-chart=\"")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
 		var templ_7745c5c3_Var3 string
 		templ_7745c5c3_Var3, templ_7745c5c3_Err = templ.JoinStringErrs(vm.Map.ID)
 		if templ_7745c5c3_Err != nil {
-			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/instances.templ`, Line: 22, Col: 119}
+			return templ.Error{Err: templ_7745c5c3_Err, FileName: `views/instances.templ`, Line: 23, Col: 119}
 		}
 		_, templ_7745c5c3_Err = templ_7745c5c3_Buffer.WriteString(templ.EscapeString(templ_7745c5c3_Var3))
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 4, "\">")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "\">")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
@@ -75,7 +83,15 @@ func instancesMap(vm ExplorerPage) templ.Component {
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}
-		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 5, "</div><p class=\"muted legend-help\">Each point is one term in the context of one training document: its CE there, placed into the whole-space map of the same t-SNE settings (the terms' averaged CE) without moving that map, so an instance lies near the terms it is closest to in that context. Colour by term or by the document's LDA topic. Scroll to zoom, drag to pan; hover for the term, click an instance for its document. Region labels name dense regions by their characteristic terms; Density draws the points' density; Lasso or Box selects instances, listed with their documents and tags under the histograms (term, term frequency, LDA topic), whose bars filter the map when clicked; Download CSV saves the selection.</p></div><aside class=\"card side\" data-testid=\"instances-side\"><h2>Selected instance</h2><div id=\"instances-selected\" data-testid=\"instances-selected\">Click a point.</div></aside></section><script src=\"/static/js/instances.js\" defer></script>")
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 6, "</div>")
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = SelectionPanel().Render(ctx, templ_7745c5c3_Buffer)
+		if templ_7745c5c3_Err != nil {
+			return templ_7745c5c3_Err
+		}
+		templ_7745c5c3_Err = templruntime.WriteString(templ_7745c5c3_Buffer, 7, "<p class=\"muted legend-help\">Each point is one term in the context of one training document: its CE there, placed into the whole-space map of the same t-SNE settings (the terms' averaged CE) without moving that map, so an instance lies near the terms it is closest to in that context. Colour by term or by the document's LDA topic. Scroll to zoom, drag to pan; hover for the term, click an instance for its document. Region labels name dense regions by their characteristic terms; Density draws the points' density; Lasso or Box selects instances, listed with their documents and tags under the histograms (term, term frequency, LDA topic), whose bars filter the map when clicked; Download CSV saves the selection.</p></div><aside class=\"card side\" data-testid=\"instances-side\"><h2>Selected instance</h2><div id=\"instances-selected\" data-testid=\"instances-selected\">Click a point.</div></aside></section><script src=\"/static/js/instances.js\" defer></script>")
 		if templ_7745c5c3_Err != nil {
 			return templ_7745c5c3_Err
 		}

@@ -173,3 +173,47 @@ func TestModelPageExplainsNegativeLoss(t *testing.T) {
 		}
 	}
 }
+
+// Each map with selections has its toolbar immediately before its box and its
+// panel immediately after (static/js/select.js binds them there), rendered
+// disabled and without test ids: the tests wait for a test id such as
+// tool-lasso to know the tools are bound.
+func TestMapToolsReserved(t *testing.T) {
+	ms := []Model{{ID: "m1", Name: "m", State: "ready"}}
+	pages := map[string]ExplorerPage{
+		"map":           {Models: ms, ModelID: "m1", MapURL: "/api/x", Map: Chart{ID: "map"}},
+		"space-map":     {Models: ms, ModelID: "m1", View: "space", SpaceURL: "/api/x", Map: Chart{ID: "space"}},
+		"instances-map": {Models: ms, ModelID: "m1", View: "instances", InstancesURL: "/api/x", Map: Chart{ID: "instances"}},
+	}
+	for id, vm := range pages {
+		doc := renderDoc(t, ExplorerPageView(vm))
+		box := byID(doc, id)
+		if box.Length() != 1 {
+			t.Fatalf("%s: no map box", id)
+		}
+		tools, panel := box.Prev(), box.Next()
+		if !tools.HasClass("map-tools") || !panel.HasClass("selection-panel") {
+			t.Errorf("%s: the box is between %q and %q, want the toolbar and the selection panel", id, tools.AttrOr("class", ""), panel.AttrOr("class", ""))
+			continue
+		}
+		var texts []string
+		tools.Find("button, label").Each(func(_ int, s *goquery.Selection) { texts = append(texts, strings.TrimSpace(s.Text())) })
+		if got, want := strings.Join(texts, "|"), "Pan|Lasso|Box|Clear selection|Density|Region labels"; got != want {
+			t.Errorf("%s: toolbar %q, want %q", id, got, want)
+		}
+		if n := tools.Find("button:not([disabled]), input:not([disabled])").Length(); n != 0 {
+			t.Errorf("%s: %d controls of the toolbar enabled before select.js binds them", id, n)
+		}
+		if n := doc.Find(`.map-tools [data-testid], .map-tools[data-testid], .selection-panel [data-testid], .selection-panel[data-testid]`).Length(); n != 0 {
+			t.Errorf("%s: %d test ids in the toolbar or the panel before they are bound", id, n)
+		}
+		for _, role := range []string{"hists", "summary", "csv", "list"} {
+			if panel.Find(`[data-role="`+role+`"]`).Length() != 1 {
+				t.Errorf("%s: the panel has no %s", id, role)
+			}
+		}
+		if !strings.Contains(panel.Find(".hists").Text(), "Histograms appear when the map is ready") {
+			t.Errorf("%s: the empty panel says %q", id, strings.TrimSpace(panel.Text()))
+		}
+	}
+}

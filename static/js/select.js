@@ -7,7 +7,11 @@
 // the points that pass both. The map washes out the rest (overlay.js), the
 // histograms draw the selection's counts over the whole map's, and the list
 // names the selection's points. The term map (app.js) and the whole-space
-// map (space.js) hand their points over through termMap and spaceMap.
+// map (space.js) hand their points over through termMap and spaceMap. The
+// page renders the toolbar and the panel with the map, disabled (views/
+// layout.templ MapTools and SelectionPanel), and a map binds them once it
+// is drawn: their space is taken from the first paint, so binding them
+// moves nothing under the pointer. A map without them gets ones made here.
 (function () {
   "use strict";
 
@@ -112,48 +116,124 @@
     this.refresh();
   }
 
+  // dispose unbinds the map: the toolbar and the panel that the page
+  // rendered go back to their state before binding (their space stays
+  // reserved), those made here (makeTools, makePanel) are removed.
   Selector.prototype.dispose = function () {
-    this.tools.remove();
-    this.panel.remove();
+    this.events.abort();
+    if (this.ownTools) this.tools.remove(); else resetTools(this.tools);
+    if (this.ownPanel) this.panel.remove(); else resetPanel(this.panel, this.empty);
     this.overlay.over.remove();
     this.overlay.under.remove();
   };
 
-  // build makes the toolbar (before the map) and the panel (after it).
-  Selector.prototype.build = function () {
-    var self = this, box = this.box;
-    var tools = this.tools = el("div", { class: "map-tools", "data-testid": "map-tools" });
+  // The test ids of the toolbar's and the panel's parts (data-role), given
+  // when a map binds them: a test that waits for one waits for tools that
+  // work, not for the disabled ones the page rendered.
+  var TESTIDS = { clear: "selection-clear", density: "toggle-density", labels: "toggle-labels", hists: "histograms",
+    selection: "selection", summary: "selection-summary", csv: "selection-csv", list: "selection-list" };
+
+  function part(root, role) { return root.querySelector('[data-role="' + role + '"]'); }
+
+  // makeTools makes the toolbar for a map whose page did not render one
+  // (views/layout.templ MapTools has the same markup), disabled until bound.
+  function makeTools() {
+    var tools = el("div", { class: "map-tools" });
     var modes = el("span", { class: "seg", role: "group", "aria-label": "what a drag on the map does" });
     [["pan", "Pan"], ["lasso", "Lasso"], ["box", "Box"]].forEach(function (m) {
-      var b = el("button", { type: "button", class: "btn btn-small", "data-mode": m[0], "data-testid": "tool-" + m[0], "aria-pressed": m[0] === "pan" ? "true" : "false" }, m[1]);
-      b.addEventListener("click", function () { self.setMode(m[0]); });
-      modes.appendChild(b);
+      modes.appendChild(el("button", { type: "button", class: "btn btn-small", "data-mode": m[0], "aria-pressed": m[0] === "pan" ? "true" : "false" }, m[1]));
     });
-    var clear = el("button", { type: "button", class: "btn btn-small", "data-testid": "selection-clear" }, "Clear selection");
-    clear.addEventListener("click", function () { self.clear(); });
-    var dens = el("input", { type: "checkbox", "data-testid": "toggle-density" });
-    var labs = el("input", { type: "checkbox", "data-testid": "toggle-labels" });
-    labs.checked = true;
-    dens.addEventListener("change", function () { self.overlay.setDensity(dens.checked); });
-    labs.addEventListener("change", function () { self.overlay.setLabels(labs.checked); });
+    var clear = el("button", { type: "button", class: "btn btn-small", "data-role": "clear" }, "Clear selection");
+    var dens = el("input", { type: "checkbox", "data-role": "density", autocomplete: "off" });
+    var labs = el("input", { type: "checkbox", "data-role": "labels", autocomplete: "off", checked: "" });
     var dl = el("label", { class: "check" }), ll = el("label", { class: "check" });
     dl.append(dens, " Density");
     ll.append(labs, " Region labels");
     tools.append(modes, clear, dl, ll);
-    box.parentNode.insertBefore(tools, box);
+    resetTools(tools);
+    return tools;
+  }
 
-    var panel = this.panel = el("div", { class: "selection-panel", "data-testid": "selection-panel" });
-    this.hists = el("div", { class: "hists", "data-testid": "histograms" });
-    var sel = el("div", { class: "selection", "data-testid": "selection" });
-    this.summary = el("p", { class: "muted small", "data-testid": "selection-summary" });
-    this.csv = el("button", { type: "button", class: "btn btn-small", "data-testid": "selection-csv" }, "Download CSV");
-    this.csv.addEventListener("click", function () { self.download(); });
-    this.list = el("ol", { class: "selection-list", "data-testid": "selection-list" });
+  // makePanel makes the histograms' and the selection's panel for a map
+  // whose page did not render one (views/layout.templ SelectionPanel).
+  function makePanel() {
+    var panel = el("div", { class: "selection-panel" });
+    var sel = el("div", { class: "selection", "data-role": "selection" });
     var head = el("div", { class: "row selection-head" });
-    head.append(this.summary, this.csv);
-    sel.append(head, this.list);
-    panel.append(this.hists, sel);
-    box.parentNode.insertBefore(panel, box.nextSibling);
+    head.append(el("p", { class: "muted small", "data-role": "summary" }),
+      el("button", { type: "button", class: "btn btn-small", "data-role": "csv", disabled: "" }, "Download CSV"));
+    sel.append(head, el("ol", { class: "selection-list", "data-role": "list" }));
+    panel.append(el("div", { class: "hists", "data-role": "hists" }), sel);
+    return panel;
+  }
+
+  // resetTools puts a toolbar back as the page rendered it: disabled, Pan
+  // pressed, the checkboxes as rendered, no test ids.
+  function resetTools(tools) {
+    tools.removeAttribute("data-testid");
+    tools.querySelectorAll("button, input").forEach(function (c) {
+      c.disabled = true;
+      c.removeAttribute("data-testid");
+      if (c.type === "checkbox") c.checked = c.defaultChecked;
+      if (c.hasAttribute("data-mode")) c.setAttribute("aria-pressed", c.getAttribute("data-mode") === "pan" ? "true" : "false");
+    });
+  }
+
+  // resetPanel puts a panel back as the page rendered it (empty: what it
+  // held before it was bound).
+  function resetPanel(panel, empty) {
+    part(panel, "hists").replaceChildren.apply(part(panel, "hists"), empty.hists);
+    part(panel, "summary").textContent = empty.summary;
+    part(panel, "list").replaceChildren();
+    part(panel, "csv").disabled = true;
+    panel.removeAttribute("data-testid");
+    panel.querySelectorAll("[data-testid]").forEach(function (e) { e.removeAttribute("data-testid"); });
+  }
+
+  // build binds the toolbar just before the map's box and the panel just
+  // after it: the page's own (rendered with it, so that binding them moves
+  // nothing below the map), or ones made here for a page without them.
+  Selector.prototype.build = function () {
+    var self = this, box = this.box, prev = box.previousElementSibling, next = box.nextElementSibling;
+    // Every listener on the page's toolbar and panel goes with dispose.
+    this.events = new AbortController();
+    var on = { signal: this.events.signal };
+    this.ownTools = !(prev && prev.classList.contains("map-tools"));
+    this.ownPanel = !(next && next.classList.contains("selection-panel"));
+    var tools = this.tools = this.ownTools ? box.parentNode.insertBefore(makeTools(), box) : prev;
+    var panel = this.panel = this.ownPanel ? box.parentNode.insertBefore(makePanel(), box.nextSibling) : next;
+
+    tools.setAttribute("data-testid", "map-tools");
+    tools.querySelectorAll("[data-mode]").forEach(function (b) {
+      var mode = b.getAttribute("data-mode");
+      b.setAttribute("data-testid", "tool-" + mode);
+      b.addEventListener("click", function () { self.setMode(mode); }, on);
+    });
+    var clear = part(tools, "clear"), dens = part(tools, "density"), labs = part(tools, "labels");
+    clear.addEventListener("click", function () { self.clear(); }, on);
+    dens.addEventListener("change", function () { self.overlay.setDensity(dens.checked); }, on);
+    labs.addEventListener("change", function () { self.overlay.setLabels(labs.checked); }, on);
+
+    panel.setAttribute("data-testid", "selection-panel");
+    this.hists = part(panel, "hists");
+    this.summary = part(panel, "summary");
+    this.csv = part(panel, "csv");
+    this.list = part(panel, "list");
+    // What the page's panel shows before binding, for dispose to restore.
+    this.empty = { hists: Array.from(this.hists.childNodes), summary: this.summary.textContent };
+    this.csv.addEventListener("click", function () { self.download(); }, on);
+    [tools, panel].forEach(function (root) {
+      root.querySelectorAll("[data-role]").forEach(function (e) {
+        var id = TESTIDS[e.getAttribute("data-role")];
+        if (id) e.setAttribute("data-testid", id);
+      });
+    });
+    // The density layer starts off and the labels on (the checkboxes as
+    // rendered), then the controls work; refresh sets the CSV button's.
+    tools.querySelectorAll("button, input").forEach(function (c) {
+      if (c.type === "checkbox") c.checked = c.defaultChecked;
+      c.disabled = false;
+    });
     this.bindDrag();
   };
 
