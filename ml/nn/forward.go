@@ -345,25 +345,36 @@ func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, ove
 			gemmTN(n, k, r, d, n, zin, ldin, ws.dwsub, k, false, &ws.pack)
 			dW := dParams[l.W[H]:l.B[H]]
 			db := dParams[l.B[H] : l.B[H]+m.Sizes[H]]
-			if overwrite {
-				// Only the rows of the sampled units are written: the other
-				// rows of dW are left as they are, and Trainer.finish reads
-				// only these rows of the parts' gradients.
-				for _, j := range ws.cols {
-					clear(dW[j*k : (j+1)*k])
-				}
-				clear(db)
-			}
+			// Only the rows of the sampled units are written: the other rows
+			// of dW are left as they are, and Trainer.finish reads only these
+			// rows of the parts' gradients. Overwritten, a row is 0 + its
+			// product (not a copy: a −0 becomes +0, as a cleared row's sum
+			// does); else the product is added.
 			for c, j := range ws.cols {
 				dst := dW[j*k : (j+1)*k]
-				for p, v := range ws.dwsub[c*k : (c+1)*k] {
-					dst[p] += v
+				src := ws.dwsub[c*k : (c+1)*k]
+				if overwrite {
+					for p, v := range src {
+						dst[p] = 0 + v
+					}
+				} else {
+					for p, v := range src {
+						dst[p] += v
+					}
 				}
 			}
-			for i := 0; i < r; i++ {
-				for c, v := range d[i*n : (i+1)*n] {
-					db[ws.cols[c]] += v
-				}
+			// The sampled units' biases: gathered, summed over the rows in
+			// order as the dense layers' are, scattered back.
+			if overwrite {
+				clear(db)
+			}
+			ws.dbsub = grow(ws.dbsub, n)
+			for c, j := range ws.cols {
+				ws.dbsub[c] = db[j]
+			}
+			colSumsAdd(ws.dbsub, d[:r*n], n)
+			for c, j := range ws.cols {
+				db[j] = ws.dbsub[c]
 			}
 		} else {
 			gemmTN(n, k, r, d, n, zin, ldin, dParams[l.W[h]:l.B[h]], k, !overwrite, &ws.pack)
@@ -389,20 +400,37 @@ func (m *MLP) backward(ws *Workspace, grads []*mat.Dense, dParams []float64, ove
 }
 
 // tanhBack sets d = (gin + gprop) ⊙ (1 - z²), either gradient may be nil (not both).
+// The products are rounded explicitly (D35), so a GOAMD64=v3 build cannot fuse
+// them and the Go loop gives tanhBackAVX2's bits.
 func tanhBack(d, z, gin, gprop []float64) {
-	switch {
-	case gin != nil && gprop != nil:
-		for i, v := range z {
-			d[i] = (gin[i] + gprop[i]) * (1 - v*v)
+	g, h := gin, gprop
+	if g == nil {
+		g, h = gprop, nil
+	}
+	d, g = d[:len(z)], g[:len(z)]
+	if h != nil {
+		h = h[:len(z)]
+	}
+	if useAsm && len(z) >= 4 {
+		m := len(z) &^ 3
+		var hp *float64
+		if h != nil {
+			hp = &h[0]
 		}
-	case gin != nil:
-		for i, v := range z {
-			d[i] = gin[i] * (1 - v*v)
+		tanhBackAVX2(&d[0], &z[0], &g[0], hp, m)
+		d, z, g = d[m:], z[m:], g[m:]
+		if h != nil {
+			h = h[m:]
 		}
-	default:
+	}
+	if h != nil {
 		for i, v := range z {
-			d[i] = gprop[i] * (1 - v*v)
+			d[i] = (g[i] + h[i]) * (1 - float64(v*v))
 		}
+		return
+	}
+	for i, v := range z {
+		d[i] = g[i] * (1 - float64(v*v))
 	}
 }
 

@@ -153,7 +153,11 @@ func gemmAsm(m, n, k int, a []float64, ars, aps int, b []float64, bps, bjs int, 
 							kernP8x16(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, h, 1<<w-1, add)
 							continue
 						}
-						if w == nr && (h == mr || h == 4 || h == 2) {
+						if w == nr && h == mr {
+							kernP6x8(kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
+							continue
+						}
+						if w == nr && (h == 4 || h == 2) {
 							kernRows(h, kk, ap, ars8, aps8, bp, bs, &c[ci], ldc*8, add)
 							continue
 						}

@@ -50,4 +50,7 @@ func sgdMomAvgAVX2(p, vel, avg, grad *float64, n int, c *[4]float64)
 func colSumsAddAVX2(dst, d *float64, rows, n, cols int)
 
 //go:noescape
+func tanhBackAVX2(d, z, ga, gb *float64, n int)
+
+//go:noescape
 func axpyAVX2(a float64, x, y *float64, n int)

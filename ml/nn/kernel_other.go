@@ -58,3 +58,7 @@ func colSumsAddAVX2(dst, d *float64, rows, n, cols int) {
 func axpyAVX2(a float64, x, y *float64, n int) {
 	panic("nn: axpyAVX2 without assembly")
 }
+
+func tanhBackAVX2(d, z, ga, gb *float64, n int) {
+	panic("nn: tanhBackAVX2 without assembly")
+}

@@ -87,3 +87,29 @@ func TestKernelAxpySameBits(t *testing.T) {
 		}
 	}
 }
+
+// TestKernelTanhBackSameBits checks that tanhBack gives the Go loop's bits with
+// the AVX2 loop, with one gradient or two, for lengths around its 4-element step.
+func TestKernelTanhBackSameBits(t *testing.T) {
+	if !useAsm {
+		t.Skip("no assembly kernels on this CPU or build")
+	}
+	defer func(v bool) { useAsm = v }(useAsm)
+	rng := rand.New(rand.NewPCG(95, 96))
+	for _, n := range []int{1, 3, 4, 5, 8, 11, 100, 1003} {
+		z := vecValues(rng, n)
+		for i := range z {
+			z[i] = math.Tanh(z[i])
+		}
+		gin, gprop := vecValues(rng, n), vecValues(rng, n)
+		for _, c := range []struct {
+			name     string
+			gin, gpr []float64
+		}{{"both", gin, gprop}, {"gin", gin, nil}, {"gprop", nil, gprop}} {
+			want, got := goAndAsm(vecValues(rng, n), func(d []float64) { tanhBack(d, z, c.gin, c.gpr) })
+			if i := sameBits(want, got); i >= 0 {
+				t.Fatalf("n=%d, %s: element %d is %v, %v in Go", n, c.name, i, got[i], want[i])
+			}
+		}
+	}
+}

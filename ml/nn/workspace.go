@@ -32,6 +32,7 @@ type Workspace struct {
 	bsub       []float64
 	wown, bown []float64 // the workspace's own gathered rows
 	dwsub      []float64
+	dbsub      []float64 // the sampled units' bias gradients, gathered
 	zsub       []float64 // batch×len(cols)
 }
 
