@@ -9,6 +9,41 @@
 // T = Σ_{p<k} A(:,p)·B(p,:) and store it into C (row r at c + r·ldc bytes), or add it
 // to C when add is true. k ≥ 1.
 
+// The AVX2 kernels' arguments: k in CX, a in SI, ars in R8, aps in R10, b in DI, bs
+// in R9, c in DX, ldc in R11, add in R12.
+#define KERN_ARGS \
+	MOVQ    k+0(FP), CX;     \
+	MOVQ    a+8(FP), SI;     \
+	MOVQ    ars+16(FP), R8;  \
+	MOVQ    aps+24(FP), R10; \
+	MOVQ    b+32(FP), DI;    \
+	MOVQ    bs+40(FP), R9;   \
+	MOVQ    c+48(FP), DX;    \
+	MOVQ    ldc+56(FP), R11; \
+	MOVBQZX add+64(FP), R12
+
+// One row's step: A(r,p) at ADDR broadcast into BR, times B's step (Y12, Y13),
+// added by fused multiply-adds into the row's accumulators ACC0, ACC1.
+#define FMA_ROW(ADDR, BR, ACC0, ACC1) \
+	VBROADCASTSD ADDR, BR;            \
+	VFMADD231PD  Y12, BR, ACC0;       \
+	VFMADD231PD  Y13, BR, ACC1
+
+// One row of C at DX: ACC0, ACC1 added to it, or stored.
+#define ADD_ROW(ACC0, ACC1)      \
+	VADDPD  (DX), ACC0, ACC0;     \
+	VADDPD  32(DX), ACC1, ACC1;   \
+	VMOVUPD ACC0, (DX);           \
+	VMOVUPD ACC1, 32(DX)
+
+#define ZERO_ROW(ACC0, ACC1)     \
+	VXORPD ACC0, ACC0, ACC0;      \
+	VXORPD ACC1, ACC1, ACC1
+
+#define STORE_ROW(ACC0, ACC1) \
+	VMOVUPD ACC0, (DX);        \
+	VMOVUPD ACC1, 32(DX)
+
 // func kernP6x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 //
 // MR = 6, NR = 8; requires AVX2 and FMA. Twelve accumulators (Y0-Y11) keep both
@@ -16,52 +51,26 @@
 // tile did not; B's step is in Y12-Y13 and the broadcasts of A alternate in
 // Y14-Y15. Rows 3-5 are read through R13 = a + 3·ars.
 TEXT ·kernP6x8(SB), NOSPLIT, $0-65
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    ars+16(FP), R8
-	MOVQ    aps+24(FP), R10
-	MOVQ    b+32(FP), DI
-	MOVQ    bs+40(FP), R9
-	MOVQ    c+48(FP), DX
-	MOVQ    ldc+56(FP), R11
-	MOVBQZX add+64(FP), R12
+	KERN_ARGS
 	LEAQ    (R8)(R8*2), R14
 	LEAQ    (SI)(R14*1), R13
 
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
-	VXORPD Y8, Y8, Y8
-	VXORPD Y9, Y9, Y9
-	VXORPD Y10, Y10, Y10
-	VXORPD Y11, Y11, Y11
+	ZERO_ROW(Y0, Y1)
+	ZERO_ROW(Y2, Y3)
+	ZERO_ROW(Y4, Y5)
+	ZERO_ROW(Y6, Y7)
+	ZERO_ROW(Y8, Y9)
+	ZERO_ROW(Y10, Y11)
 
 loop6x8:
 	VMOVUPD (DI), Y12
 	VMOVUPD 32(DI), Y13
-	VBROADCASTSD (SI), Y14
-	VFMADD231PD  Y12, Y14, Y0
-	VFMADD231PD  Y13, Y14, Y1
-	VBROADCASTSD (SI)(R8*1), Y15
-	VFMADD231PD  Y12, Y15, Y2
-	VFMADD231PD  Y13, Y15, Y3
-	VBROADCASTSD (SI)(R8*2), Y14
-	VFMADD231PD  Y12, Y14, Y4
-	VFMADD231PD  Y13, Y14, Y5
-	VBROADCASTSD (R13), Y15
-	VFMADD231PD  Y12, Y15, Y6
-	VFMADD231PD  Y13, Y15, Y7
-	VBROADCASTSD (R13)(R8*1), Y14
-	VFMADD231PD  Y12, Y14, Y8
-	VFMADD231PD  Y13, Y14, Y9
-	VBROADCASTSD (R13)(R8*2), Y15
-	VFMADD231PD  Y12, Y15, Y10
-	VFMADD231PD  Y13, Y15, Y11
+	FMA_ROW((SI), Y14, Y0, Y1)
+	FMA_ROW((SI)(R8*1), Y15, Y2, Y3)
+	FMA_ROW((SI)(R8*2), Y14, Y4, Y5)
+	FMA_ROW((R13), Y15, Y6, Y7)
+	FMA_ROW((R13)(R8*1), Y14, Y8, Y9)
+	FMA_ROW((R13)(R8*2), Y15, Y10, Y11)
 	ADDQ R10, SI
 	ADDQ R10, R13
 	ADDQ R9, DI
@@ -70,99 +79,56 @@ loop6x8:
 
 	TESTQ R12, R12
 	JEQ   store6x8
-	VADDPD (DX), Y0, Y0
-	VADDPD 32(DX), Y1, Y1
-	VMOVUPD Y0, (DX)
-	VMOVUPD Y1, 32(DX)
+	ADD_ROW(Y0, Y1)
 	ADDQ R11, DX
-	VADDPD (DX), Y2, Y2
-	VADDPD 32(DX), Y3, Y3
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
+	ADD_ROW(Y2, Y3)
 	ADDQ R11, DX
-	VADDPD (DX), Y4, Y4
-	VADDPD 32(DX), Y5, Y5
-	VMOVUPD Y4, (DX)
-	VMOVUPD Y5, 32(DX)
+	ADD_ROW(Y4, Y5)
 	ADDQ R11, DX
-	VADDPD (DX), Y6, Y6
-	VADDPD 32(DX), Y7, Y7
-	VMOVUPD Y6, (DX)
-	VMOVUPD Y7, 32(DX)
+	ADD_ROW(Y6, Y7)
 	ADDQ R11, DX
-	VADDPD (DX), Y8, Y8
-	VADDPD 32(DX), Y9, Y9
-	VMOVUPD Y8, (DX)
-	VMOVUPD Y9, 32(DX)
+	ADD_ROW(Y8, Y9)
 	ADDQ R11, DX
-	VADDPD (DX), Y10, Y10
-	VADDPD 32(DX), Y11, Y11
-	VMOVUPD Y10, (DX)
-	VMOVUPD Y11, 32(DX)
+	ADD_ROW(Y10, Y11)
 	VZEROUPPER
 	RET
 
 store6x8:
-	VMOVUPD Y0, (DX)
-	VMOVUPD Y1, 32(DX)
+	STORE_ROW(Y0, Y1)
 	ADDQ R11, DX
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
+	STORE_ROW(Y2, Y3)
 	ADDQ R11, DX
-	VMOVUPD Y4, (DX)
-	VMOVUPD Y5, 32(DX)
+	STORE_ROW(Y4, Y5)
 	ADDQ R11, DX
-	VMOVUPD Y6, (DX)
-	VMOVUPD Y7, 32(DX)
+	STORE_ROW(Y6, Y7)
 	ADDQ R11, DX
-	VMOVUPD Y8, (DX)
-	VMOVUPD Y9, 32(DX)
+	STORE_ROW(Y8, Y9)
 	ADDQ R11, DX
-	VMOVUPD Y10, (DX)
-	VMOVUPD Y11, 32(DX)
+	STORE_ROW(Y10, Y11)
 	VZEROUPPER
 	RET
 
 // func kernP4x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
+// func kernP2x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
 //
-// MR = 4, NR = 8; requires AVX2 and FMA. The edge tiles of kernP6x8's blocks:
-// the same chain of fused multiply-adds for every element, on 4 rows.
+// MR = 4 and 2, NR = 8; require AVX2 and FMA. The edge tiles of kernP6x8's
+// blocks: the same chain of fused multiply-adds for every element, on fewer rows.
 TEXT ·kernP4x8(SB), NOSPLIT, $0-65
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    ars+16(FP), R8
-	MOVQ    aps+24(FP), R10
-	MOVQ    b+32(FP), DI
-	MOVQ    bs+40(FP), R9
-	MOVQ    c+48(FP), DX
-	MOVQ    ldc+56(FP), R11
-	MOVBQZX add+64(FP), R12
+	KERN_ARGS
 	LEAQ    (R8)(R8*2), R14
 
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
-	VXORPD Y4, Y4, Y4
-	VXORPD Y5, Y5, Y5
-	VXORPD Y6, Y6, Y6
-	VXORPD Y7, Y7, Y7
+	ZERO_ROW(Y0, Y1)
+	ZERO_ROW(Y2, Y3)
+	ZERO_ROW(Y4, Y5)
+	ZERO_ROW(Y6, Y7)
 
 loop4x8:
 	VMOVUPD (DI), Y12
 	VMOVUPD 32(DI), Y13
-	VBROADCASTSD (SI), Y14
-	VFMADD231PD  Y12, Y14, Y0
-	VFMADD231PD  Y13, Y14, Y1
-	VBROADCASTSD (SI)(R8*1), Y15
-	VFMADD231PD  Y12, Y15, Y2
-	VFMADD231PD  Y13, Y15, Y3
-	VBROADCASTSD (SI)(R8*2), Y14
-	VFMADD231PD  Y12, Y14, Y4
-	VFMADD231PD  Y13, Y14, Y5
-	VBROADCASTSD (SI)(R14*1), Y15
-	VFMADD231PD  Y12, Y15, Y6
-	VFMADD231PD  Y13, Y15, Y7
+	FMA_ROW((SI), Y14, Y0, Y1)
+	FMA_ROW((SI)(R8*1), Y15, Y2, Y3)
+	FMA_ROW((SI)(R8*2), Y14, Y4, Y5)
+	FMA_ROW((SI)(R14*1), Y15, Y6, Y7)
 	ADDQ R10, SI
 	ADDQ R9, DI
 	DECQ CX
@@ -170,72 +136,38 @@ loop4x8:
 
 	TESTQ R12, R12
 	JEQ   store4x8
-	VADDPD (DX), Y0, Y0
-	VADDPD 32(DX), Y1, Y1
-	VMOVUPD Y0, (DX)
-	VMOVUPD Y1, 32(DX)
+	ADD_ROW(Y0, Y1)
 	ADDQ R11, DX
-	VADDPD (DX), Y2, Y2
-	VADDPD 32(DX), Y3, Y3
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
+	ADD_ROW(Y2, Y3)
 	ADDQ R11, DX
-	VADDPD (DX), Y4, Y4
-	VADDPD 32(DX), Y5, Y5
-	VMOVUPD Y4, (DX)
-	VMOVUPD Y5, 32(DX)
+	ADD_ROW(Y4, Y5)
 	ADDQ R11, DX
-	VADDPD (DX), Y6, Y6
-	VADDPD 32(DX), Y7, Y7
-	VMOVUPD Y6, (DX)
-	VMOVUPD Y7, 32(DX)
+	ADD_ROW(Y6, Y7)
 	VZEROUPPER
 	RET
 
 store4x8:
-	VMOVUPD Y0, (DX)
-	VMOVUPD Y1, 32(DX)
+	STORE_ROW(Y0, Y1)
 	ADDQ R11, DX
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
+	STORE_ROW(Y2, Y3)
 	ADDQ R11, DX
-	VMOVUPD Y4, (DX)
-	VMOVUPD Y5, 32(DX)
+	STORE_ROW(Y4, Y5)
 	ADDQ R11, DX
-	VMOVUPD Y6, (DX)
-	VMOVUPD Y7, 32(DX)
+	STORE_ROW(Y6, Y7)
 	VZEROUPPER
 	RET
 
-// func kernP2x8(k int, a *float64, ars, aps int, b *float64, bs int, c *float64, ldc int, add bool)
-//
-// MR = 2, NR = 8; requires AVX2 and FMA. The edge tiles of kernP6x8's blocks:
-// the same chain of fused multiply-adds for every element, on 2 rows.
 TEXT ·kernP2x8(SB), NOSPLIT, $0-65
-	MOVQ    k+0(FP), CX
-	MOVQ    a+8(FP), SI
-	MOVQ    ars+16(FP), R8
-	MOVQ    aps+24(FP), R10
-	MOVQ    b+32(FP), DI
-	MOVQ    bs+40(FP), R9
-	MOVQ    c+48(FP), DX
-	MOVQ    ldc+56(FP), R11
-	MOVBQZX add+64(FP), R12
+	KERN_ARGS
 
-	VXORPD Y0, Y0, Y0
-	VXORPD Y1, Y1, Y1
-	VXORPD Y2, Y2, Y2
-	VXORPD Y3, Y3, Y3
+	ZERO_ROW(Y0, Y1)
+	ZERO_ROW(Y2, Y3)
 
 loop2x8:
 	VMOVUPD (DI), Y12
 	VMOVUPD 32(DI), Y13
-	VBROADCASTSD (SI), Y14
-	VFMADD231PD  Y12, Y14, Y0
-	VFMADD231PD  Y13, Y14, Y1
-	VBROADCASTSD (SI)(R8*1), Y15
-	VFMADD231PD  Y12, Y15, Y2
-	VFMADD231PD  Y13, Y15, Y3
+	FMA_ROW((SI), Y14, Y0, Y1)
+	FMA_ROW((SI)(R8*1), Y15, Y2, Y3)
 	ADDQ R10, SI
 	ADDQ R9, DI
 	DECQ CX
@@ -243,24 +175,16 @@ loop2x8:
 
 	TESTQ R12, R12
 	JEQ   store2x8
-	VADDPD (DX), Y0, Y0
-	VADDPD 32(DX), Y1, Y1
-	VMOVUPD Y0, (DX)
-	VMOVUPD Y1, 32(DX)
+	ADD_ROW(Y0, Y1)
 	ADDQ R11, DX
-	VADDPD (DX), Y2, Y2
-	VADDPD 32(DX), Y3, Y3
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
+	ADD_ROW(Y2, Y3)
 	VZEROUPPER
 	RET
 
 store2x8:
-	VMOVUPD Y0, (DX)
-	VMOVUPD Y1, 32(DX)
+	STORE_ROW(Y0, Y1)
 	ADDQ R11, DX
-	VMOVUPD Y2, (DX)
-	VMOVUPD Y3, 32(DX)
+	STORE_ROW(Y2, Y3)
 	VZEROUPPER
 	RET
 
