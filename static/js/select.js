@@ -11,7 +11,7 @@
 // page renders the toolbar and the panel with the map, disabled (views/
 // layout.templ MapTools and SelectionPanel), and a map binds them once it
 // is drawn: their space is taken from the first paint, so binding them
-// moves nothing under the pointer. A map without them gets ones made here.
+// moves nothing under the pointer.
 (function () {
   "use strict";
 
@@ -118,11 +118,11 @@
 
   // dispose unbinds the map: the toolbar and the panel that the page
   // rendered go back to their state before binding (their space stays
-  // reserved), those made here (makeTools, makePanel) are removed.
+  // reserved).
   Selector.prototype.dispose = function () {
     this.events.abort();
-    if (this.ownTools) this.tools.remove(); else resetTools(this.tools);
-    if (this.ownPanel) this.panel.remove(); else resetPanel(this.panel, this.empty);
+    resetTools(this.tools);
+    resetPanel(this.panel, this.empty);
     this.overlay.over.remove();
     this.overlay.under.remove();
   };
@@ -134,38 +134,6 @@
     selection: "selection", summary: "selection-summary", csv: "selection-csv", list: "selection-list" };
 
   function part(root, role) { return root.querySelector('[data-role="' + role + '"]'); }
-
-  // makeTools makes the toolbar for a map whose page did not render one
-  // (views/layout.templ MapTools has the same markup), disabled until bound.
-  function makeTools() {
-    var tools = el("div", { class: "map-tools" });
-    var modes = el("span", { class: "seg", role: "group", "aria-label": "what a drag on the map does" });
-    [["pan", "Pan"], ["lasso", "Lasso"], ["box", "Box"]].forEach(function (m) {
-      modes.appendChild(el("button", { type: "button", class: "btn btn-small", "data-mode": m[0], "aria-pressed": m[0] === "pan" ? "true" : "false" }, m[1]));
-    });
-    var clear = el("button", { type: "button", class: "btn btn-small", "data-role": "clear" }, "Clear selection");
-    var dens = el("input", { type: "checkbox", "data-role": "density", autocomplete: "off" });
-    var labs = el("input", { type: "checkbox", "data-role": "labels", autocomplete: "off", checked: "" });
-    var dl = el("label", { class: "check" }), ll = el("label", { class: "check" });
-    dl.append(dens, " Density");
-    ll.append(labs, " Region labels");
-    tools.append(modes, clear, dl, ll);
-    resetTools(tools);
-    return tools;
-  }
-
-  // makePanel makes the histograms' and the selection's panel for a map
-  // whose page did not render one (views/layout.templ SelectionPanel).
-  function makePanel() {
-    var panel = el("div", { class: "selection-panel" });
-    var sel = el("div", { class: "selection", "data-role": "selection" });
-    var head = el("div", { class: "row selection-head" });
-    head.append(el("p", { class: "muted small", "data-role": "summary" }),
-      el("button", { type: "button", class: "btn btn-small", "data-role": "csv", disabled: "" }, "Download CSV"));
-    sel.append(head, el("ol", { class: "selection-list", "data-role": "list" }));
-    panel.append(el("div", { class: "hists", "data-role": "hists" }), sel);
-    return panel;
-  }
 
   // resetTools puts a toolbar back as the page rendered it: disabled, Pan
   // pressed, the checkboxes as rendered, no test ids.
@@ -191,17 +159,17 @@
   }
 
   // build binds the toolbar just before the map's box and the panel just
-  // after it: the page's own (rendered with it, so that binding them moves
-  // nothing below the map), or ones made here for a page without them.
+  // after it, both rendered with the page (views/layout.templ MapTools and
+  // SelectionPanel), so that binding them moves nothing below the map.
   Selector.prototype.build = function () {
     var self = this, box = this.box, prev = box.previousElementSibling, next = box.nextElementSibling;
+    if (!(prev && prev.classList.contains("map-tools")) || !(next && next.classList.contains("selection-panel"))) {
+      throw new Error("select.js: a map's box needs MapTools just before it and SelectionPanel just after it");
+    }
     // Every listener on the page's toolbar and panel goes with dispose.
     this.events = new AbortController();
     var on = { signal: this.events.signal };
-    this.ownTools = !(prev && prev.classList.contains("map-tools"));
-    this.ownPanel = !(next && next.classList.contains("selection-panel"));
-    var tools = this.tools = this.ownTools ? box.parentNode.insertBefore(makeTools(), box) : prev;
-    var panel = this.panel = this.ownPanel ? box.parentNode.insertBefore(makePanel(), box.nextSibling) : next;
+    var tools = this.tools = prev, panel = this.panel = next;
 
     tools.setAttribute("data-testid", "map-tools");
     tools.querySelectorAll("[data-mode]").forEach(function (b) {
