@@ -235,8 +235,12 @@ type Config struct {
 	// DefaultKappa.
 	Kappa string `json:"kappa,omitempty" param:"kappa"`
 
-	// TermDim caps the principal components of the term features (0: all).
-	TermDim int `json:"-"`
+	// TermDim caps the principal components of the term features t(τ) kept
+	// by the PCA before the network (§4.2); zero means the default: every
+	// component of non-negligible variance up to features.DefaultExactMaxTerms
+	// terms (the exact PCA), features.DefaultRandomizedDim above (the
+	// randomized one).
+	TermDim int `json:"term_dim,omitempty" param:"term_dim"`
 
 	// Average is γ of the moving average of the weights kept during stage 1,
 	// the pilots and stage 2 (nn.SGD.Average): validation, early stopping and

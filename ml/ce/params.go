@@ -6,6 +6,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+
+	"github.com/taglens/taglens/ml/features"
 )
 
 // A Param documents one training parameter of Config for every front end, so
@@ -83,6 +85,8 @@ var Params = []Param{
 		Help: "the set form of the ranking loss when 2 or more: a held-out term of a document and terms outside it, each scored by its nearest of this many other terms of the document, in the context without the held-out term"},
 	{Name: "learning_rate2", Flag: "learning-rate2", Label: "Learning rate, stage 2", Default: "the learning rate",
 		Help: "initial SGD step of stage 2 and its pilots"},
+	{Name: "term_dim", Flag: "term-dim", Label: "Term components", Default: fmt.Sprintf("every component up to %d terms, %d above", features.DefaultExactMaxTerms, features.DefaultRandomizedDim),
+		Help: "principal components of the term features t(τ) kept as the network's term input"},
 	{Name: "term_smooth", Flag: "term-smooth", Label: "Term smoothing α", Default: "none up to 1000 terms, 0.5 above",
 		Help: "α of Mandel et al.'s smoothing of the training documents before Eq. 2 (each also holds its terms' strongest associates with weight α); negative = none"},
 }

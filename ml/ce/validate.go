@@ -29,6 +29,9 @@ const (
 	MaxLambda = 1000
 	// MaxOutputSample bounds M of the sampled Eq. 5 (the default is 512).
 	MaxOutputSample = 100_000
+	// MaxTermDim bounds Config.TermDim, the network's term input, at the
+	// widest first layer the hidden widths allow.
+	MaxTermDim = 100_000
 )
 
 // A ParamError reports a training parameter out of its range. Param is the
@@ -94,6 +97,8 @@ func (c Config) Validate() error {
 		return bad("within_doc", "%v: must be at most 1 (0 = default, negative = none)", c.WithinDoc)
 	case !finite(c.WithinDocI3) || c.WithinDocI3 > 1:
 		return bad("within_doc_i3", "%v: must be at most 1 (0 = default, negative = none)", c.WithinDocI3)
+	case c.TermDim < 0 || c.TermDim > MaxTermDim:
+		return bad("term_dim", "%d: must be in 0..%d (0 = default)", c.TermDim, MaxTermDim)
 	case !finite(c.TermSmooth):
 		return bad("term_smooth", "%v: must be a finite number (0 = default, negative = none)", c.TermSmooth)
 	case !finite(c.Average) || c.Average >= 1:

@@ -44,6 +44,8 @@ func TestConfigValidate(t *testing.T) {
 		{Config{Lambda: math.Inf(1)}, "lambda"},
 		{Config{WithinDoc: 1.5}, "within_doc"},
 		{Config{TermSmooth: math.NaN()}, "term_smooth"},
+		{Config{TermDim: -1}, "term_dim"},
+		{Config{TermDim: MaxTermDim + 1}, "term_dim"},
 		{Config{Average: 1}, "average"},
 		{Config{EarlyStop: "loss"}, "early_stop"},
 		{Config{Kappa: "heavy"}, "kappa"},
