@@ -128,7 +128,10 @@ type Config struct {
 	// FlatStage1 says what happens when stage 1 stays at Eq. 5's all-zero
 	// output after stage 0: FlatRestart (taglens's extension, an option)
 	// starts stage 1 again from random initial weights once its first two
-	// epochs' training losses have stayed within FlatLoss's bounds; FlatKeep
+	// epochs' training losses have stayed within FlatLoss's bounds; FlatStop
+	// (taglens's extension, an option) ends stage 1 there, after the second
+	// epoch's validation, so that stage 2 starts from the better of the two
+	// epochs' weights; FlatKeep
 	// (the paper, the default) goes on. Empty means the default: on
 	// edict-glosses, the one flat corpus of the suite, the restart helped one
 	// seed of three (docs/quality-notes.md, D58).
@@ -393,6 +396,7 @@ const DefaultKappa = KappaBalancedStage2
 const (
 	FlatKeep    = "keep"    // go on (the paper; the default)
 	FlatRestart = "restart" // start stage 1 again from random initial weights, once
+	FlatStop    = "stop"    // end stage 1 after its second epoch; stage 2 starts from the better of the two
 )
 
 // FlatLoss bounds a flat stage 1. Eq. 5 is exactly 0 when every output is 0;

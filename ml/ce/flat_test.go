@@ -9,7 +9,7 @@ import (
 
 // TestFlatStage1Bound checks which first two epochs count as a flat stage 1:
 // losses at Eq. 5's all-zero-output value after stage 0 do, and only with
-// FlatRestart, once, and when stage 1 has a third epoch to run.
+// FlatRestart or FlatStop, once, and when stage 1 has a third epoch to run.
 func TestFlatStage1Bound(t *testing.T) {
 	cases := []struct {
 		name       string
@@ -31,6 +31,9 @@ func TestFlatStage1Bound(t *testing.T) {
 		{"no stage 0", []float64{4e-4, 8e-6}, FlatRestart, false, "", 30, false},
 		{"restarted already", []float64{4e-4, 8e-6}, FlatRestart, true, "once", 30, false},
 		{"two epochs in all", []float64{4e-4, 8e-6}, FlatRestart, true, "", 2, false},
+		{"stop: edict-glosses' seed 1", []float64{4.0e-4, 8.1e-6}, FlatStop, true, "", 30, true},
+		{"stop: citeulike-a's slow start", []float64{-0.0017, -0.093}, FlatStop, true, "", 30, false},
+		{"stop: no stage 0", []float64{4e-4, 8e-6}, FlatStop, false, "", 30, false},
 	}
 	for _, c := range cases {
 		tr := &trainer{cfg: Config{FlatStage1: c.mode, MaxEpochs1: c.maxEpochs}, m: &Model{}}
@@ -117,5 +120,61 @@ func TestFlatStage1Restart(t *testing.T) {
 	}
 	if bytes.Equal(a.Bytes(), c.Bytes()) {
 		t.Error("the restarted training wrote the same file as the one without a restart")
+	}
+}
+
+// TestFlatStage1Stop forces a flat stage 1 (every loss counts as flat) and
+// checks that FlatStop ends it after its second epoch, both epochs validated,
+// that stage 2 starts from the better of the two and runs as usual, that the
+// model says why stage 1 stopped, and that the file is a function of the seed.
+func TestFlatStage1Stop(t *testing.T) {
+	tc := makeTestCorpus(1, 600)
+	cfg := smallConfig(7)
+	cfg.flatLoss = 10 // |Eq. 5| is below 1: every stage 1 is flat
+	cfg.FlatStage1 = FlatStop
+	train := func() *Model {
+		t.Helper()
+		m, err := Train(context.Background(), tc.c, tc.split, cfg, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	m := train()
+	in := m.Info()
+	if in.Epochs1 != 2 || !strings.HasPrefix(in.StopReason1, "flat: ") {
+		t.Fatalf("stage 1 ran %d epochs, stop reason %q; want 2 and the flat reason", in.Epochs1, in.StopReason1)
+	}
+	if in.Stage1Restart != "" {
+		t.Errorf("FlatStop restarted stage 1: %q", in.Stage1Restart)
+	}
+	var stage1 []LogEntry
+	for _, e := range in.Log {
+		if e.Stage == "stage1" {
+			stage1 = append(stage1, e)
+		}
+	}
+	if len(stage1) != 2 || stage1[0].Epoch != 1 || stage1[1].Epoch != 2 {
+		t.Fatalf("stage-1 log %+v, want epochs 1 and 2", stage1)
+	}
+	best := 1
+	if stage1[1].ValidMAP > stage1[0].ValidMAP {
+		best = 2
+	}
+	if in.BestEpoch1 != best || in.Stage2From != best {
+		t.Errorf("best stage-1 epoch %d, stage 2 from %d; want both %d (validation MAP %v, %v)", in.BestEpoch1, in.Stage2From, best, stage1[0].ValidMAP, stage1[1].ValidMAP)
+	}
+	if in.Epochs2 < 1 {
+		t.Errorf("stage 2 ran %d epochs after a stopped stage 1", in.Epochs2)
+	}
+	var a, b bytes.Buffer
+	if err := m.Write(&a); err != nil {
+		t.Fatal(err)
+	}
+	if err := train().Write(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(a.Bytes(), b.Bytes()) {
+		t.Fatal("a stopped stage 1 gave two different model files for one seed")
 	}
 }

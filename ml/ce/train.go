@@ -522,7 +522,8 @@ func (t *trainer) stage1() error {
 		loss := sum / float64(cnt)
 		trained := time.Since(epochStart)
 		losses = append(losses, loss)
-		if t.flat(losses) {
+		flat := t.flat(losses)
+		if flat && cfg.FlatStage1 == FlatRestart {
 			// Start again from random initial weights: the network, the
 			// optimizer's state, the early-stopping record and the log.
 			copy(t.net.Params, t.randomNet().Params)
@@ -536,7 +537,7 @@ func (t *trainer) stage1() error {
 			epoch = 0
 			continue
 		}
-		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overTime(deadline) {
+		if epoch%cfg.EvalEvery == 0 || epoch == cfg.MaxEpochs1 || t.overTime(deadline) || flat {
 			cur := weightsOf(opt, t.net.Params)
 			v, err := t.validate(cur)
 			if err != nil {
@@ -562,6 +563,10 @@ func (t *trainer) stage1() error {
 				break
 			}
 		}
+		if flat { // FlatStop
+			info.StopReason1 = fmt.Sprintf("flat: stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2)", losses[0], losses[1])
+			break
+		}
 		if t.overTime(deadline) {
 			info.StopReason1 = "time limit"
 			break
@@ -572,8 +577,8 @@ func (t *trainer) stage1() error {
 	return nil
 }
 
-// flat reports whether stage 1 should start again (Config.FlatStage1): stage
-// 0 initialised the network, stage 1 has not started again yet, and the
+// flat reports whether stage 1 should start again or stop (Config.FlatStage1):
+// stage 0 initialised the network, stage 1 has not started again yet, and the
 // training losses of its first two epochs (losses) stayed at Eq. 5's value
 // when every output is 0, within 10·FlatLoss and FlatLoss of it.
 func (t *trainer) flat(losses []float64) bool {
@@ -581,7 +586,7 @@ func (t *trainer) flat(losses []float64) bool {
 	if t.cfg.flatLoss != 0 {
 		bound = t.cfg.flatLoss
 	}
-	return t.cfg.FlatStage1 == FlatRestart && t.m.info.Pretrained && t.m.info.Stage1Restart == "" &&
+	return (t.cfg.FlatStage1 == FlatRestart || t.cfg.FlatStage1 == FlatStop) && t.m.info.Pretrained && t.m.info.Stage1Restart == "" &&
 		len(losses) == 2 && t.cfg.MaxEpochs1 > 2 && math.Abs(losses[0]) < 10*bound && math.Abs(losses[1]) < bound
 }
 

@@ -105,8 +105,8 @@ func (c Config) Validate() error {
 		return bad("average", "%v: must be below 1 (0 = default, negative = none)", c.Average)
 	case c.EarlyStop != "" && c.EarlyStop != EarlyStopMAP && c.EarlyStop != EarlyStopP2 && c.EarlyStop != EarlyStopCompletion:
 		return bad("early_stop", "%q: must be %s, %s or %s", c.EarlyStop, EarlyStopMAP, EarlyStopP2, EarlyStopCompletion)
-	case c.FlatStage1 != "" && c.FlatStage1 != FlatRestart && c.FlatStage1 != FlatKeep:
-		return bad("flat_stage1", "%q: must be %s or %s", c.FlatStage1, FlatRestart, FlatKeep)
+	case c.FlatStage1 != "" && c.FlatStage1 != FlatRestart && c.FlatStage1 != FlatKeep && c.FlatStage1 != FlatStop:
+		return bad("flat_stage1", "%q: must be %s, %s or %s", c.FlatStage1, FlatKeep, FlatRestart, FlatStop)
 	case c.Kappa != "" && !slices.Contains(Kappas, c.Kappa):
 		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
 	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start):
