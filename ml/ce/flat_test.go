@@ -46,7 +46,7 @@ func TestFlatStage1Bound(t *testing.T) {
 }
 
 // TestFlatStage1Restart forces the restart (every loss counts as flat) and
-// checks that the default leaves stage 1 alone, that FlatRestart starts it
+// checks that the default stops stage 1 without a restart, that FlatRestart starts it
 // again once, from epoch 1 with a fresh log, that the model says so, that the
 // file is still a function of the seed, and that FlatKeep and a training
 // whose loss falls leave stage 1 alone.
@@ -62,8 +62,8 @@ func TestFlatStage1Restart(t *testing.T) {
 	}
 	cfg := smallConfig(7)
 	cfg.flatLoss = 10 // |Eq. 5| is below 1: every stage 1 is flat
-	if r := train(cfg).Info().Stage1Restart; r != "" {
-		t.Fatalf("the default (%s) restarted stage 1: %q", FlatKeep, r)
+	if in := train(cfg).Info(); in.Stage1Restart != "" || !strings.HasPrefix(in.StopReason1, "flat: ") {
+		t.Fatalf("the default (%s) restarted stage 1 (%q) or did not stop it (%q)", FlatStop, in.Stage1Restart, in.StopReason1)
 	}
 	cfg.FlatStage1 = FlatRestart
 	m := train(cfg)
@@ -147,6 +147,9 @@ func TestFlatStage1Stop(t *testing.T) {
 	}
 	if in.Stage1Restart != "" {
 		t.Errorf("FlatStop restarted stage 1: %q", in.Stage1Restart)
+	}
+	if !strings.Contains(in.ValidationNote(), "stage 1 stopped after its second epoch") {
+		t.Errorf("the validation note does not say stage 1 stopped: %q", in.ValidationNote())
 	}
 	var stage1 []LogEntry
 	for _, e := range in.Log {

@@ -564,7 +564,7 @@ func (t *trainer) stage1() error {
 			}
 		}
 		if flat { // FlatStop
-			info.StopReason1 = fmt.Sprintf("flat: stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2)", losses[0], losses[1])
+			info.StopReason1 = fmt.Sprintf(flatPrefix+"stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2)", losses[0], losses[1])
 			break
 		}
 		if t.overTime(deadline) {
@@ -576,6 +576,9 @@ func (t *trainer) stage1() error {
 	info.Epochs1, info.BestEpoch1, info.ValidP2CE, info.ValidMAPCE, t.ceVal = epochs, st.bestEpoch, st.bestVal.p2, st.bestVal.mapExt, st.bestVal
 	return nil
 }
+
+// flatPrefix begins Info.StopReason1 when FlatStop ended a flat stage 1.
+const flatPrefix = "flat: "
 
 // flat reports whether stage 1 should start again or stop (Config.FlatStage1):
 // stage 0 initialised the network, stage 1 has not started again yet, and the

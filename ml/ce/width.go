@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 	"sync"
 
 	"github.com/taglens/taglens/ml/eval"
@@ -201,6 +202,9 @@ func (in *Info) ValidationNote() string {
 		in.ValidP2CE, in.ValidP2Siamese, in.ValidP2Random, in.ValidMAPCE, in.ValidMAPSiamese)
 	if in.Stage1Restart != "" {
 		s += "; stage 1 started again from random initial weights, flat at Eq. 5's all-zero output after stage 0"
+	}
+	if strings.HasPrefix(in.StopReason1, flatPrefix) {
+		s += "; stage 1 stopped after its second epoch, flat at Eq. 5's all-zero output after stage 0"
 	}
 	if in.Epochs2 > 0 && in.BestEpoch2 == 0 {
 		s += "; Siamese-CE is CE's network, which scored higher on validation"
