@@ -127,16 +127,17 @@ type Config struct {
 
 	// FlatStage1 says what happens when stage 1 stays at Eq. 5's all-zero
 	// output after stage 0, its first two epochs' training losses within
-	// FlatLoss's bounds: FlatStop (taglens's extension, the default) ends
-	// stage 1 there, after the second epoch's validation, so that stage 2
-	// starts from the better of the two epochs' weights; FlatRestart
-	// (taglens's extension, an option) starts stage 1 again from random
-	// initial weights; FlatKeep (the paper) goes on. Empty means the default.
-	// On edict-glosses, the one flat corpus of the suite, the epochs FlatKeep
-	// adds leave stage 1's validation MAP near the flat start's (0.03-0.05)
-	// and cost a third of the training, and stage 2 from the flat start ranks
-	// as well; the restart helped one seed of three (docs/quality-notes.md,
-	// D58 and D65).
+	// FlatLoss's bounds: FlatStop (taglens's extension) ends stage 1 there,
+	// after the second epoch's validation, so that stage 2 starts from the
+	// better of the two epochs' weights; FlatRestart (taglens's extension, an
+	// option) starts stage 1 again from random initial weights; FlatKeep (the
+	// paper) goes on. Empty means the default: FlatStop up to SampleAbove
+	// terms, FlatKeep above, where D52's epoch limits already bound stage 1
+	// (forVocabulary). On edict-glosses, the one flat corpus of the suite, the
+	// epochs FlatKeep adds leave stage 1's validation MAP near the flat
+	// start's (0.03-0.05) and cost a third of the training, and stage 2 from
+	// the flat start ranks as well; the restart helped one seed of three
+	// (docs/quality-notes.md, D58 and D65).
 	FlatStage1 string `json:"flat_stage1,omitempty" param:"flat_stage1"`
 
 	// Sparsity is the sparsity weight α of the auto-encoder penalty (A.1),
@@ -396,9 +397,9 @@ const DefaultKappa = KappaBalancedStage2
 
 // What stage 1 does when it stays at Eq. 5's all-zero output (Config.FlatStage1).
 const (
-	FlatKeep    = "keep"    // go on (the paper)
+	FlatKeep    = "keep"    // go on (the paper; the default above SampleAbove terms)
 	FlatRestart = "restart" // start stage 1 again from random initial weights, once
-	FlatStop    = "stop"    // end stage 1 after its second epoch; stage 2 starts from the better of the two (the default)
+	FlatStop    = "stop"    // end stage 1 after its second epoch; stage 2 starts from the better of the two (the default up to SampleAbove terms)
 )
 
 // FlatLoss bounds a flat stage 1. Eq. 5 is exactly 0 when every output is 0;
@@ -524,9 +525,6 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Kappa == "" {
 		c.Kappa = DefaultKappa
-	}
-	if c.FlatStage1 == "" {
-		c.FlatStage1 = FlatStop
 	}
 
 	setF(&c.WithinDoc, 0.5)

@@ -104,6 +104,14 @@ func TestSizedDefaults(t *testing.T) {
 	if got := (Config{Patience: 2, MaxEpochs2: 3}).withDefaults().forVocabulary(50); got.Patience != 2 || got.MaxEpochs2 != 3 {
 		t.Errorf("explicit patience and stage-2 epochs replaced: %d, %d", got.Patience, got.MaxEpochs2)
 	}
+	// A flat stage 1 stops up to SampleAbove terms and goes on above, where
+	// the epoch limits bound it; an explicit choice stays.
+	if s, l := base.forVocabulary(SampleAbove), base.forVocabulary(SampleAbove+1); s.FlatStage1 != FlatStop || l.FlatStage1 != FlatKeep {
+		t.Errorf("flat stage 1: %q at %d terms, %q above", s.FlatStage1, SampleAbove, l.FlatStage1)
+	}
+	if got := (Config{FlatStage1: FlatRestart}).withDefaults().forVocabulary(SampleAbove + 1); got.FlatStage1 != FlatRestart {
+		t.Errorf("explicit flat stage 1 replaced: %q", got.FlatStage1)
+	}
 	// The epoch limits: 30 and 20 up to SampleAbove terms, the large ones above.
 	if s, l := base.forVocabulary(SampleAbove), base.forVocabulary(SampleAbove+1); s.MaxEpochs1 != DefaultMaxEpochs1 || s.MaxEpochs2 != DefaultMaxEpochs2 ||
 		l.MaxEpochs1 != LargeMaxEpochs1 || l.MaxEpochs2 != LargeMaxEpochs2 {

@@ -55,7 +55,7 @@ var Params = []Param{
 		Help: Stage2Choose + " (a pilot from stage 1's first and from its best weights, the better one on validation) or " + Stage2Best + " (stage 1's best weights)"},
 	{Name: "pretrain_iterations", Flag: "pretrain-iterations", Label: "Pre-training iterations", Default: "30",
 		Help: "L-BFGS iterations per layer of the sparse auto-encoders that initialise the network (Appendix A.1); negative = none (random initialisation)"},
-	{Name: "flat_stage1", Flag: "flat-stage1", Label: "Flat stage 1", Default: FlatStop,
+	{Name: "flat_stage1", Flag: "flat-stage1", Label: "Flat stage 1", Default: fmt.Sprintf("%s up to %d terms, %s above", FlatStop, SampleAbove, FlatKeep),
 		Help: "what stage 1 does when its training loss of Eq. 5 stays at its all-zero-output value through its first two epochs after stage 0: " + FlatKeep + " (go on, as the paper does), " + FlatRestart + " (start stage 1 again once from random initial weights) or " + FlatStop + " (end stage 1 there; stage 2 starts from the better of the two epochs); restart and stop are taglens's extensions"},
 	{Name: "alpha", Flag: "alpha", Label: "α (Eq. 7)", Default: "chosen by pilot runs on validation (0)",
 		Help: "trade-off of the prediction and the distance loss"},

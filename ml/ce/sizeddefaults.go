@@ -49,7 +49,9 @@ var LargeHidden = []int{100, 100, 50}
 // DefaultMaxEpochs2 above, LargeMaxEpochs2 above SampleAbove), MaxEpochs1
 // (DefaultMaxEpochs1, LargeMaxEpochs1 above SampleAbove), Hidden ({100, 100, 10}, or LargeHidden above LargeAbove terms),
 // β = √dim(CE) (§4.3.3), Stage2Start (Stage2Best, or Stage2Choose above
-// Stage2ChooseAbove terms), TermNorm (none, or unit above LargeAbove terms) and
+// Stage2ChooseAbove terms), FlatStage1 (FlatStop, or FlatKeep above
+// SampleAbove terms, where the epoch limits bound a flat stage 1), TermNorm
+// (none, or unit above LargeAbove terms) and
 // TermSmooth (none, or DefaultTermSmooth above LargeAbove terms; a negative
 // value becomes 0).
 func (c Config) forVocabulary(v int) Config {
@@ -87,6 +89,12 @@ func (c Config) forVocabulary(v int) Config {
 			c.MaxEpochs2 = SmallMaxEpochs2
 		case v > SampleAbove:
 			c.MaxEpochs2 = LargeMaxEpochs2
+		}
+	}
+	if c.FlatStage1 == "" {
+		c.FlatStage1 = FlatStop
+		if v > SampleAbove {
+			c.FlatStage1 = FlatKeep
 		}
 	}
 	if c.TermNorm == "" {
