@@ -171,7 +171,7 @@ func TestBadInputAPI(t *testing.T) {
 		{"models: output_sample -5", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "params": {"output_sample": -5}}`, 400, []string{"params: output_sample: -5: must be -1 (the exact loss), 0 (the default) or in 1..100000"}},
 		{"models: hidden a string", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "params": {"hidden": "100,100"}}`, 400, []string{"bad JSON body", "hidden"}},
 		{"models: kappa unknown", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "params": {"kappa": "heavy"}}`, 400, []string{`params: kappa: "heavy": must be one of`}},
-		{"models: flat_stage1 unknown", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "params": {"flat_stage1": "sometimes"}}`, 400, []string{`params: flat_stage1: "sometimes": must be restart or keep`}},
+		{"models: flat_stage1 unknown", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "params": {"flat_stage1": "sometimes"}}`, 400, []string{`params: flat_stage1: "sometimes": must be keep, restart or stop`}},
 		{"models: name too long", "POST", "/api/models", `{"corpus_id": "` + corpusID + `", "name": "` + strings.Repeat("n", 201) + `"}`, 400, []string{"name is longer than 200 bytes"}},
 		{"models: text/plain body", "POST", "/api/models", "", 415, []string{"Content-Type: application/json"}},
 		{"models: trailing JSON", "POST", "/api/models", `{"corpus_id": "` + corpusID + `"} {"corpus_id": "` + corpusID + `"}`, 400, []string{"bad JSON body: more data after the JSON value (at byte"}},
