@@ -223,3 +223,16 @@ func (t *trainer) keepCE() {
 	t.bestSiam = in.ValidP2CE
 	t.report(Progress{Stage: "stage2", Fraction: 1, Loss: math.NaN(), Message: "stage2: " + in.StopReason2})
 }
+
+// step2 runs one stage-2 SGD step (Eq. 7) on the pairs ps and returns the loss
+// L_P(X¹)+L_P(X²)+α·L_S; it returns ErrNaN when the loss is not finite.
+func (t *trainer) step2(ps []pair, alpha, lambda float64, sc nn.SiameseConfig, opt *nn.SGD) (float64, error) {
+	t.step.fill2(ps, lambda)
+	lp, ls := t.step.grad2(alpha, sc)
+	loss := lp + alpha*ls
+	if math.IsNaN(loss) || math.IsInf(loss, 0) {
+		return loss, ErrNaN
+	}
+	opt.StepWith(t.step.tr, t.net.Params, t.step.grad)
+	return loss, nil
+}
