@@ -29,8 +29,8 @@ const (
 	MaxLambda = 1000
 	// MaxOutputSample bounds M of the sampled Eq. 5 (the default is 512).
 	MaxOutputSample = 100_000
-	// MaxTermDim bounds Config.TermDim, the network's term input, at the
-	// widest first layer the hidden widths allow.
+	// MaxTermDim bounds Config.TermDim, the network's term input; the PCA
+	// keeps at most one component a term, so a larger cap changes nothing.
 	MaxTermDim = 100_000
 )
 
