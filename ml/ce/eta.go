@@ -69,7 +69,20 @@ func (t *trainer) epoch1Time() time.Duration {
 }
 
 func (t *trainer) epoch2Time(pairs int) time.Duration {
-	return time.Duration(pairs)*t.clk.pair + t.validTime()
+	return time.Duration(pairs)*t.pairTime() + t.validTime()
+}
+
+// pairTime is the time of a stage-2 pair: measured (by stage 2 or the
+// probe), or else, up to features.DefaultExactMaxTerms terms (no probe)
+// before stage 2's first pilot, two stage-1 examples: a pair runs the
+// forward and backward passes of the two tied copies (§4.3.3) on the
+// network stage 1 trains (edict-glosses: about 2 s for stage 1's 120,000
+// examples and 4 s for stage 2's 120,000 pairs).
+func (t *trainer) pairTime() time.Duration {
+	if t.clk.pair > 0 {
+		return t.clk.pair
+	}
+	return 2 * t.clk.ex1
 }
 
 // finalTime is the time of the width fit (width.go) after stage 2: both

@@ -45,6 +45,34 @@ func TestFlatStage1Bound(t *testing.T) {
 	}
 }
 
+// TestFlatStopExpected checks when the time estimate after stage 1's first
+// epoch expects FlatStop to end stage 1 after the second: only with FlatStop,
+// after one epoch whose loss flat would accept as a first.
+func TestFlatStopExpected(t *testing.T) {
+	cases := []struct {
+		name       string
+		losses     []float64
+		mode       string
+		pretrained bool
+		want       bool
+	}{
+		{"edict-glosses' seed 1, epoch 1", []float64{4.0e-4}, FlatStop, true, true},
+		{"slightly negative", []float64{-0.005}, FlatStop, true, true},
+		{"the small test corpus", []float64{0.025}, FlatStop, true, false},
+		{"after epoch 2", []float64{4.0e-4, 8.1e-6}, FlatStop, true, false},
+		{"the paper's setting", []float64{4e-4}, FlatKeep, true, false},
+		{"restart runs on", []float64{4e-4}, FlatRestart, true, false},
+		{"no stage 0", []float64{4e-4}, FlatStop, false, false},
+	}
+	for _, c := range cases {
+		tr := &trainer{cfg: Config{FlatStage1: c.mode, MaxEpochs1: 30}, m: &Model{}}
+		tr.m.info.Pretrained = c.pretrained
+		if got := tr.flatStopExpected(c.losses); got != c.want {
+			t.Errorf("%s: flatStopExpected(%v) = %v, want %v", c.name, c.losses, got, c.want)
+		}
+	}
+}
+
 // TestFlatStage1Restart forces the restart (every loss counts as flat) and
 // checks that the default stops stage 1 without a restart, that FlatRestart starts it
 // again once, from epoch 1 with a fresh log, that the model says so, that the

@@ -105,6 +105,9 @@ func (t *trainer) stage1() error {
 			frac := 0.1 + 0.4*max(float64(epoch)/float64(cfg.MaxEpochs1), t.stageFrac(prep, deadline))
 			t.clk.ex1 = trained / time.Duration(cnt)
 			left := epochsLeft(epoch, st.bestEpoch, cfg.Patience, cfg.EvalEvery, cfg.MaxEpochs1)
+			if t.flatStopExpected(losses) {
+				left = min(left, 1)
+			}
 			eta := time.Duration(left)*t.epoch1Time() + t.etaAfterStage1(t.nPilots)
 			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: frac, ETA: eta, ValidMAP: v.mapExt,
 				Message: fmt.Sprintf("validation P@2 %.4f, extended MAP %.4f (best %s %.4f at epoch %d)", v.p2, v.mapExt, cfg.EarlyStop, st.best, st.bestEpoch)})
@@ -135,10 +138,31 @@ const flatPrefix = "flat: "
 // training losses of its first two epochs (losses) stayed at Eq. 5's value
 // when every output is 0, within 10·FlatLoss and FlatLoss of it.
 func (t *trainer) flat(losses []float64) bool {
-	bound := FlatLoss
+	return len(losses) == 2 && t.flatFirst(losses[0]) && math.Abs(losses[1]) < t.flatBound()
+}
+
+// flatBound is FlatLoss, or the tests' bound.
+func (t *trainer) flatBound() float64 {
 	if t.cfg.flatLoss != 0 {
-		bound = t.cfg.flatLoss
+		return t.cfg.flatLoss
 	}
+	return FlatLoss
+}
+
+// flatFirst reports whether stage 1's first epoch, with training loss first,
+// leaves flat's test to the second epoch's loss: the rule is on, stage 0 ran,
+// stage 1 has not started again and has a third epoch to run, and the loss is
+// within 10·FlatLoss of Eq. 5's all-zero-output value.
+func (t *trainer) flatFirst(first float64) bool {
 	return (t.cfg.FlatStage1 == FlatRestart || t.cfg.FlatStage1 == FlatStop) && t.m.info.Pretrained && t.m.info.Stage1Restart == "" &&
-		len(losses) == 2 && t.cfg.MaxEpochs1 > 2 && math.Abs(losses[0]) < 10*bound && math.Abs(losses[1]) < bound
+		t.cfg.MaxEpochs1 > 2 && math.Abs(first) < 10*t.flatBound()
+}
+
+// flatStopExpected reports whether the time estimate after stage 1's epochs
+// so far (losses) should expect FlatStop to end stage 1 after the second
+// epoch: after a first epoch that flatFirst accepts. The estimate cannot know
+// the second loss yet; when it is not flat, the next estimate expects early
+// stopping's epochs again.
+func (t *trainer) flatStopExpected(losses []float64) bool {
+	return t.cfg.FlatStage1 == FlatStop && len(losses) == 1 && t.flatFirst(losses[0])
 }
