@@ -80,7 +80,7 @@ func (t *trainer) stage1() error {
 			opt = cfg.newSGD(batches)
 			st = &early{crit: cfg.EarlyStop}
 			info.Log = info.Log[:log0]
-			info.Stage1Restart = fmt.Sprintf("stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2): stage 1 started again from random initial weights", losses[0], losses[1])
+			info.Stage1Restart = flatWhy(losses) + ": stage 1 started again from random initial weights"
 			t.first, t.firstEpoch = nil, 0
 			t.report(Progress{Stage: "stage1", Epoch: epoch, Epochs: cfg.MaxEpochs1, Loss: loss, Fraction: 0.1, ETA: t.etaFrom(false), Message: info.Stage1Restart})
 			losses = losses[:0]
@@ -117,7 +117,7 @@ func (t *trainer) stage1() error {
 			}
 		}
 		if flat { // FlatStop
-			info.StopReason1 = fmt.Sprintf(flatPrefix+"stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2)", losses[0], losses[1])
+			info.StopReason1 = flatPrefix + flatWhy(losses)
 			break
 		}
 		if t.overTime(deadline) {
@@ -132,6 +132,12 @@ func (t *trainer) stage1() error {
 
 // flatPrefix begins Info.StopReason1 when FlatStop ended a flat stage 1.
 const flatPrefix = "flat: "
+
+// flatWhy says why flat held for the first two epochs' losses: the words of
+// Info.StopReason1 (after flatPrefix) and Info.Stage1Restart.
+func flatWhy(losses []float64) string {
+	return fmt.Sprintf("stage 1's training loss of Eq. 5 stayed at its all-zero-output value after stage 0 (%.2g and %.2g after epochs 1 and 2)", losses[0], losses[1])
+}
 
 // flat reports whether stage 1 should start again or stop (Config.FlatStage1):
 // stage 0 initialised the network, stage 1 has not started again yet, and the
