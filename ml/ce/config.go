@@ -350,14 +350,29 @@ const (
 
 // Distance losses of stage 2 (Config.Stage2Loss).
 const (
-	Stage2Eq6         = "eq6"
-	Stage2Ranking     = "ranking"
+	Stage2Eq6     = "eq6"
+	Stage2Ranking = "ranking"
+	// Stage2Completion is the completion form (taglens's extension,
+	// nn.SetLoss): a held-out term of a training document among
+	// RankingGroup−1 terms outside it, each scored by its nearest of up to
+	// RankingAnchors other terms of the document, all in the context δ minus
+	// the held-out term, each example computed once.
+	Stage2Completion  = "completion"
 	DefaultStage2Loss = Stage2Eq6
 
 	// DefaultRankingGroup and DefaultRankingTemperature are the defaults of
 	// Config.RankingGroup and RankingTemperature.
-	DefaultRankingGroup       = 10
-	DefaultRankingTemperature = 1.0
+	DefaultRankingGroup = 10
+	// DefaultCompletionGroup and DefaultCompletionAnchors are the candidates
+	// and anchors of a group of Stage2Completion, DefaultCompletionTemperature
+	// its T and DefaultCompletionLearningRate2 its stage-2 step: with the
+	// step of stage 1 (0.05) or T = 1 the CEs of a group collapse to one
+	// point on corel5k (quality notes, D67).
+	DefaultCompletionGroup         = 64
+	DefaultCompletionAnchors       = 8
+	DefaultCompletionTemperature   = 4.0
+	DefaultCompletionLearningRate2 = 0.005
+	DefaultRankingTemperature      = 1.0
 )
 
 // DefaultBatchSize is the default Config.BatchSize.
@@ -490,6 +505,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.Width == "" {
 		c.Width = DefaultWidth
+	}
+	if c.Stage2Loss == Stage2Completion {
+		setInt(&c.RankingGroup, DefaultCompletionGroup)
+		setInt(&c.RankingAnchors, DefaultCompletionAnchors)
+		setF(&c.RankingTemperature, DefaultCompletionTemperature)
+		setF(&c.LearningRate2, DefaultCompletionLearningRate2)
 	}
 	setInt(&c.RankingGroup, DefaultRankingGroup)
 	setF(&c.RankingTemperature, DefaultRankingTemperature)

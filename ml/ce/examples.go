@@ -21,6 +21,10 @@ type example struct {
 	// row instead of ctxTo's rule: the held-out term of a set-ranking group
 	// (sampleSetGroups), so that every member sees the context δ ∖ {held}.
 	hold int32
+	// ctx, when positive, is 1 + the slot of trainSet.loo whose context part
+	// replaces the document's l(δ): the context l(δ ∖ {held}) of a completion
+	// group (sampleCompletionGroups).
+	ctx int32
 }
 
 // trainSet holds the inputs of training: the encoded training documents and the
@@ -41,6 +45,12 @@ type trainSet struct {
 	prod int
 	// balanced selects the class-balanced weights of Eq. 5 (nn.Target.Balanced).
 	balanced bool
+	// loo holds the context parts l(δ ∖ {p}) of the completion groups of a
+	// batch, one slot per group, written by sampleCompletionGroups with
+	// looCtx (l of a document through the training PCA and scaling, as
+	// inference computes it); nil unless the completion form runs.
+	loo    [][]float64
+	looCtx func(dst []float64, doc []int)
 }
 
 // addMean prepares the mean term row of context c (sum, and prod with
@@ -80,7 +90,11 @@ func (s *trainSet) ctxDim() int {
 // both kinds see a mean of |δ|−1 rows and the mean's spread says nothing about
 // the kind. A one-term document gives zeros.
 func (s *trainSet) ctxTo(dst []float64, e example) {
-	dc := copy(dst, s.ctxX[e.doc])
+	src := s.ctxX[e.doc]
+	if e.ctx > 0 {
+		src = s.loo[e.ctx-1]
+	}
+	dc := copy(dst, src)
 	if s.sum == nil {
 		return
 	}
@@ -293,6 +307,56 @@ func (s *trainSet) sampleSetGroups(rng *rand.Rand, c, a int, ps []pair, idx []in
 				an := example{term: int32(d[idx[j%min(a, len(idx))]]), doc: int32(di), hold: hold}
 				ps[i+k*a+j] = pair{a: an, b: cand, kind: kind}
 			}
+		}
+	}
+	return idx
+}
+
+// sampleCompletionGroups fills ex with groups of a + c examples for the
+// completion form of the distance loss (nn.SetLoss): per group a random
+// training document with at least two terms and a held-out term p of it; a
+// anchors, its other terms (a random a of them when it has more, all of them
+// repeated in turn when fewer); then c candidates, p and c−1 terms outside the
+// document drawn uniformly (negativeTerm; p again when the document holds
+// every term), all in the context δ ∖ {p}: l(δ ∖ {p}) inferred for the group
+// (looCtx into loo[group]) and the mean row without p. len(ex) must be a
+// multiple of a+c, and loo must hold a slot for each group.
+func (s *trainSet) sampleCompletionGroups(rng *rand.Rand, a, c int, ex []example, idx []int) []int {
+	g := a + c
+	var rest []int
+	for i := 0; i < len(ex); i += g {
+		di := s.multi[rng.IntN(len(s.multi))]
+		d := s.docs[di]
+		pi := rng.IntN(len(d))
+		hold := int32(d[pi]) + 1
+		idx = idx[:0]
+		rest = rest[:0]
+		for j := range d {
+			if j != pi {
+				idx = append(idx, j)
+				rest = append(rest, d[j])
+			}
+		}
+		slot := i / g
+		s.looCtx(s.loo[slot], rest)
+		if len(idx) > a { // a random a of them (partial Fisher-Yates)
+			for j := range a {
+				k := j + rng.IntN(len(idx)-j)
+				idx[j], idx[k] = idx[k], idx[j]
+			}
+		}
+		cs := int32(slot + 1)
+		for j := range a {
+			ex[i+j] = example{term: int32(d[idx[j%min(a, len(idx))]]), doc: int32(di), hold: hold, ctx: cs}
+		}
+		pos := example{term: int32(d[pi]), doc: int32(di), hold: hold, ctx: cs}
+		ex[i+a] = pos
+		for k := 1; k < c; k++ {
+			e := pos
+			if n := negativeTerm(d, s.v, rng); n >= 0 {
+				e = example{term: int32(n), doc: int32(di), neg: true, hold: hold, ctx: cs}
+			}
+			ex[i+a+k] = e
 		}
 	}
 	return idx

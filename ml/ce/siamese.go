@@ -27,6 +27,24 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 		}
 		nb = 2 * sc.Group * max(1, cfg.BatchSize/(2*sc.Group))
 	}
+	// The completion form: whole groups of examples (anchors, then
+	// candidates), as many in each of the trainer's two parts, on a stepper
+	// of its own sized for them; its column samples draw from a stream of
+	// their own.
+	var setStep *stepper
+	var setEx []example
+	setA, setC := cfg.RankingAnchors, cfg.RankingGroup
+	if cfg.Stage2Loss == Stage2Completion {
+		g := setA + setC
+		nb = 2 * g * max(1, cfg.BatchSize/(2*g))
+		setStep = newStepper(t.set, t.net, nb, t.step.sampleM, cfg.Seed)
+		setStep.colRng = rand.New(rand.NewPCG(cfg.Seed, 7))
+		setEx = make([]example, nb)
+		t.set.loo = make([][]float64, nb/g)
+		for i := range t.set.loo {
+			t.set.loo[i] = make([]float64, len(t.set.ctxX[0]))
+		}
+	}
 	batches := (epochPairs + nb - 1) / nb
 	// Stage 2 decays every DecayEvery epochs like stage 1 (§5.2 decays every 10
 	// mini-batches with thousands of epochs; our epochs are few).
@@ -52,7 +70,19 @@ func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epo
 					break // evaluate the partial epoch, then stop
 				}
 			}
-			if sc.Anchors > 1 {
+			if setStep != nil {
+				idx = t.set.sampleCompletionGroups(t.rng, setA, setC, setEx, idx)
+				setStep.fill1(setEx)
+				lp, ls := setStep.gradSet(setA, setC, cfg.RankingTemperature, alpha)
+				loss := lp + alpha*ls
+				if math.IsNaN(loss) || math.IsInf(loss, 0) {
+					return validation{}, 0, 0, "", fmt.Errorf("%s, epoch %d: %w", stage, epoch, ErrNaN)
+				}
+				opt.StepWith(setStep.tr, t.net.Params, setStep.grad)
+				sum += loss
+				cnt++
+				continue
+			} else if sc.Anchors > 1 {
 				idx = t.set.sampleSetGroups(t.rng, sc.Group/sc.Anchors, sc.Anchors, ps, idx)
 			} else if sc.Group > 1 {
 				t.set.sampleGroups(t.rng, sc.Group, ps)
@@ -132,8 +162,8 @@ func (t *trainer) stage2() error {
 	if cfg.Alpha == 0 {
 		alphas = cfg.AlphaGrid
 	}
-	if cfg.Lambda == 0 {
-		lambdas = cfg.LambdaGrid
+	if cfg.Lambda == 0 && cfg.Stage2Loss != Stage2Completion {
+		lambdas = cfg.LambdaGrid // the completion form has no D: one λ, unused
 	}
 	stage1 := slices.Clone(t.net.Params)
 	alpha, lambda := alphas[0], lambdas[0]

@@ -128,6 +128,18 @@ func (s *stepper) grad2(alpha float64, sc nn.SiameseConfig) (lp, ls float64) {
 	return s.tr.SiameseGrad(s.rows(s.x1), s.rows(s.x2), s.t1[:n], s.t2[:n], s.types[:n], s.d[:n], sc, alpha, s.grad)
 }
 
+// gradSet computes the completion form's stage-2 loss (nn.Trainer.SetGrad:
+// Eq. 5 on every example, α·nn.SetLoss at the CE layer) of the batch fill1
+// assembled from groups of a anchors and c candidates, returning L_P and
+// L_set, and writes its gradient into s.grad.
+func (s *stepper) gradSet(a, c int, T, alpha float64) (lp, ls float64) {
+	var cs *nn.ColumnSample
+	if s.sampleM > 0 {
+		cs = &s.cs
+	}
+	return s.tr.SetGrad(s.rows(s.x1), s.t1[:s.n], a, c, T, alpha, cs, s.grad)
+}
+
 // newSGD returns the optimizer of a stage with batches mini-batches per epoch:
 // the rate decays every DecayEvery epochs, weights averaged with Config.Average.
 func (c Config) newSGD(batches int) *nn.SGD {

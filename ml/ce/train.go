@@ -315,6 +315,13 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 		}
 	}
 	set.addMean(cfg.Context)
+	if cfg.Stage2Loss == Stage2Completion {
+		set.looCtx = func(dst []float64, doc []int) {
+			raw := make([]float64, K)
+			lda.InferVBTo(raw, doc)
+			ctxProj.TransformTo(dst, raw)
+		}
+	}
 	t.set = set
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)
 	t.m = &Model{vocab: vocab, terms: terms, ctxProj: ctxProj, lda: lda, sizes: sizes, params: map[Variant][]float64{}}
@@ -325,7 +332,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 		OutputSample: cfg.outputSample(V), EarlyStop: cfg.EarlyStop, InputScaling: cfg.InputScaling, TermNorm: cfg.TermNorm, TermSmooth: cfg.TermSmooth,
 		Average: max(cfg.Average, 0), Kappa: cfg.Kappa,
 		SplitSeed: cfg.SplitSeed, SplitFromFile: cfg.SplitFromFile}
-	if cfg.Stage2Loss == Stage2Ranking {
+	if cfg.Stage2Loss == Stage2Ranking || cfg.Stage2Loss == Stage2Completion {
 		t.m.info.RankingGroup, t.m.info.RankingTemperature = cfg.RankingGroup, cfg.RankingTemperature
 		t.m.info.RankingAnchors = cfg.RankingAnchors
 	}

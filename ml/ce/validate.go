@@ -111,11 +111,15 @@ func (c Config) Validate() error {
 		return bad("kappa", "%q: must be one of %s", c.Kappa, strings.Join(Kappas, ", "))
 	case c.Stage2Start != "" && !slices.Contains(Stage2Starts, c.Stage2Start):
 		return bad("stage2_start", "%q: must be one of %s", c.Stage2Start, strings.Join(Stage2Starts, ", "))
-	case c.Stage2Loss != "" && c.Stage2Loss != Stage2Eq6 && c.Stage2Loss != Stage2Ranking:
-		return bad("stage2_loss", "%q: must be %s or %s", c.Stage2Loss, Stage2Eq6, Stage2Ranking)
-	case c.RankingGroup < 0 || c.RankingGroup == 1 || c.RankingGroup > 50:
+	case c.Stage2Loss != "" && c.Stage2Loss != Stage2Eq6 && c.Stage2Loss != Stage2Ranking && c.Stage2Loss != Stage2Completion:
+		return bad("stage2_loss", "%q: must be %s, %s or %s", c.Stage2Loss, Stage2Eq6, Stage2Ranking, Stage2Completion)
+	case c.Stage2Loss == Stage2Completion && (c.RankingGroup < 0 || c.RankingGroup == 1 || c.RankingGroup > 4096):
+		return bad("ranking_group", "%d: must be in 2..4096 with the completion loss (0 = default)", c.RankingGroup)
+	case c.Stage2Loss != Stage2Completion && (c.RankingGroup < 0 || c.RankingGroup == 1 || c.RankingGroup > 50):
 		return bad("ranking_group", "%d: must be in 2..50 (0 = default)", c.RankingGroup)
-	case c.RankingAnchors < 0 || c.RankingAnchors > 16:
+	case c.Stage2Loss == Stage2Completion && (c.RankingAnchors < 0 || c.RankingAnchors > 64):
+		return bad("ranking_anchors", "%d: must be in 0..64 with the completion loss", c.RankingAnchors)
+	case c.Stage2Loss != Stage2Completion && (c.RankingAnchors < 0 || c.RankingAnchors > 16):
 		return bad("ranking_anchors", "%d: must be in 0..16", c.RankingAnchors)
 	case !finite(c.RankingTemperature) || c.RankingTemperature < 0:
 		return bad("ranking_temperature", "%v: must be positive (0 = default)", c.RankingTemperature)
