@@ -283,18 +283,7 @@ func (s *trainSet) sampleSetGroups(rng *rand.Rand, c, a int, ps []pair, idx []in
 		d := s.docs[di]
 		pi := rng.IntN(len(d))
 		hold := int32(d[pi]) + 1
-		idx = idx[:0]
-		for j := range d {
-			if j != pi {
-				idx = append(idx, j)
-			}
-		}
-		if len(idx) > a { // a random a of them (partial Fisher-Yates)
-			for j := range a {
-				k := j + rng.IntN(len(idx)-j)
-				idx[j], idx[k] = idx[k], idx[j]
-			}
-		}
+		idx = otherPositions(rng, len(d), pi, a, idx)
 		pos := example{term: int32(d[pi]), doc: int32(di), hold: hold}
 		for k := range c {
 			cand, kind := pos, nn.I1
@@ -329,22 +318,10 @@ func (s *trainSet) sampleCompletionGroups(rng *rand.Rand, a, c int, ex []example
 		d := s.docs[di]
 		pi := rng.IntN(len(d))
 		hold := int32(d[pi]) + 1
-		idx = idx[:0]
-		rest = rest[:0]
-		for j := range d {
-			if j != pi {
-				idx = append(idx, j)
-				rest = append(rest, d[j])
-			}
-		}
+		rest = append(append(rest[:0], d[:pi]...), d[pi+1:]...)
 		slot := i / g
 		s.looCtx(s.loo[slot], rest)
-		if len(idx) > a { // a random a of them (partial Fisher-Yates)
-			for j := range a {
-				k := j + rng.IntN(len(idx)-j)
-				idx[j], idx[k] = idx[k], idx[j]
-			}
-		}
+		idx = otherPositions(rng, len(d), pi, a, idx)
 		cs := int32(slot + 1)
 		for j := range a {
 			ex[i+j] = example{term: int32(d[idx[j%min(a, len(idx))]]), doc: int32(di), hold: hold, ctx: cs}
@@ -357,6 +334,25 @@ func (s *trainSet) sampleCompletionGroups(rng *rand.Rand, a, c int, ex []example
 				e = example{term: int32(n), doc: int32(di), neg: true, hold: hold, ctx: cs}
 			}
 			ex[i+a+k] = e
+		}
+	}
+	return idx
+}
+
+// otherPositions returns in idx the positions 0..n−1 but pi, the first a of
+// them a random a (partial Fisher-Yates) when there are more than a: the
+// anchors of a set-ranking or completion group.
+func otherPositions(rng *rand.Rand, n, pi, a int, idx []int) []int {
+	idx = idx[:0]
+	for j := range n {
+		if j != pi {
+			idx = append(idx, j)
+		}
+	}
+	if len(idx) > a {
+		for j := range a {
+			k := j + rng.IntN(len(idx)-j)
+			idx[j], idx[k] = idx[k], idx[j]
 		}
 	}
 	return idx

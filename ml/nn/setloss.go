@@ -55,7 +55,6 @@ func setLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense, totalN int, scale
 	near := make([]int, C)
 	var loss float64
 	for g0 := 0; g0 < N; g0 += G {
-		mx := math.Inf(-1)
 		for k := range C {
 			y := ce.RawRowView(g0 + A + k)
 			for a := range A {
@@ -69,13 +68,9 @@ func setLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense, totalN int, scale
 					s[k], near[k] = -e2/T, a
 				}
 			}
-			mx = max(mx, s[k])
 		}
-		var z float64
-		for k := range C {
-			z += math.Exp(s[k] - mx)
-		}
-		loss += mx + math.Log(z) - s[0]
+		l, mx, z := softmaxFirst(s)
+		loss += l
 		if g == nil {
 			continue
 		}
@@ -98,6 +93,21 @@ func setLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense, totalN int, scale
 		}
 	}
 	return loss * inv
+}
+
+// softmaxFirst returns the softmax cross-entropy of the first of the scores s,
+// −s_0 + log Σ_k exp(s_k), computed as mx + log z − s_0 with mx = max_k s_k and
+// z = Σ_k exp(s_k − mx), and mx and z, from which each probability
+// p_k = exp(s_k − mx)/z follows (GroupLoss and SetLoss).
+func softmaxFirst(s []float64) (loss, mx, z float64) {
+	mx = math.Inf(-1)
+	for _, v := range s {
+		mx = max(mx, v)
+	}
+	for _, v := range s {
+		z += math.Exp(v - mx)
+	}
+	return mx + math.Log(z) - s[0], mx, z
 }
 
 // SetGrad computes the stage-2 loss of the completion form on a batch of N

@@ -202,7 +202,6 @@ func groupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense, totalN
 	near := make([]int, C) // each candidate's nearest row within the group
 	var loss float64
 	for g := 0; g < N; g += G {
-		mx := math.Inf(-1)
 		for k := range C {
 			for a := range A {
 				r := k*A + a
@@ -216,13 +215,9 @@ func groupLoss(ce1, ce2 *mat.Dense, cfg SiameseConfig, g1, g2 *mat.Dense, totalN
 					s[k], near[k] = -e2/T, r
 				}
 			}
-			mx = max(mx, s[k])
 		}
-		var z float64
-		for k := range C {
-			z += math.Exp(s[k] - mx)
-		}
-		loss += mx + math.Log(z) - s[0]
+		l, mx, z := softmaxFirst(s)
+		loss += l
 		if g1 == nil {
 			continue
 		}
