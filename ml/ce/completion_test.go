@@ -3,11 +3,14 @@ package ce
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"reflect"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/taglens/taglens/ml/corpus"
 )
 
 // TestCompletionGroupsMatchInference checks the groups of the completion form
@@ -121,5 +124,34 @@ func TestCompletionTrains(t *testing.T) {
 	bad.RankingGroup = 5000
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "ranking_group") {
 		t.Errorf("a group of 5000 candidates: %v, want a ranking_group error", err)
+	}
+}
+
+// TestCompletionOneTermDocuments: with no training document of two or more
+// terms the completion and ranking losses have no group to draw, and Train
+// says so instead of failing inside the sampler.
+func TestCompletionOneTermDocuments(t *testing.T) {
+	// One-term training documents; validation documents of two terms, which
+	// early stopping needs.
+	c := &corpus.Corpus{Name: "single"}
+	var split corpus.Split
+	for i := range 230 {
+		tags := []string{fmt.Sprintf("t%d", i%7)}
+		if i >= 200 {
+			tags = append(tags, fmt.Sprintf("t%d", (i+1)%7))
+			split.Valid = append(split.Valid, i)
+		} else {
+			split.Train = append(split.Train, i)
+		}
+		c.Docs = append(c.Docs, corpus.Document{ID: fmt.Sprintf("d%d", i), Tags: tags})
+	}
+	for _, loss := range []string{Stage2Completion, Stage2Ranking} {
+		cfg := smallConfig(5)
+		cfg.MaxEpochs1, cfg.MaxEpochs2 = 1, 1
+		cfg.Stage2Loss = loss
+		_, err := Train(context.Background(), c, split, cfg, nil)
+		if err == nil || !strings.Contains(err.Error(), "two or more terms") {
+			t.Errorf("%s on one-term documents: %v, want an error naming documents of two or more terms", loss, err)
+		}
 	}
 }

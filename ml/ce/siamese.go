@@ -16,6 +16,9 @@ import (
 // the stop reason.
 func (t *trainer) runSiamese(stage string, alpha, lambda float64, maxEpochs, epochPairs int, deadline time.Duration, fracLo, fracHi float64) (best validation, bestEpoch, epochs int, reason string, err error) {
 	cfg := t.cfg
+	if cfg.Stage2Loss != Stage2Eq6 && len(t.set.multi) == 0 {
+		return validation{}, 0, 0, "", fmt.Errorf("%s: the %s loss draws its groups from training documents of two or more terms, and there is none", stage, cfg.Stage2Loss)
+	}
 	sc := nn.SiameseConfig{Beta: cfg.Beta, Rho: cfg.Rho}
 	nb := cfg.BatchSize
 	if cfg.Stage2Loss == Stage2Ranking {
