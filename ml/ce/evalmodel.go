@@ -8,6 +8,8 @@ import (
 	"slices"
 
 	"github.com/taglens/taglens/ml/eval"
+	"github.com/taglens/taglens/ml/features"
+	"github.com/taglens/taglens/ml/topic"
 	"gonum.org/v1/gonum/floats"
 )
 
@@ -21,9 +23,7 @@ import (
 // With ContextLDAMean the mean of the scaled rows t(τ') over the document's
 // terms follows (zeros for an empty document).
 func (m *Model) contextTo(scaled []float64, doc []int) {
-	raw := make([]float64, m.lda.NumTopics())
-	m.lda.InferVBTo(raw, doc)
-	m.ctxProj.TransformTo(scaled[:m.ctxProj.Out], raw)
+	ldaContextTo(m.lda, m.ctxProj, scaled, doc)
 	if !hasMean(m.info.Context) {
 		return
 	}
@@ -35,6 +35,15 @@ func (m *Model) contextTo(scaled []float64, doc []int) {
 	if len(doc) > 0 {
 		floats.Scale(1/float64(len(doc)), mean)
 	}
+}
+
+// ldaContextTo sets dst[:proj.Out] to l(δ) of doc through the training PCA
+// and scaling: the first part of contextTo, and the context of a completion
+// group in training (trainSet.looCtx), computed alike by construction.
+func ldaContextTo(lda *topic.LDA, proj *features.Projection, dst []float64, doc []int) {
+	raw := make([]float64, lda.NumTopics())
+	lda.InferVBTo(raw, doc)
+	proj.TransformTo(dst[:proj.Out], raw)
 }
 
 // meanDim is the width of the mean term row of ContextLDAMean: the first

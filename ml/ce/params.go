@@ -74,13 +74,13 @@ var Params = []Param{
 	{Name: "context", Flag: "context", Label: "Context part", Default: DefaultContext,
 		Help: ContextLDA + " (the paper's LDA topic mixture l(δ)) or " + ContextLDAMean + " (l(δ) and the mean term features of the document, leave-one-out in training) or " + ContextLDAMeanProduct + " (lda+mean, and the products of the term's features with that mean as more inputs)"},
 	{Name: "stage2_loss", Flag: "stage2-loss", Label: "Distance loss of stage 2", Default: DefaultStage2Loss,
-		Help: Stage2Eq6 + " (the paper's Eq. 6), " + Stage2Ranking + " (a softmax over the squared CE distances of a term to another term of its document and to terms outside it, in the document's context) or " + Stage2Completion + " (a softmax over a held-out term of a document and terms outside it, each scored by its squared CE distance to the nearest of the document's other terms, all in the context without the held-out term: the completion protocol's situation)"},
+		Help: Stage2Eq6 + " (the paper's Eq. 6), " + Stage2Ranking + " (a softmax over the squared CE distances of a term to another term of its document and to terms outside it, in the document's context) or " + Stage2Completion + " (a softmax over a held-out term of a document and terms outside it, each scored by its CE distance to the nearest of the document's other terms, all in the context without the held-out term: the completion protocol's situation)"},
 	{Name: "width", Flag: "width", Label: "Term widths", Default: DefaultWidth,
 		Help: WidthFit + " (a term's distances divided by its width (1 + its document count)^β, β chosen on the validation documents: a broad tag reaches further) or " + WidthNone + " (the paper's distances)"},
 	{Name: "ranking_group", Flag: "ranking-group", Label: "Ranking group", Default: fmt.Sprintf("%d (%d with the completion loss)", DefaultRankingGroup, DefaultCompletionGroup),
 		Help: "pairs per group of the ranking loss: one with another term of the document, the rest with terms outside it; with the completion loss, the candidates of a group (the held-out term and terms outside its document)"},
-	{Name: "ranking_temperature", Flag: "ranking-temperature", Label: "Ranking temperature", Default: fmt.Sprintf("%g (%g with the completion loss)", DefaultRankingTemperature, DefaultCompletionTemperature),
-		Help: "temperature T of the ranking loss's softmax over −E²/T"},
+	{Name: "ranking_temperature", Flag: "ranking-temperature", Label: "Ranking temperature", Default: temperatureDefault(),
+		Help: "temperature T of the ranking loss's softmax over −E²/T (squared CE distances) and of the completion loss's over −d/T (CE distances)"},
 	{Name: "ranking_anchors", Flag: "ranking-anchors", Label: "Ranking anchors", Default: fmt.Sprintf("1 (%d with the completion loss)", DefaultCompletionAnchors),
 		Help: "the set form of the ranking loss when 2 or more: a held-out term of a document and terms outside it, each scored by its nearest of this many other terms of the document, in the context without the held-out term; with the completion loss, the most anchors a group holds"},
 	{Name: "learning_rate2", Flag: "learning-rate2", Label: "Learning rate, stage 2", Default: fmt.Sprintf("the learning rate (%g with the completion loss)", DefaultCompletionLearningRate2),
@@ -173,4 +173,13 @@ func paramField(c *Config, name string) (reflect.Value, bool) {
 		}
 	}
 	return reflect.Value{}, false
+}
+
+// temperatureDefault is the default of --ranking-temperature as the help
+// prints it: one value when both losses share it.
+func temperatureDefault() string {
+	if DefaultCompletionTemperature == DefaultRankingTemperature {
+		return fmt.Sprintf("%g", DefaultRankingTemperature)
+	}
+	return fmt.Sprintf("%g (%g with the completion loss)", DefaultRankingTemperature, DefaultCompletionTemperature)
 }

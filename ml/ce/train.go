@@ -316,11 +316,7 @@ func (t *trainer) inputs(c *corpus.Corpus, vocab *corpus.Vocabulary, docs [][]in
 	}
 	set.addMean(cfg.Context)
 	if cfg.Stage2Loss == Stage2Completion {
-		set.looCtx = func(dst []float64, doc []int) {
-			raw := make([]float64, K)
-			lda.InferVBTo(raw, doc)
-			ctxProj.TransformTo(dst, raw)
-		}
+		set.looCtx = func(dst []float64, doc []int) { ldaContextTo(lda, ctxProj, dst, doc) }
 	}
 	t.set = set
 	sizes := append(append([]int{set.inputDim()}, cfg.Hidden...), V)

@@ -12,19 +12,21 @@ import (
 // rows are CEs, one per example (not pairs), in groups of A + C consecutive
 // rows: A anchors, the other terms of a training document in the context δ ∖
 // {p}, then C candidates in the same context, the first being the held-out term
-// p and the rest terms outside δ. Each candidate scores by its nearest anchor,
-// as Eq. 9 scores a term by its nearest term of the document:
+// p and the rest terms outside δ. Each candidate scores by the Euclidean
+// distance to its nearest anchor, as Eq. 9 ranks a term by its nearest term of
+// the document:
 //
-//	s_k = −min_{a < A} ‖ce_k − ce_a‖² / T,
+//	d_k = min_{a < A} √(‖ce_k − ce_a‖² + ε²),   s_k = −d_k / T,
 //	L = 1/(N/(A+C)) Σ_groups [ −s_0 + log Σ_k exp(s_k) ],
 //
 // an InfoNCE loss (Oord, Li & Vinyals 2018) over every candidate of the group:
-// the completion protocol's situation, trained directly. Unlike GroupLoss's set
-// form, which pairs every candidate with every anchor, each example is computed
-// once. If g is not nil it receives ∂L/∂ce (overwritten):
+// the completion protocol's situation, trained directly; ε = SetEps keeps the
+// gradient finite where two CEs meet. Unlike GroupLoss's set form, which pairs
+// every candidate with every anchor, each example is computed once. If g is
+// not nil it receives ∂L/∂ce (overwritten):
 //
 //	∂L/∂ce_k = c_k (ce_k − ce_a*),   ∂L/∂ce_a* += −c_k (ce_k − ce_a*),
-//	c_k = 1/(N/(A+C)) · (p_k − [k = 0]) · (−2/T),
+//	c_k = 1/(N/(A+C)) · (p_k − [k = 0]) · (−1/(T d_k)),
 //
 // a* candidate k's nearest anchor (the first on ties) and p the softmax of s
 // over the group; an anchor that is nobody's nearest gets 0. It panics when N
@@ -33,6 +35,9 @@ func SetLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense) float64 {
 	N, _ := ce.Dims()
 	return setLoss(ce, A, C, T, g, N, 1)
 }
+
+// SetEps is SetLoss's ε: √(E² + ε²) is the distance of two CEs E apart.
+const SetEps = 1e-9
 
 // setLoss is SetLoss normalised by the groups of totalN rows, with the
 // gradient scaled by scale.
@@ -52,6 +57,7 @@ func setLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense, totalN int, scale
 	}
 	inv := float64(G) / float64(totalN)
 	s := make([]float64, C)
+	d := make([]float64, C)
 	near := make([]int, C)
 	var loss float64
 	for g0 := 0; g0 < N; g0 += G {
@@ -64,10 +70,12 @@ func setLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense, totalN int, scale
 					t := y[i] - v
 					e2 += t * t
 				}
-				if a == 0 || -e2/T > s[k] {
-					s[k], near[k] = -e2/T, a
+				if a == 0 || e2 < d[k] {
+					d[k], near[k] = e2, a
 				}
 			}
+			d[k] = math.Sqrt(d[k] + SetEps*SetEps)
+			s[k] = -d[k] / T
 		}
 		l, mx, z := softmaxFirst(s)
 		loss += l
@@ -82,7 +90,7 @@ func setLoss(ce *mat.Dense, A, C int, T float64, g *mat.Dense, totalN int, scale
 			if k == 0 {
 				p--
 			}
-			c := scale * inv * p * (-2 / T)
+			c := scale * inv * p * (-1 / (T * d[k]))
 			y, x := ce.RawRowView(g0+A+k), ce.RawRowView(g0+near[k])
 			gy, gx := g.RawRowView(g0+A+k), g.RawRowView(g0+near[k])
 			for i, v := range y {

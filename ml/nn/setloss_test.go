@@ -10,8 +10,10 @@ import (
 
 // TestSetLossFD checks SetLoss's gradient by finite differences for several
 // group shapes and temperatures, and a hand value: anchors at 0 and 3, the
-// held-out term at 2 (nearest anchor 3, E² = 1) and one outsider at 0
-// (E² = 0) give s = (−1, 0) and L = 1 + log(1 + e^{-1}).
+// held-out term at 2 (nearest anchor 3, at distance 1) and one outsider at 0
+// (distance ε) give s = (−1, −ε) and L = 1 + log(e^{−1} + e^{−ε}). The score
+// is the distance, not its square: a held-out term at 2 from its anchor costs
+// twice the margin of one at 1, not four times.
 func TestSetLossFD(t *testing.T) {
 	rng := rand.New(rand.NewPCG(91, 92))
 	const dim = 3
@@ -27,18 +29,22 @@ func TestSetLossFD(t *testing.T) {
 		checkGrad(t, "set loss", g.RawMatrix().Data, numGrad(ce.RawMatrix().Data, f), 1e-6)
 	}
 	ce := mat.NewDense(4, 1, []float64{0, 3, 2, 0})
-	if got, want := SetLoss(ce, 2, 2, 1, nil), math.Log(math.Exp(-1)+1)+1; math.Abs(got-want) > 1e-12 {
+	if got, want := SetLoss(ce, 2, 2, 1, nil), math.Log(math.Exp(-1)+math.Exp(-SetEps))+1; math.Abs(got-want) > 1e-12 {
 		t.Errorf("hand value: got %v, want %v", got, want)
+	}
+	ce = mat.NewDense(3, 1, []float64{0, 2, 0})
+	if got, want := SetLoss(ce, 1, 2, 0.5, nil), math.Log(math.Exp(-4)+math.Exp(-2*SetEps))+4; math.Abs(got-want) > 1e-12 {
+		t.Errorf("distance 2 at T = 0.5: got %v, want %v", got, want)
 	}
 	// A group whose held-out term sits on an anchor and whose outsider is far
 	// costs almost nothing; swapped, it costs about the outsider's margin.
-	ce = mat.NewDense(3, 1, []float64{0, 0, 5})
+	ce = mat.NewDense(3, 1, []float64{0, 0, 30})
 	if got := SetLoss(ce, 1, 2, 1, nil); got > 1e-10 {
 		t.Errorf("positive on its anchor: loss %v, want ≈ 0", got)
 	}
-	ce = mat.NewDense(3, 1, []float64{0, 5, 0})
-	if got := SetLoss(ce, 1, 2, 1, nil); math.Abs(got-25) > 1e-9 {
-		t.Errorf("outsider on the anchor: loss %v, want ≈ 25", got)
+	ce = mat.NewDense(3, 1, []float64{0, 30, 0})
+	if got := SetLoss(ce, 1, 2, 1, nil); math.Abs(got-30) > 1e-9 {
+		t.Errorf("outsider on the anchor: loss %v, want ≈ 30", got)
 	}
 }
 
