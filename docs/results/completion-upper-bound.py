@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""Can Eq. 9 over a contextual Euclidean space rank like EASE^R? (quality notes, D67)
+"""Can Eq. 9 over a contextual Euclidean space rank like EASE^R? (quality notes, D67 and D68)
 
 A measurement beside taglens, not part of it: a contextual embedding
 CE(j|ctx) = MLP([e_j, mean over t in ctx of c_t]) trained end to end in the completion
@@ -12,6 +12,7 @@ the same documents for reference, lambda on a grid.
 
 Needs Debian's python3-torch and python3-numpy. Usage:
   python3 completion-upper-bound.py CORPUS [--data DIR] [--fixed 30] [--epochs 6] ...
+(--sqdist, --temp, --hidden2, --opt sgd switch on taglens's own constraints one at a time, D68.)
 DIR holds CORPUS/docs.tsv and CORPUS/split.tsv (default: $TAGLENS_DATA, else ../shared/data
 beside the repository).
 """
@@ -38,6 +39,10 @@ p.add_argument("--wd", type=float, default=0)
 p.add_argument("--neg", type=int, default=0)
 p.add_argument("--ppe", type=int, default=20000)
 p.add_argument("--tanhce", action="store_true")
+p.add_argument("--opt", default="adam", choices=["adam", "sgd"], help="sgd: momentum 0.9, as taglens's stage 2")
+p.add_argument("--sqdist", action="store_true", help="squared distances, as taglens's completion form")
+p.add_argument("--temp", type=float, default=0, help="a fixed temperature T (logits -d/T), else a learned scale")
+p.add_argument("--hidden2", type=int, default=0, help="a second hidden layer of this width")
 a = p.parse_args()
 torch.manual_seed(a.seed)
 np.random.seed(a.seed)
@@ -160,6 +165,8 @@ class Net(torch.nn.Module):
             s.C = torch.nn.Embedding.from_pretrained(torch.cat([FIX, torch.zeros(1, a.emb)]), freeze=True, padding_idx=V)
         s.l1 = torch.nn.Linear(2 * a.emb, a.hid)
         s.l2 = torch.nn.Linear(a.hid, a.dim)
+        if a.hidden2:
+            s.l2 = torch.nn.Sequential(torch.nn.Linear(a.hid, a.hidden2), torch.nn.Tanh(), torch.nn.Linear(a.hidden2, a.dim))
         s.w = torch.nn.Parameter(torch.zeros(V))
         s.cw = torch.nn.Linear(2 * a.emb, 1) if a.width == "context" else None
         s.temp = torch.nn.Parameter(torch.tensor(1.0))
@@ -185,6 +192,8 @@ class Net(torch.nn.Module):
         safe = ctx.clamp(max=V - 1)
         zc = torch.gather(z, 1, safe.unsqueeze(2).expand(-1, -1, a.dim))  # B x L x dim
         d = torch.cdist(z, zc)  # B x V x L
+        if a.sqdist:
+            d = d * d
         return d, lw
 
 
@@ -213,7 +222,11 @@ def pad(ctxs):
 
 
 net = Net()
-opt = torch.optim.AdamW([q for q in net.parameters() if q.requires_grad], lr=a.lr, weight_decay=a.wd)
+params = [q for n, q in net.named_parameters() if q.requires_grad and not (a.temp and n == "temp")]
+if a.opt == "sgd":
+    opt = torch.optim.SGD(params, lr=a.lr, momentum=0.9, weight_decay=a.wd)
+else:
+    opt = torch.optim.AdamW(params, lr=a.lr, weight_decay=a.wd)
 pairs = [(i, h) for i, d in enumerate(tr) for h in d]
 
 
@@ -243,7 +256,7 @@ for ep in range(a.epochs):
         tgt = torch.tensor([h for _, h in sel])
         t, m = pad(ctxs)
         s = minscore(net, t, m)
-        logits = -s * torch.exp(net.temp)
+        logits = -s / a.temp if a.temp else -s * torch.exp(net.temp)
         # candidates: terms outside the context
         safe = t.clamp(max=V - 1)
         inctx = torch.zeros(len(sel), V, dtype=torch.bool)
