@@ -363,16 +363,15 @@ const (
 	// DefaultRankingGroup and DefaultRankingTemperature are the defaults of
 	// Config.RankingGroup and RankingTemperature.
 	DefaultRankingGroup = 10
-	// DefaultCompletionGroup and DefaultCompletionAnchors are the candidates
-	// and anchors of a group of Stage2Completion, DefaultCompletionTemperature
-	// its T and DefaultCompletionLearningRate2 its stage-2 step, chosen on
-	// corel5k's validation documents: T among 0.25, 0.5, 1 and 2 over
-	// distances, a smaller step because stage 1's (0.05) collapses the CEs
-	// of a group to one point (quality notes, D67 and D68).
+	// The candidates, anchors, T, stage-2 step (stage 1's collapses a group's
+	// CEs to one point) and α (AlphaGrid of one value: no pilots) of the
+	// completion form, chosen on validation documents (quality notes, D67 and
+	// D68).
 	DefaultCompletionGroup         = 64
 	DefaultCompletionAnchors       = 8
 	DefaultCompletionTemperature   = 1.0
 	DefaultCompletionLearningRate2 = 0.005
+	DefaultCompletionAlpha         = 0.5
 	DefaultRankingTemperature      = 1.0
 )
 
@@ -512,6 +511,9 @@ func (c Config) withDefaults() Config {
 		setInt(&c.RankingAnchors, DefaultCompletionAnchors)
 		setF(&c.RankingTemperature, DefaultCompletionTemperature)
 		setF(&c.LearningRate2, DefaultCompletionLearningRate2)
+		if len(c.AlphaGrid) == 0 {
+			c.AlphaGrid = []float64{DefaultCompletionAlpha}
+		}
 	}
 	setInt(&c.RankingGroup, DefaultRankingGroup)
 	setF(&c.RankingTemperature, DefaultRankingTemperature)

@@ -57,7 +57,7 @@ var Params = []Param{
 		Help: "L-BFGS iterations per layer of the sparse auto-encoders that initialise the network (Appendix A.1); negative = none (random initialisation)"},
 	{Name: "flat_stage1", Flag: "flat-stage1", Label: "Flat stage 1", Default: fmt.Sprintf("%s up to %d terms, %s above", FlatStop, SampleAbove, FlatKeep),
 		Help: "what stage 1 does when its training loss of Eq. 5 stays at its all-zero-output value through its first two epochs after stage 0: " + FlatKeep + " (go on, as the paper does), " + FlatRestart + " (start stage 1 again once from random initial weights) or " + FlatStop + " (end stage 1 there; stage 2 starts from the better of the two epochs); restart and stop are taglens's extensions"},
-	{Name: "alpha", Flag: "alpha", Label: "α (Eq. 7)", Default: "chosen by pilot runs on validation (0)",
+	{Name: "alpha", Flag: "alpha", Label: "α (Eq. 7)", Default: fmt.Sprintf("chosen by pilot runs on validation (0); %g with the completion loss", DefaultCompletionAlpha),
 		Help: "trade-off of the prediction and the distance loss"},
 	{Name: "lambda", Flag: "lambda", Label: "λ (Eq. 6)", Default: "chosen by pilot runs on validation (0)",
 		Help: "sensitivity of the context similarity D = exp(−λ/2·KL_sym)"},
