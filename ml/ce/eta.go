@@ -104,7 +104,8 @@ func (t *trainer) etaFrom(withStage0 bool) time.Duration {
 // has run (stage1 and stage2 count them with it).
 func (t *trainer) pilotCount() int {
 	cfg := t.cfg
-	n := gridLen(cfg.Alpha, cfg.AlphaGrid) * gridLen(cfg.Lambda, cfg.LambdaGrid)
+	alphas, lambdas := cfg.stage2Grid()
+	n := len(alphas) * len(lambdas)
 	if n > 1 && cfg.Stage2Start == Stage2Choose {
 		n++
 	}

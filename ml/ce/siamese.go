@@ -147,6 +147,19 @@ func stageName(s string) string {
 	return "pilot"
 }
 
+// stage2Grid returns the α and λ values stage 2's pilots try: a set value
+// alone, else its grid; the completion form has no D, so one λ, unused.
+func (c Config) stage2Grid() (alphas, lambdas []float64) {
+	alphas, lambdas = []float64{c.Alpha}, []float64{c.Lambda}
+	if c.Alpha == 0 {
+		alphas = c.AlphaGrid
+	}
+	if c.Lambda == 0 && c.Stage2Loss != Stage2Completion {
+		lambdas = c.LambdaGrid
+	}
+	return alphas, lambdas
+}
+
 // stage2 chooses α and λ on the validation criterion by short pilot runs from
 // the stage-1 weights when Config.Alpha or Config.Lambda is zero, with one more
 // pilot from stage 1's first weights (Config.Stage2Start), then continues the
@@ -161,13 +174,7 @@ func (t *trainer) stage2() error {
 	start := t.elapsed()
 	remaining := cfg.MaxTime - start
 	epochPairs := t.epochWork()
-	alphas, lambdas := []float64{cfg.Alpha}, []float64{cfg.Lambda}
-	if cfg.Alpha == 0 {
-		alphas = cfg.AlphaGrid
-	}
-	if cfg.Lambda == 0 && cfg.Stage2Loss != Stage2Completion {
-		lambdas = cfg.LambdaGrid // the completion form has no D: one λ, unused
-	}
+	alphas, lambdas := cfg.stage2Grid()
 	stage1 := slices.Clone(t.net.Params)
 	alpha, lambda := alphas[0], lambdas[0]
 	var bestParams []float64

@@ -76,15 +76,6 @@ type trainer struct {
 	firstEpoch int
 }
 
-// gridLen is the number of values stage 2 tries for a parameter: its grid when
-// the parameter is zero (chosen on validation), else one.
-func gridLen(v float64, grid []float64) int {
-	if v == 0 {
-		return len(grid)
-	}
-	return 1
-}
-
 // epochsLeft estimates how many more epochs a stage runs after epoch, whose
 // best evaluation so far was at bestEpoch: early stopping ends it patience
 // evaluations (every evalEvery epochs) after its best unless a better one
